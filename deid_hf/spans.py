@@ -1,0 +1,73 @@
+"""Character spans shared by every detector and replacer, with one overlap/merge rule.
+
+A span is the half-open interval [start, end) of the original text. Two spans overlap iff
+``a.start < b.end and b.start < a.end``. Merging replaces every connected group of overlapping spans
+by their union; the union keeps the label of the highest-scoring member (ties: the longer, then the
+earlier one), the maximum score, and the sorted set of sources joined by ``+``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Iterable
+
+from .errors import InputError
+
+#: Common label schema of all detectors (see README, "Label schema").
+LABELS = (
+    "PERSON", "ORG", "LOCATION", "ADDRESS", "DATE_TIME", "PHONE", "EMAIL", "URL", "IP", "ID",
+    "NUMBER", "AGE", "OTHER",
+)
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    label: str = "OTHER"
+    score: float = 1.0
+    source: str = ""
+
+    def __post_init__(self):
+        if not (isinstance(self.start, int) and isinstance(self.end, int)) or not 0 <= self.start < self.end:
+            raise InputError(f"invalid span [{self.start}, {self.end}): need 0 <= start < end")
+        if self.label not in LABELS:
+            raise InputError(f"unknown span label {self.label!r}; expected one of {', '.join(LABELS)}")
+
+    def overlaps(self, other: "Span") -> bool:
+        return self.start < other.end and other.start < self.end
+
+    def text(self, document: str) -> str:
+        return document[self.start:self.end]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _union(group: list[Span]) -> Span:
+    best = max(group, key=lambda s: (s.score, s.end - s.start, -s.start))
+    sources = sorted({part for s in group for part in s.source.split("+") if part})
+    return Span(
+        start=min(s.start for s in group),
+        end=max(s.end for s in group),
+        label=best.label,
+        score=max(s.score for s in group),
+        source="+".join(sources),
+    )
+
+
+def merge_spans(spans: Iterable[Span]) -> list[Span]:
+    """Sorted, pairwise non-overlapping spans covering exactly the characters the input covers."""
+    ordered = sorted(spans, key=lambda s: (s.start, s.end))
+    merged: list[Span] = []
+    group: list[Span] = []
+    group_end = -1
+    for span in ordered:
+        if group and span.start >= group_end:
+            merged.append(_union(group))
+            group = []
+        group.append(span)
+        group_end = max(group_end, span.end) if len(group) > 1 else span.end
+    if group:
+        merged.append(_union(group))
+    return merged

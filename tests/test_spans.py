@@ -1,0 +1,51 @@
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from deid_hf.errors import InputError
+from deid_hf.spans import LABELS, Span, merge_spans
+
+
+@st.composite
+def spans(draw):
+    start = draw(st.integers(0, 60))
+    return Span(start, start + draw(st.integers(1, 15)), draw(st.sampled_from(LABELS)),
+                draw(st.floats(0, 1)), draw(st.sampled_from(["spacy", "patterns", "pfilter"])))
+
+
+def covered(items):
+    return {i for s in items for i in range(s.start, s.end)}
+
+
+@given(st.lists(spans(), max_size=12))
+def test_merge_keeps_exactly_the_covered_characters(items):
+    assert covered(merge_spans(items)) == covered(items)
+
+
+@given(st.lists(spans(), max_size=12))
+def test_merge_is_idempotent_sorted_and_disjoint(items):
+    merged = merge_spans(items)
+    assert merge_spans(merged) == merged
+    for a, b in zip(merged, merged[1:]):
+        assert a.end <= b.start
+
+
+def test_union_keeps_best_label_max_score_and_all_sources():
+    merged = merge_spans([Span(0, 5, "PERSON", 0.9, "spacy"), Span(3, 9, "ORG", 0.4, "patterns"),
+                          Span(20, 22, "AGE", 0.5, "patterns")])
+    assert merged == [Span(0, 9, "PERSON", 0.9, "patterns+spacy"), Span(20, 22, "AGE", 0.5, "patterns")]
+
+
+def test_touching_spans_stay_apart():
+    assert len(merge_spans([Span(0, 3), Span(3, 6)])) == 2
+
+
+@pytest.mark.parametrize("args", [(3, 3), (-1, 2), (5, 2)])
+def test_invalid_offsets_are_rejected(args):
+    with pytest.raises(InputError, match="invalid span"):
+        Span(*args)
+
+
+def test_unknown_label_is_rejected():
+    with pytest.raises(InputError, match="unknown span label"):
+        Span(0, 1, "NAME")
