@@ -1,1 +1,11 @@
-"""deid-hf."""
+"""deid-hf: de-identification of free text with HuggingFace models (offline by default)."""
+
+from .errors import CacheError, DeidError, InputError, ModelUnavailableError
+from .pipelines import pipeline, register
+from .spans import LABELS, Span, merge_spans
+
+register()
+
+__all__ = ["CacheError", "DeidError", "InputError", "LABELS", "ModelUnavailableError", "Span", "merge_spans",
+           "pipeline"]
+__version__ = "0.1.0"

@@ -57,12 +57,50 @@ def cmd_models(args: argparse.Namespace) -> None:
     console.print(table)
 
 
+def cmd_run(args: argparse.Namespace) -> None:
+    """De-identify a corpus (JSONL, CSV, Parquet or a saved dataset) into OUTPUT, resumably."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from .corpus import run_corpus
+    from .pipelines import pipeline
+
+    options = {"pool": args.pool} if args.strategy == "word_by_word" else {}
+    pipe = pipeline("deid-substitution", model=args.model, detector=args.detector.split(","),
+                    strategy=args.strategy, strategy_options=options, shared_table=args.shared_table)
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=console) as bar:
+        task = bar.add_task("de-identifying", total=None)
+        report = run_corpus(pipe, args.input, args.output, text_field=args.text_field, batch_size=args.batch_size,
+                            p=args.p, seed=args.seed, split=args.split,
+                            progress=lambda done, total: bar.update(task, completed=done, total=total))
+    console.print(f"wrote {report['written']} of {report['records']} records to {report['output']}; "
+                  f"{len(report['errors'])} error(s); privacy: {report['privacy']['guarantee']}")
+    for error in report["errors"][:20]:
+        console.print(f"  record {error['index']}: {error['error']}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="deid-hf", description="De-identify free text with HF models.")
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help=cmd_demo.__doc__)
     demo.add_argument("--seed", type=int, default=0, help="seed for reproducible replacements")
     demo.set_defaults(func=cmd_demo)
+    run = sub.add_parser("run", help=cmd_run.__doc__)
+    run.add_argument("input")
+    run.add_argument("output", help="output file: .jsonl, .csv or .parquet")
+    run.add_argument("--text-field", default="text")
+    run.add_argument("--split", default="train", help="split of a saved DatasetDict")
+    run.add_argument("--strategy", default="full_entity",
+                     help="redact, typed, named, word_by_word, full_entity")
+    run.add_argument("--pool", default="distortion", help="word_by_word pool: distortion or dissociation")
+    run.add_argument("--detector", default="default",
+                     help="comma-separated: default, patterns, spacy, token-classification:<model>")
+    run.add_argument("--model", default="smollm2-135m", help="LM of the pipeline (offline name or path)")
+    run.add_argument("--p", type=float, default=1.0, help="probability that a detected item is replaced")
+    run.add_argument("--seed", type=int, default=None, help="reproducible run (default: secure randomness)")
+    run.add_argument("--batch-size", type=int, default=32)
+    run.add_argument("--shared-table", action="store_true", help="one substitution table for the corpus")
+    run.set_defaults(func=cmd_run)
     models_cmd = sub.add_parser("models", help=cmd_models.__doc__)
     models_cmd.add_argument("--rebuild", action="store_true", help="reconvert cached models")
     models_cmd.set_defaults(func=cmd_models)

@@ -21,6 +21,8 @@ from typing import Callable
 from .errors import CacheError, ModelUnavailableError
 
 CACHE_META = "deid_hf_cache.json"
+#: bump when what a conversion writes changes; entries of another format are rebuilt
+CACHE_FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,11 @@ def _read_meta(entry: Path) -> dict | None:
         ) from None
 
 
+def _is_fresh(meta: dict | None) -> bool:
+    return (meta is not None and meta.get("transformers_version") == _transformers_version()
+            and meta.get("format") == CACHE_FORMAT)
+
+
 def cached_entry(name: str, build: Callable[[Path], dict], *, rebuild: bool = False) -> Path:
     """Directory ``<cache>/<name>`` built by ``build(tmp_dir)``; rebuilt when the transformers version changed.
 
@@ -116,7 +123,7 @@ def cached_entry(name: str, build: Callable[[Path], dict], *, rebuild: bool = Fa
     root = cache_dir()
     entry = root / name
     meta = None if rebuild else _read_meta(entry)
-    if meta is not None and meta.get("transformers_version") == _transformers_version():
+    if _is_fresh(meta):
         return entry
     try:
         root.mkdir(parents=True, exist_ok=True)
@@ -129,7 +136,8 @@ def cached_entry(name: str, build: Callable[[Path], dict], *, rebuild: bool = Fa
         ) from None
     try:
         info = build(tmp)
-        (tmp / CACHE_META).write_text(json.dumps({**info, "transformers_version": _transformers_version()}))
+        (tmp / CACHE_META).write_text(json.dumps({**info, "transformers_version": _transformers_version(),
+                                                     "format": CACHE_FORMAT}))
         if entry.exists():
             stale = root / f".old-{name}-{uuid.uuid4().hex}"
             entry.rename(stale)
@@ -153,6 +161,8 @@ def _convert_gguf(gguf: Path) -> Callable[[Path], dict]:
         model = AutoModelForCausalLM.from_config(config)
         model.load_state_dict(quantized.state_dict())
         model.save_pretrained(out, safe_serialization=True)
+        if tokenizer.pad_token is None and config.pad_token_id is not None:  # needed for batching
+            tokenizer.pad_token = tokenizer.convert_ids_to_tokens(config.pad_token_id)
         tokenizer.save_pretrained(out)
         return {"source": str(gguf), "source_bytes": gguf.stat().st_size}
 
@@ -276,7 +286,7 @@ def status() -> list[dict]:
             except CacheError as exc:
                 rows.append({**row, "path": str(entry), "ready": False, "note": str(exc)})
                 continue
-            fresh = meta is not None and meta.get("transformers_version") == _transformers_version()
+            fresh = _is_fresh(meta)
             note = "converted" if fresh else "converted on first use (about 30 s)"
             rows.append({**row, "path": str(entry), "ready": fresh, "note": note})
         else:

@@ -1,0 +1,33 @@
+"""Detectors of sensitive spans and the ensemble that unions them."""
+
+from .base import Detector, EnsembleDetector
+from .ner import SpacyDetector, TokenClassificationDetector
+from .patterns import PatternDetector
+
+__all__ = ["get_detector", "Detector", "EnsembleDetector", "PatternDetector", "SpacyDetector", "TokenClassificationDetector"]
+
+from ..errors import InputError  # noqa: E402
+
+DEFAULT_DETECTORS = ("patterns", "spacy")
+
+
+def get_detector(spec="default") -> Detector:
+    """A detector from a name ("default", "patterns", "spacy", "token-classification:<model>"),
+    a list of names/detectors (their ensemble), or a `Detector` instance."""
+    if isinstance(spec, Detector):
+        return spec
+    if isinstance(spec, (list, tuple)):
+        parts = [get_detector(part) for part in spec]
+        return parts[0] if len(parts) == 1 else EnsembleDetector(parts)
+    if spec == "default":
+        return get_detector(list(DEFAULT_DETECTORS))
+    if spec == "patterns":
+        return PatternDetector()
+    if spec == "spacy":
+        return SpacyDetector()
+    if isinstance(spec, str) and spec.startswith("token-classification:"):
+        return TokenClassificationDetector(spec.split(":", 1)[1])
+    raise InputError(
+        f"unknown detector {spec!r}; use 'default', 'patterns', 'spacy', 'token-classification:<model>', "
+        f"a list of these or a Detector instance"
+    )

@@ -1,0 +1,80 @@
+"""NER detectors: spaCy pipelines and any HF token-classification model, mapped to the common labels.
+
+Label mapping (README, "Label schema"): PERSON/PER -> PERSON; ORG -> ORG; GPE/LOC/FAC -> LOCATION;
+DATE/TIME -> DATE_TIME; CARDINAL -> NUMBER; NORP/MISC -> OTHER. Other spaCy labels (MONEY, PERCENT,
+ORDINAL, QUANTITY, EVENT, WORK_OF_ART, LAW, LANGUAGE, PRODUCT) are not personal data and are dropped, and so are CARDINALs written without digits ("five").
+A token-classification label already in the schema is kept; any other is mapped to OTHER.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..spans import LABELS, Span
+from .base import Detector
+
+NER_LABELS = {
+    "PERSON": "PERSON", "PER": "PERSON", "ORG": "ORG", "ORGANIZATION": "ORG",
+    "GPE": "LOCATION", "LOC": "LOCATION", "LOCATION": "LOCATION", "FAC": "LOCATION",
+    "DATE": "DATE_TIME", "TIME": "DATE_TIME", "CARDINAL": "NUMBER", "NORP": "OTHER", "MISC": "OTHER",
+}
+#: spaCy gives no scores: fixed ones, low for generic numbers so structured pattern labels win merges
+SPACY_SCORES = {"CARDINAL": 0.3, "DATE": 0.6, "TIME": 0.6}
+SPACY_DROPPED = {"MONEY", "PERCENT", "ORDINAL", "QUANTITY", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE", "PRODUCT"}
+
+
+def map_ner_label(label: str) -> str:
+    label = label.upper().removeprefix("B-").removeprefix("I-")
+    return NER_LABELS.get(label, label if label in LABELS else "OTHER")
+
+
+class SpacyDetector(Detector):
+    name = "spacy"
+
+    def __init__(self, nlp="spacy-sm", batch_size: int = 64):
+        from ..models import load_spacy
+
+        self.nlp = load_spacy(nlp) if isinstance(nlp, str) else nlp
+        self.batch_size = batch_size
+
+    def detect(self, text: str) -> list[Span]:
+        return self.detect_batch([text])[0]
+
+    def detect_batch(self, texts: Sequence[str]) -> list[list[Span]]:
+        return [
+            [Span(ent.start_char, ent.end_char, map_ner_label(ent.label_), SPACY_SCORES.get(ent.label_, 0.85),
+                  self.name)
+             for ent in doc.ents if ent.label_ not in SPACY_DROPPED and ent.text.strip()
+             and (ent.label_ != "CARDINAL" or any(ch.isdigit() for ch in ent.text))]
+            for doc in self.nlp.pipe(texts, batch_size=self.batch_size)
+        ]
+
+
+class TokenClassificationDetector(Detector):
+    """Any HF token-classification model through the transformers pipeline (``aggregation_strategy``)."""
+
+    name = "token-classification"
+
+    def __init__(self, model, tokenizer=None, aggregation_strategy: str = "simple", batch_size: int = 16,
+                 min_score: float = 0.0, device=None):
+        from transformers import pipeline
+
+        from ..models import model_path
+
+        model = model_path(model) if isinstance(model, str) else model
+        self.pipe = pipeline("token-classification", model=model, tokenizer=tokenizer,
+                             aggregation_strategy=aggregation_strategy, device=device)
+        self.batch_size = batch_size
+        self.min_score = min_score
+
+    def detect(self, text: str) -> list[Span]:
+        return self.detect_batch([text])[0]
+
+    def detect_batch(self, texts: Sequence[str]) -> list[list[Span]]:
+        outputs = self.pipe(list(texts), batch_size=self.batch_size)
+        return [
+            [Span(int(e["start"]), int(e["end"]), map_ner_label(e.get("entity_group") or e["entity"]),
+                  float(e["score"]), self.name)
+             for e in found if e["score"] >= self.min_score and e["end"] > e["start"]]
+            for found in outputs
+        ]

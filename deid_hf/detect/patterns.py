@@ -1,0 +1,83 @@
+"""Structured PII by pattern: presidio-analyzer's predefined recognizers plus what they lack.
+
+From presidio (validated, with context-free scores): email, phone (phonenumbers), credit card (Luhn),
+IBAN (checksum), IP, URL, US SSN, dates, US driver licence/passport/bank numbers.
+Added here because presidio has no such recognizer: street addresses (house number + street name with a
+street-type word, or a European "Name 12" form), apartment/suite/PO-box units, multi-line postal blocks,
+ZIP/postal codes, ages ("67 years old", "aged 67"), and any other digit-bearing token (IDs, record numbers).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")  # presidio's email check: offline snapshot
+
+from ..spans import Span  # noqa: E402
+from .base import Detector  # noqa: E402
+
+PRESIDIO_LABELS = {
+    "EMAIL_ADDRESS": "EMAIL", "PHONE_NUMBER": "PHONE", "CREDIT_CARD": "ID", "IBAN_CODE": "ID",
+    "IP_ADDRESS": "IP", "URL": "URL", "US_SSN": "ID", "DATE_TIME": "DATE_TIME", "US_DRIVER_LICENSE": "ID",
+    "US_PASSPORT": "ID", "US_BANK_NUMBER": "ID", "US_ITIN": "ID", "MEDICAL_LICENSE": "ID",
+}
+
+_STREET_TYPES = (
+    r"Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Terrace|Ter|Way|Place|Pl|"
+    r"Parkway|Pkwy|Circle|Cir|Close|Square|Sq|Highway|Hwy|Trail|Crescent|Alley|Row|Gardens|Park|Hill|"
+    r"Walk|Mews|Green|Grove|Loop|Pike|Plaza|Ridge|View|Vista|Crossing|Path|Port|Point|Heights|Estates"
+)
+_CAP = r"[A-ZÀ-Þ][\w'’.-]*"
+EXTRA_PATTERNS: list[tuple[str, str, float]] = [
+    ("ADDRESS", rf"\b\d{{1,6}}[A-Za-z]?(?:[ \t]+{_CAP}){{1,4}}[ \t]+(?:{_STREET_TYPES})\b\.?", 0.9),
+    ("ADDRESS", rf"\b{_CAP}(?:[ \t]+{_CAP}){{0,2}}[ \t]+\d{{1,5}}[A-Za-z]?\b(?=[ \t]*(?:,|\n|$|Apt|Suite))", 0.5),
+    ("ADDRESS", r"\b(?:Apt|Apartment|Suite|Ste|Unit|Box|PSC|Unit|Floor|Fl|Room|Rm)\.?[ \t]*#?[ \t]*\d+[A-Za-z]?\b",
+     0.8),
+    ("ADDRESS", r"[^\n]*\d[^\n]*\n[^\n]+\n,[ \t]*[A-Z0-9]{1,3}\n[ \t]*[^\n]*\d+", 0.7),
+    ("AGE", r"\b\d{1,3}(?=[ -]?(?:years?|yrs?)[ -]old\b|[ -]?(?:yo|y/o)\b)", 0.9),
+    ("AGE", r"(?<=\baged )\d{1,3}\b|(?<=\bage )\d{1,3}\b|(?<=\bage: )\d{1,3}\b", 0.9),
+    ("NUMBER", r"(?<![\w@])(?=[\w-]*\d)[\w]+(?:[-/.][\w]+)*", 0.35),
+]
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    label: str
+    regex: re.Pattern
+    score: float
+
+
+class PatternDetector(Detector):
+    name = "patterns"
+
+    def __init__(self, extra: bool = True):
+        from presidio_analyzer.predefined_recognizers import (
+            CreditCardRecognizer, DateRecognizer, EmailRecognizer, IbanRecognizer, IpRecognizer,
+            PhoneRecognizer, UrlRecognizer, UsBankRecognizer, UsLicenseRecognizer, UsPassportRecognizer,
+            UsSsnRecognizer,
+        )
+
+        self.recognizers = [
+            cls() for cls in (EmailRecognizer, PhoneRecognizer, CreditCardRecognizer, IbanRecognizer,
+                              IpRecognizer, UrlRecognizer, UsSsnRecognizer, DateRecognizer,
+                              UsLicenseRecognizer, UsPassportRecognizer, UsBankRecognizer)
+        ]
+        self.extra = [_Compiled(label, re.compile(rx), score) for label, rx, score in EXTRA_PATTERNS] if extra else []
+
+    def detect(self, text: str) -> list[Span]:
+        spans = []
+        for recognizer in self.recognizers:
+            for found in recognizer.analyze(text, recognizer.supported_entities, None):
+                if found.end > found.start and found.entity_type in PRESIDIO_LABELS:
+                    spans.append(Span(found.start, found.end, PRESIDIO_LABELS[found.entity_type],
+                                      float(found.score), self.name))
+        for pattern in self.extra:
+            for match in pattern.regex.finditer(text):
+                start, end = match.span()
+                while start < end and text[start].isspace():
+                    start += 1
+                if end > start:
+                    spans.append(Span(start, end, pattern.label, pattern.score, self.name))
+        return spans

@@ -1,0 +1,82 @@
+"""`deid-substitution`: detect sensitive spans, replace them with a strategy under randomized response.
+
+Output per text (JSON-serialisable): ``text`` (de-identified), ``spans`` (start, end, label, score,
+source, replaced, replacement; offsets into the original), ``privacy`` (strategy, p, epsilon or why there
+is none, detector-recall caveat) and, with ``return_mapping=True`` only, ``mapping`` original -> surrogate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+from transformers import Pipeline
+
+from ..detect import get_detector
+from ..errors import InputError
+from ..privacy.randomized_response import check_probability
+from ..replace import get_strategy
+from ..replace.apply import SubstitutionTable, apply_strategy
+
+RECALL_CAVEAT = ("items the detector misses are never replaced: detector recall bounds the effective p, "
+                 "and the guarantee covers detected items only")
+
+
+def check_text(text) -> str:
+    if not isinstance(text, str):
+        raise InputError(f"expected a string to de-identify, got {type(text).__name__}")
+    if not text.strip():
+        raise InputError("cannot de-identify an empty text")
+    return text
+
+
+def document_rng(seed: int | None, text: str) -> random.Random:
+    """Secure randomness by default; with a seed, a stream keyed by (seed, text) so that any order or
+    resumption of a corpus run gives the same output."""
+    if seed is None:
+        return random.SystemRandom()
+    return random.Random(f"{seed}:{hashlib.sha256(text.encode()).hexdigest()}")
+
+
+class DeidSubstitutionPipeline(Pipeline):
+    def __init__(self, *args, detector="default", strategy="full_entity", strategy_options=None,
+                 shared_table: bool = False, **kwargs):
+        self.detector = get_detector(detector)
+        self.strategy = get_strategy(strategy, **(strategy_options or {}))
+        self.table = SubstitutionTable() if shared_table else None
+        super().__init__(*args, **kwargs)
+
+    def _sanitize_parameters(self, p=None, seed=None, return_mapping=None, **kwargs):
+        if kwargs:
+            raise InputError(f"unknown option(s) for deid-substitution: {', '.join(sorted(kwargs))}")
+        forward = {"p": check_probability(1.0 if p is None else p), "seed": seed}
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise InputError(f"seed must be an integer, got {seed!r}")
+        return {}, forward, {"return_mapping": bool(return_mapping)}
+
+    def preprocess(self, inputs):
+        return {"text": check_text(inputs)}
+
+    def _forward(self, model_inputs, p=1.0, seed=None):
+        texts = model_inputs["text"]
+        texts = [texts] if isinstance(texts, str) else list(texts)
+        results = []
+        for text, spans in zip(texts, self.detector.detect_batch(texts)):
+            table = self.table if self.table is not None else SubstitutionTable()
+            new_text, records = apply_strategy(text, spans, self.strategy, p, document_rng(seed, text), table)
+            private: dict[str, set[str]] = {}
+            for r in records:
+                private.setdefault(r.label, set()).add(text[r.start:r.end])
+            privacy = {**self.strategy.privacy(p, private), "detector": self.detector.name,
+                       "caveat": RECALL_CAVEAT}
+            mapping = {text[r.start:r.end]: r.replacement for r in records if r.replaced}
+            results.append({"text": new_text, "spans": [r.to_dict() for r in records], "privacy": privacy,
+                            "mapping": mapping})
+        return {"result": results}
+
+    def postprocess(self, model_outputs, return_mapping=False):
+        result = model_outputs["result"]
+        result = result[0] if isinstance(result, list) else result
+        if not return_mapping:
+            result = {k: v for k, v in result.items() if k != "mapping"}
+        return result

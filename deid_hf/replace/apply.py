@@ -1,0 +1,69 @@
+"""Randomized-response application of a strategy to the detected spans of one document."""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+
+from ..spans import Span
+from .base import Strategy
+
+_WORD = re.compile(r"\S+")
+
+
+@dataclass
+class Replacement:
+    """One detected unit (a span, or a word of it for per-word strategies) and what became of it."""
+
+    start: int
+    end: int
+    label: str
+    score: float
+    source: str
+    replaced: bool
+    replacement: str | None
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class SubstitutionTable:
+    """(label, original) -> surrogate; kept per document, or shared across a corpus by passing one in."""
+
+    entries: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {f"{label}:{original}": surrogate for (label, original), surrogate in self.entries.items()}
+
+
+def units(text: str, span: Span, per_word: bool) -> list[tuple[int, int]]:
+    if not per_word:
+        return [(span.start, span.end)]
+    return [(span.start + m.start(), span.start + m.end()) for m in _WORD.finditer(text[span.start:span.end])]
+
+
+def apply_strategy(text: str, spans: list[Span], strategy: Strategy, p: float, rng: random.Random,
+                   table: SubstitutionTable) -> tuple[str, list[Replacement]]:
+    """Replace each unit with probability ``p`` (randomized response); ``spans`` must not overlap."""
+    pieces, records, cursor = [], [], 0
+    for span in sorted(spans, key=lambda s: s.start):
+        for start, end in units(text, span, strategy.per_word):
+            original = text[start:end]
+            replaced = rng.random() < p
+            surrogate = None
+            if replaced:
+                key = (span.label, original)
+                if strategy.consistent and key in table.entries:
+                    surrogate = table.entries[key]
+                else:
+                    surrogate = strategy.surrogate(original, span.label, rng)
+                    if strategy.consistent:
+                        table.entries[key] = surrogate
+            pieces.append(text[cursor:start])
+            pieces.append(surrogate if replaced else original)
+            cursor = end
+            records.append(Replacement(start, end, span.label, span.score, span.source, replaced, surrogate))
+    pieces.append(text[cursor:])
+    return "".join(pieces), records

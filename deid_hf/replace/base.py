@@ -1,0 +1,48 @@
+"""Replacement strategy interface (one strategy per module, registered in `deid_hf.replace`)."""
+
+from __future__ import annotations
+
+import math
+import random
+from abc import ABC, abstractmethod
+from typing import ClassVar, Mapping
+
+from ..privacy import randomized_response_epsilon
+
+
+class Strategy(ABC):
+    #: registry name
+    name: ClassVar[str]
+    #: randomized response and replacement per word of a span (word-by-word) instead of per span
+    per_word: ClassVar[bool] = False
+    #: the same original gets the same surrogate within a substitution table (document or corpus)
+    consistent: bool = False
+
+    @abstractmethod
+    def surrogate(self, original: str, label: str, rng: random.Random) -> str:
+        """Replacement for ``original`` (a span or, with ``per_word``, one word) of type ``label``."""
+
+    def policy(self, label: str) -> Mapping[str, float] | None:
+        """The replacement distribution pi for ``label`` when it is independent of the original, else None."""
+        return None
+
+    def no_guarantee_reason(self) -> str:
+        if self.consistent:
+            return "consistent mapping: the surrogate depends on the original, so the lemma does not apply"
+        return "the surrogate depends on the original (its format or similarity), so the lemma does not apply"
+
+    def privacy(self, p: float, private: Mapping[str, set[str]]) -> dict:
+        """Privacy report for replacement probability ``p`` over the private units seen, by label."""
+        policies = {label: self.policy(label) for label in private}
+        if self.consistent or any(pi is None for pi in policies.values()):
+            return {"strategy": self.name, "p": p, "epsilon": None, "dp": False,
+                    "guarantee": f"no DP guarantee ({self.no_guarantee_reason()})"}
+        epsilon = max((randomized_response_epsilon(p, pi, private[label]) for label, pi in policies.items()),
+                      default=0.0)
+        finite = math.isfinite(epsilon)
+        text = (f"epsilon = {epsilon:.4g} (randomized response, Adelani et al. 2020 lemma, p = {p})" if finite
+                else f"epsilon = infinity: with p = {p} < 1 some private units outside the support of pi "
+                     f"survive unreplaced and are then certainly original")
+        return {"strategy": self.name, "p": p, "epsilon": epsilon if finite else None, "dp": finite,
+                "guarantee": text,
+                "pi_support": {label: len(pi) for label, pi in policies.items()}}

@@ -1,0 +1,53 @@
+import pytest
+from transformers import BertConfig, BertForTokenClassification
+
+from deid_hf.detect import EnsembleDetector, PatternDetector, SpacyDetector, TokenClassificationDetector, get_detector
+from deid_hf.errors import InputError
+
+TEXT = ("Maria Gonzalez, 67 years old, lives at 742 Evergreen Terrace, Springfield. "
+        "Mail maria.g@example.com or call (217) 555-0143; card 4111 1111 1111 1111, IP 10.0.0.1.")
+
+
+def found(spans, text=TEXT):
+    return {(text[s.start:s.end], s.label) for s in spans}
+
+
+def test_patterns_find_structured_pii_and_our_additions():
+    spans = found(PatternDetector().detect(TEXT))
+    for item in [("maria.g@example.com", "EMAIL"), ("(217) 555-0143", "PHONE"), ("4111 1111 1111 1111", "ID"),
+                 ("10.0.0.1", "IP"), ("742 Evergreen Terrace", "ADDRESS"), ("67", "AGE")]:
+        assert item in spans
+
+
+def test_spacy_maps_to_the_common_schema():
+    spans = found(SpacyDetector().detect("Maria Gonzalez flew to Paris with Acme Corp on Monday."),
+                  "Maria Gonzalez flew to Paris with Acme Corp on Monday.")
+    assert ("Maria Gonzalez", "PERSON") in spans and ("Paris", "LOCATION") in spans
+
+
+def test_ensemble_is_the_merged_union_with_sources():
+    ensemble = EnsembleDetector([PatternDetector(), SpacyDetector()])
+    spans = ensemble.detect(TEXT)
+    assert all(a.end <= b.start for a, b in zip(spans, spans[1:]))
+    covered = {i for d in ensemble.detectors for s in d.detect(TEXT) for i in range(s.start, s.end)}
+    assert covered == {i for s in spans for i in range(s.start, s.end)}
+    assert any("+" in s.source for s in spans)
+
+
+def test_token_classification_detector_runs_a_real_hf_pipeline(minilm_tokenizer):
+    config = BertConfig(vocab_size=minilm_tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1,
+                        num_attention_heads=2, intermediate_size=37, num_labels=3,
+                        id2label={0: "O", 1: "B-PER", 2: "I-PER"}, label2id={"O": 0, "B-PER": 1, "I-PER": 2})
+    model = BertForTokenClassification(config).eval()
+    detector = TokenClassificationDetector(model, tokenizer=minilm_tokenizer)
+    texts = ["Maria Gonzalez lives in Paris.", "Call Tom."]
+    batches = detector.detect_batch(texts)
+    assert len(batches) == 2
+    for text, spans in zip(texts, batches):
+        for span in spans:
+            assert span.label == "PERSON" and 0 <= span.start < span.end <= len(text)
+
+
+def test_unknown_detector_is_a_clear_error():
+    with pytest.raises(InputError, match="unknown detector 'regex'"):
+        get_detector("regex")

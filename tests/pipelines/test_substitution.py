@@ -1,0 +1,72 @@
+import json
+
+import pytest
+from datasets import Dataset
+from transformers.pipelines.pt_utils import KeyDataset
+
+import deid_hf
+from deid_hf.corpus import dataset_map_function
+from deid_hf.errors import InputError
+from deid_hf.replace import STRATEGIES
+
+TEXT = "Patient Maria Gonzalez, 67 years old, saw Dr. Tanaka in Boston on March 3, 2024. Call (217) 555-0143."
+
+
+@pytest.fixture(scope="module")
+def pipes():
+    return {name: deid_hf.pipeline("deid-substitution", strategy=name) for name in STRATEGIES}
+
+
+@pytest.mark.parametrize("strategy", list(STRATEGIES))
+def test_every_strategy_end_to_end(pipes, strategy):
+    out = pipes[strategy](TEXT, seed=7, return_mapping=True)
+    json.dumps(out)
+    assert "Maria Gonzalez" not in out["text"] and "555-0143" not in out["text"]
+    assert out["privacy"]["strategy"] == strategy and "caveat" in out["privacy"]
+    assert all(s["replaced"] for s in out["spans"])
+    assert out == pipes[strategy](TEXT, seed=7, return_mapping=True)
+
+
+def test_mapping_only_when_asked(pipes):
+    assert "mapping" not in pipes["typed"](TEXT)
+    assert pipes["typed"](TEXT, return_mapping=True)["mapping"]["Maria Gonzalez"] == "<PERSON>"
+
+
+def test_p_below_one_keeps_some_items(pipes):
+    outs = [pipes["typed"](TEXT, p=0.5, seed=s) for s in range(20)]
+    kept = sum(not s["replaced"] for o in outs for s in o["spans"])
+    assert 0 < kept < sum(len(o["spans"]) for o in outs)
+    assert all(o["privacy"]["epsilon"] is None for o in outs)  # placeholders at p < 1: infinite
+
+
+def test_lists_batches_and_key_dataset(pipes):
+    texts = [TEXT, "Tom lives in Paris.", "Email anna@example.org please."]
+    single = [pipes["redact"](t, seed=1) for t in texts]
+    assert pipes["redact"](texts, seed=1, batch_size=2) == single
+    data = Dataset.from_dict({"text": texts})
+    assert list(pipes["redact"](KeyDataset(data, "text"), seed=1, batch_size=2)) == single
+
+
+def test_dataset_map_batched(pipes):
+    data = Dataset.from_dict({"text": [TEXT, "Tom lives in Paris."], "label": [0, 1]})
+    mapped = data.map(dataset_map_function(pipes["typed"], seed=1), batched=True, batch_size=2)
+    assert mapped["label"] == [0, 1] and "<PERSON>" in mapped["text"][1]
+    assert json.loads(mapped["deid_spans"][0])
+
+
+@pytest.mark.parametrize("bad, message", [(3, "expected a string"), ("   ", "empty text")])
+def test_bad_input(pipes, bad, message):
+    with pytest.raises(InputError, match=message):
+        pipes["typed"](bad)
+
+
+@pytest.mark.parametrize("option, message", [({"p": 0}, "p must be"), ({"seed": "x"}, "seed must"),
+                                             ({"temperature": 1}, "unknown option")])
+def test_bad_options(pipes, option, message):
+    with pytest.raises(InputError, match=message):
+        pipes["typed"](TEXT, **option)
+
+
+def test_unknown_strategy():
+    with pytest.raises(InputError, match="unknown strategy 'shuffle'; choose one of redact"):
+        deid_hf.pipeline("deid-substitution", strategy="shuffle")

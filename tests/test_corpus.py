@@ -1,0 +1,92 @@
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+from datasets import Dataset, DatasetDict
+
+import deid_hf
+from deid_hf.cli import main
+from deid_hf.replace import STRATEGIES
+
+TEXTS = ["Maria Gonzalez lives in Paris.", "Call Tom at (217) 555-0143.", "Mail anna@example.org today.",
+         "Dr. Hiroshi Tanaka saw her on March 3, 2024.", "Nothing personal here."]
+
+
+def write_jsonl(path, records):
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+@pytest.fixture(scope="module")
+def typed_pipe():
+    return deid_hf.pipeline("deid-substitution", strategy="typed")
+
+
+@pytest.mark.parametrize("strategy", list(STRATEGIES))
+def test_cli_run_every_strategy(tmp_path, strategy):
+    write_jsonl(tmp_path / "in.jsonl", [{"id": i, "text": t} for i, t in enumerate(TEXTS)])
+    assert main(["run", str(tmp_path / "in.jsonl"), str(tmp_path / "out.jsonl"), "--strategy", strategy,
+                 "--seed", "3"]) == 0
+    out = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in out] == list(range(len(TEXTS)))
+    assert "Maria Gonzalez" not in out[0]["text"] and out[4]["text"] == TEXTS[4]
+    report = json.loads((tmp_path / "out.jsonl.report.json").read_text())
+    assert report["written"] == len(TEXTS) and report["privacy"]["strategy"] == strategy
+    assert not (tmp_path / "out.jsonl.partial.jsonl").exists()
+
+
+def test_bad_records_are_reported_and_skipped(tmp_path, typed_pipe):
+    from deid_hf.corpus import run_corpus
+
+    (tmp_path / "in.jsonl").write_text(json.dumps({"text": TEXTS[0]}) + "\n{oops\n" + json.dumps({"text": ""})
+                                       + "\n" + json.dumps({"body": "x"}) + "\n" + json.dumps({"text": TEXTS[1]}))
+    report = run_corpus(typed_pipe, tmp_path / "in.jsonl", tmp_path / "out.jsonl", seed=1)
+    assert report["written"] == 2 and [e["index"] for e in report["errors"]] == [1, 2, 3]
+    assert "not valid JSON" in report["errors"][0]["error"]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_csv_and_parquet(tmp_path, typed_pipe, suffix):
+    from deid_hf.corpus import run_corpus
+
+    frame = pd.DataFrame({"body": TEXTS, "n": range(len(TEXTS))})
+    source = tmp_path / f"in{suffix}"
+    frame.to_csv(source, index=False) if suffix == ".csv" else frame.to_parquet(source)
+    run_corpus(typed_pipe, source, tmp_path / f"out{suffix}", text_field="body", seed=1)
+    out = pd.read_csv(tmp_path / f"out{suffix}") if suffix == ".csv" else pd.read_parquet(tmp_path / f"out{suffix}")
+    assert list(out["n"]) == list(range(len(TEXTS))) and out["body"][0] == "<PERSON> lives in <LOCATION>."
+
+
+def test_saved_dataset_input(tmp_path, typed_pipe):
+    from deid_hf.corpus import run_corpus
+
+    DatasetDict({"train": Dataset.from_dict({"text": TEXTS})}).save_to_disk(tmp_path / "ds")
+    report = run_corpus(typed_pipe, tmp_path / "ds", tmp_path / "out.jsonl", seed=1)
+    assert report["written"] == len(TEXTS)
+
+
+def test_killed_run_resumes_to_the_identical_output(tmp_path):
+    records = [{"id": i, "text": f"{TEXTS[i % 4]} Ticket {1000 + i}."} for i in range(60)]
+    write_jsonl(tmp_path / "in.jsonl", records)
+    cmd = [sys.executable, "-m", "deid_hf.cli", "run", str(tmp_path / "in.jsonl"), None, "--seed", "5",
+           "--batch-size", "2", "--strategy", "full_entity"]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    subprocess.run(cmd[:5] + [str(tmp_path / "full.jsonl")] + cmd[6:], check=True, env=env, capture_output=True)
+
+    partial = tmp_path / "cut.jsonl.partial.jsonl"
+    proc = subprocess.Popen(cmd[:5] + [str(tmp_path / "cut.jsonl")] + cmd[6:], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and (not partial.exists() or len(partial.read_text().splitlines()) < 10):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert not (tmp_path / "cut.jsonl").exists(), "run finished before it could be interrupted"
+    lines_before = len(partial.read_text().splitlines())
+    assert 10 <= lines_before < 60
+    subprocess.run(cmd[:5] + [str(tmp_path / "cut.jsonl")] + cmd[6:], check=True, env=env, capture_output=True)
+    assert (tmp_path / "cut.jsonl").read_text() == (tmp_path / "full.jsonl").read_text()
