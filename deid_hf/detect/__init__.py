@@ -11,13 +11,14 @@ from ..errors import InputError  # noqa: E402
 DEFAULT_DETECTORS = ("patterns", "spacy")
 
 
-def get_detector(spec="default") -> Detector:
-    """A detector from a name ("default", "patterns", "spacy", "token-classification:<model>"),
-    a list of names/detectors (their ensemble), or a `Detector` instance."""
+def get_detector(spec="default", model=None, tokenizer=None) -> Detector:
+    """A detector from a name ("default", "patterns", "spacy", "pfilter[:threshold]",
+    "token-classification:<model>"), a list of names/detectors (their ensemble), or a `Detector` instance.
+    ``pfilter`` scores words with ``model``/``tokenizer`` (the pipeline's LM)."""
     if isinstance(spec, Detector):
         return spec
     if isinstance(spec, (list, tuple)):
-        parts = [get_detector(part) for part in spec]
+        parts = [get_detector(part, model, tokenizer) for part in spec]
         return parts[0] if len(parts) == 1 else EnsembleDetector(parts)
     if spec == "default":
         return get_detector(list(DEFAULT_DETECTORS))
@@ -25,9 +26,20 @@ def get_detector(spec="default") -> Detector:
         return PatternDetector()
     if spec == "spacy":
         return SpacyDetector()
+    if isinstance(spec, str) and spec.split(":")[0] == "pfilter":
+        from .pfilter import PFilterDetector, make_scorer
+
+        if model is None or tokenizer is None:
+            raise InputError("the pfilter detector needs a language model and its tokenizer")
+        try:
+            threshold = float(spec.split(":", 1)[1]) if ":" in spec else 1e-3
+        except ValueError:
+            raise InputError(f"pfilter threshold must be a number, got {spec!r}") from None
+        return PFilterDetector(make_scorer(model, tokenizer), threshold)
     if isinstance(spec, str) and spec.startswith("token-classification:"):
         return TokenClassificationDetector(spec.split(":", 1)[1])
     raise InputError(
-        f"unknown detector {spec!r}; use 'default', 'patterns', 'spacy', 'token-classification:<model>', "
+        f"unknown detector {spec!r}; use 'default', 'patterns', 'spacy', 'pfilter[:threshold]', "
+        f"'token-classification:<model>', "
         f"a list of these or a Detector instance"
     )

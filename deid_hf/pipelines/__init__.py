@@ -3,10 +3,12 @@
 from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
 from transformers.pipelines import PIPELINE_REGISTRY
 
+from .pfilter import DeidPFilterPipeline
 from .substitution import DeidSubstitutionPipeline
 
 TASKS = {
     "deid-substitution": DeidSubstitutionPipeline,
+    "deid-pfilter": DeidPFilterPipeline,
 }
 
 
@@ -28,4 +30,4 @@ def pipeline(task: str, model="smollm2-135m", **kwargs):
     return hf_pipeline(task, model=model, **kwargs)
 
 
-__all__ = ["DeidSubstitutionPipeline", "pipeline", "register", "TASKS"]
+__all__ = ["DeidPFilterPipeline", "DeidSubstitutionPipeline", "pipeline", "register", "TASKS"]

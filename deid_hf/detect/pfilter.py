@@ -1,0 +1,289 @@
+"""ZSTS privacy-threshold filtering (Albanese et al., "Privacy-threshold filtering"): a word whose LM
+probability in context is below p is sensitive.
+
+Words are the text's word tokens (``\\w+`` joined by inner ``-'.``); punctuation tokens are kept apart and
+never scored (probability 1). A word's sub-word tokens are the LM tokens that start inside it.
+
+- `CausalWordScorer` (offline default): P(word) = prod_j P(t_j | everything left of t_j), all from one
+  forward pass per document window (the left context is all a causal LM can use).
+- `MaskedWordScorer` (canonical): mask the whole word, then unmask its sub-words left to right;
+  P(word) = prod_j P(t_j | t_<j of the word unmasked, t_>=j masked). Three paths with one definition of the
+  model input (the whole text, or for texts longer than the model window the window centred on the word):
+  ``naive`` (one forward per masked copy), ``exact`` (the same copies, batched: equal within float error),
+  ``fast`` (approximate: windows of ``fast_window`` tokens, words at least ``spacing`` tokens apart masked in
+  the same copy, and a pre-filter that never scores stop words or punctuation).
+Both accept ``context`` (e.g. the previous, already de-identified utterance), prepended to the text.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass
+from typing import Sequence
+
+import torch
+
+from ..errors import InputError
+from ..privacy.randomized_response import check_probability
+from ..spans import Span
+from .base import Detector
+
+_WORD = re.compile(r"\w+(?:[-'’.]\w+)*|[^\w\s]")
+
+
+@dataclass
+class WordScore:
+    start: int
+    end: int
+    word: str
+    probability: float
+    scored: bool  # False: punctuation or pre-filtered, probability fixed to 1
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def split_words(text: str) -> list[tuple[int, int, bool]]:
+    """(start, end, is_word) for every word and punctuation token of ``text``."""
+    return [(m.start(), m.end(), m.group()[0].isalnum() or m.group()[0] == "_") for m in _WORD.finditer(text)]
+
+
+def _encode(tokenizer, text: str, context: str | None):
+    """Token ids of ``context + text`` with the character offset of each token in ``text`` (None: context)."""
+    if not getattr(tokenizer, "is_fast", False):
+        raise InputError("the p-filter needs a fast tokenizer (offset mapping)")
+    prefix = f"{context.strip()}\n" if context else ""
+    enc = tokenizer(prefix + text, return_offsets_mapping=True, add_special_tokens=True)
+    offsets = []
+    for (s, e), special in zip(enc["offset_mapping"], tokenizer.get_special_tokens_mask(
+            enc["input_ids"], already_has_special_tokens=True)):
+        offsets.append(None if special or e <= len(prefix) else (max(s, len(prefix)) - len(prefix), e - len(prefix)))
+    return enc["input_ids"], offsets
+
+
+def _word_tokens(words, offsets) -> list[list[int]]:
+    """Token positions of each word: a token belongs to the first word its character range overlaps."""
+    owners = [[] for _ in words]
+    ends = [we for _, we, _ in words]
+    for pos, off in enumerate(offsets):
+        if off is None:
+            continue
+        i = bisect.bisect_right(ends, off[0])
+        if i < len(words) and words[i][0] < off[1]:
+            owners[i].append(pos)
+    return owners
+
+
+class WordScorer(ABC):
+    """One interface for both LM kinds: per-word probabilities of a batch of texts."""
+
+    model_kind: str
+
+    def __init__(self, model, tokenizer, batch_size: int = 32, lowercase: bool = False):
+        self.model = model
+        self.tokenizer = tokenizer
+        self.batch_size = batch_size
+        self.lowercase = lowercase
+
+    @property
+    def window(self) -> int:
+        limit = getattr(self.model.config, "max_position_embeddings", 512) or 512
+        return min(limit, 512)
+
+    def score(self, text: str, context: str | None = None) -> list[WordScore]:
+        return self.score_batch([text], [context])[0]
+
+    @abstractmethod
+    def score_batch(self, texts: Sequence[str], contexts: Sequence[str | None] | None = None) -> list[list[WordScore]]:
+        ...
+
+    def _prepare(self, text: str, context: str | None):
+        if not isinstance(text, str) or not text.strip():
+            raise InputError("cannot score an empty text" if isinstance(text, str) else
+                             f"expected a string, got {type(text).__name__}")
+        words = split_words(text)
+        shown = text.lower() if self.lowercase else text
+        ctx = context.lower() if (context and self.lowercase) else context
+        ids, offsets = _encode(self.tokenizer, shown, ctx)
+        return words, ids, _word_tokens(words, offsets)
+
+
+def _forward_logprobs(model, batch: list[list[int]], pad_id: int) -> torch.Tensor:
+    width = max(len(x) for x in batch)
+    ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(batch), width), dtype=torch.long)
+    for i, row in enumerate(batch):
+        ids[i, :len(row)] = torch.tensor(row)
+        mask[i, :len(row)] = 1
+    with torch.no_grad():
+        logits = model(input_ids=ids, attention_mask=mask).logits
+    return torch.log_softmax(logits.float(), dim=-1)
+
+
+class CausalWordScorer(WordScorer):
+    model_kind = "causal"
+
+    def __init__(self, model, tokenizer, batch_size: int = 16, lowercase: bool = False, overlap: int = 128):
+        super().__init__(model, tokenizer, batch_size, lowercase)
+        self.overlap = overlap
+
+    def token_logprobs(self, ids: list[int]) -> list[float]:
+        """log P(ids[i] | ids[:i]) for every position (0 for the first), in windows with left overlap."""
+        return self._token_logprobs_batch([ids])[0]
+
+    def _token_logprobs_batch(self, all_ids: list[list[int]]) -> list[list[float]]:
+        window, step = self.window, self.window - self.overlap
+        jobs = []  # (doc, window start, ids)
+        for d, ids in enumerate(all_ids):
+            start = 0
+            while True:
+                jobs.append((d, start, ids[start:start + window]))
+                if start + window >= len(ids):
+                    break
+                start += step
+        out = [[0.0] * len(ids) for ids in all_ids]
+        done = [1] * len(all_ids)  # next position still to fill per document
+        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        for b in range(0, len(jobs), self.batch_size):
+            chunk = jobs[b:b + self.batch_size]
+            logprobs = _forward_logprobs(self.model, [c[2] for c in chunk], pad)
+            for row, (d, start, ids) in enumerate(chunk):
+                for local in range(1, len(ids)):
+                    pos = start + local
+                    if pos >= done[d]:
+                        out[d][pos] = logprobs[row, local - 1, ids[local]].item()
+                done[d] = max(done[d], start + len(ids))
+        return out
+
+    def score_batch(self, texts, contexts=None):
+        contexts = contexts or [None] * len(texts)
+        prepared = [self._prepare(t, c) for t, c in zip(texts, contexts)]
+        logprobs = self._token_logprobs_batch([ids for _, ids, _ in prepared])
+        results = []
+        for text, (words, _, owners), lp in zip(texts, prepared, logprobs):
+            results.append([
+                WordScore(s, e, text[s:e], math.exp(sum(lp[p] for p in own)) if is_word and own else 1.0,
+                          bool(is_word and own))
+                for (s, e, is_word), own in zip(words, owners)
+            ])
+        return results
+
+
+class MaskedWordScorer(WordScorer):
+    model_kind = "masked"
+
+    def __init__(self, model, tokenizer, batch_size: int = 32, lowercase: bool = False, path: str = "exact",
+                 fast_window: int = 64, spacing: int = 12, prefilter: frozenset[str] | None = None):
+        super().__init__(model, tokenizer, batch_size, lowercase)
+        if tokenizer.mask_token_id is None:
+            raise InputError("the masked-LM p-filter needs a tokenizer with a mask token")
+        if path not in ("naive", "exact", "fast"):
+            raise InputError(f"path must be 'naive', 'exact' or 'fast', got {path!r}")
+        self.path = path
+        self.fast_window = fast_window
+        self.spacing = spacing
+        if prefilter is None and path == "fast":
+            from spacy.lang.en.stop_words import STOP_WORDS
+
+            prefilter = frozenset(STOP_WORDS)
+        self.prefilter = prefilter or frozenset()
+
+    def _jobs(self, ids, owners, targets):
+        """Masked copies: (input ids, [(position in copy, target id, word index)])."""
+        mask = self.tokenizer.mask_token_id
+        window = self.fast_window if self.path == "fast" else self.window
+        jobs = []
+        if self.path == "fast":
+            rounds: list[list[int]] = []
+            for w in targets:  # greedy: a word joins the first round whose words are all >= spacing away
+                for r in rounds:
+                    if all(abs(owners[w][0] - owners[o][0]) >= self.spacing for o in r):
+                        r.append(w)
+                        break
+                else:
+                    rounds.append([w])
+            groups = rounds
+        else:
+            groups = [[w] for w in targets]
+        for group in groups:
+            depth = max(len(owners[w]) for w in group)
+            for j in range(depth):
+                masked = list(ids)
+                reads = []
+                for w in group:
+                    own = owners[w]
+                    if j < len(own):
+                        for p in own[j:]:
+                            masked[p] = mask
+                        reads.append((own[j], ids[own[j]], w))
+                lo, hi = self._window_bounds(len(ids), [r[0] for r in reads], window)
+                jobs.append((masked[lo:hi], [(p - lo, t, w) for p, t, w in reads]))
+        return jobs
+
+    @staticmethod
+    def _window_bounds(n: int, positions: list[int], window: int) -> tuple[int, int]:
+        if n <= window:
+            return 0, n
+        centre = (min(positions) + max(positions)) // 2
+        lo = max(0, min(centre - window // 2, n - window))
+        return lo, lo + window
+
+    def score_batch(self, texts, contexts=None):
+        contexts = contexts or [None] * len(texts)
+        prepared = [self._prepare(t, c) for t, c in zip(texts, contexts)]
+        all_jobs, logp = [], []
+        for d, (words, ids, owners) in enumerate(prepared):
+            targets = [i for i, ((s, e, is_word), own) in enumerate(zip(words, owners)) if is_word and own
+                       and texts[d][s:e].lower() not in self.prefilter]
+            logp.append({i: 0.0 for i in targets})
+            all_jobs.extend((d, job) for job in self._jobs(ids, owners, targets))
+        size = 1 if self.path == "naive" else self.batch_size
+        pad = self.tokenizer.pad_token_id or 0
+        for b in range(0, len(all_jobs), size):
+            chunk = all_jobs[b:b + size]
+            logprobs = _forward_logprobs(self.model, [job[0] for _, job in chunk], pad)
+            for row, (d, (_, reads)) in enumerate(chunk):
+                for pos, target, w in reads:
+                    logp[d][w] += logprobs[row, pos, target].item()
+        return [
+            [WordScore(s, e, texts[d][s:e], math.exp(logp[d][i]) if i in logp[d] else 1.0, i in logp[d])
+             for i, (s, e, _) in enumerate(words)]
+            for d, (words, _, _) in enumerate(prepared)
+        ]
+
+
+def make_scorer(model, tokenizer, **options) -> WordScorer:
+    """`MaskedWordScorer` for a model with a fill-mask head, `CausalWordScorer` for a causal LM."""
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
+
+    name = type(model).__name__
+    if name in MODEL_FOR_MASKED_LM_MAPPING_NAMES.values():
+        return MaskedWordScorer(model, tokenizer, **options)
+    if name in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.values():
+        options.pop("path", None)
+        return CausalWordScorer(model, tokenizer, **{k: v for k, v in options.items()
+                                                     if k in ("batch_size", "lowercase", "overlap")})
+    raise InputError(f"{name} has neither a fill-mask nor a causal-LM head: the p-filter needs one of them")
+
+
+class PFilterDetector(Detector):
+    """Words with LM probability below ``threshold`` become spans (label OTHER, source ``pfilter``)."""
+
+    name = "pfilter"
+
+    def __init__(self, scorer: WordScorer, threshold: float = 1e-3):
+        self.scorer = scorer
+        self.threshold = check_probability(threshold, "threshold p")
+
+    def detect(self, text: str) -> list[Span]:
+        return self.detect_batch([text])[0]
+
+    def detect_batch(self, texts):
+        return [[Span(w.start, w.end, "OTHER", 1.0 - w.probability, self.name)
+                 for w in words if w.scored and w.probability < self.threshold]
+                for words in self.scorer.score_batch(list(texts))]

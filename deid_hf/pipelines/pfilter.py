@@ -1,0 +1,45 @@
+"""`deid-pfilter`: per word, LM probability and whether it is below the privacy threshold p (ZSTS).
+
+Output per text: ``{"words": [{start, end, word, probability, scored, sensitive}], "threshold": p}``.
+``context=`` (a string for the call, or per input ``{"text", "context"}`` dicts) is prepended as the paper does for dialogues.
+"""
+
+from __future__ import annotations
+
+from transformers import Pipeline
+
+from ..detect.pfilter import make_scorer
+from ..errors import InputError
+from ..privacy.randomized_response import check_probability
+from .substitution import check_text
+
+
+class DeidPFilterPipeline(Pipeline):
+    def __init__(self, *args, scorer_options=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.scorer = make_scorer(self.model, self.tokenizer, **(scorer_options or {}))
+
+    def _sanitize_parameters(self, p=None, context=None, **kwargs):
+        if kwargs:
+            raise InputError(f"unknown option(s) for deid-pfilter: {', '.join(sorted(kwargs))}")
+        if context is not None and not isinstance(context, str):
+            raise InputError("context must be a string (the previous, already de-identified utterance)")
+        return {"context": context}, {}, {"p": check_probability(1e-3 if p is None else p, "threshold p")}
+
+    def preprocess(self, inputs, context=None):
+        if isinstance(inputs, dict):  # {"text": ..., "context": ...}: a context per input
+            inputs, context = inputs.get("text"), inputs.get("context", context)
+        return {"text": check_text(inputs), "context": context or ""}
+
+    def _forward(self, model_inputs):
+        texts, contexts = model_inputs["text"], model_inputs["context"]
+        texts = [texts] if isinstance(texts, str) else list(texts)
+        contexts = [contexts] if isinstance(contexts, str) else list(contexts)
+        scores = self.scorer.score_batch(texts, [c or None for c in contexts])
+        return {"words": [[w.to_dict() for w in words] for words in scores]}
+
+    def postprocess(self, model_outputs, p=1e-3):
+        words = model_outputs["words"]
+        words = words[0] if words and isinstance(words[0], list) else words
+        return {"threshold": p,
+                "words": [{**w, "sensitive": w["scored"] and w["probability"] < p} for w in words]}

@@ -1,0 +1,150 @@
+import math
+
+import pytest
+import torch
+from transformers import BertConfig, BertForMaskedLM, LlamaConfig, LlamaForCausalLM
+
+import deid_hf
+from deid_hf.detect.pfilter import CausalWordScorer, MaskedWordScorer, PFilterDetector, make_scorer, split_words
+from deid_hf.errors import InputError
+
+TEXT = "My name is Okafor, Daniel Okafor; I live in Springfield at 742 Evergreen Terrace."
+
+
+@pytest.fixture(scope="module")
+def tiny_bert(minilm_tokenizer):
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=minilm_tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
+                        num_attention_heads=2, intermediate_size=64, max_position_embeddings=64)
+    return BertForMaskedLM(config).eval(), minilm_tokenizer
+
+
+@pytest.fixture(scope="module")
+def tiny_llama(smollm2):
+    _, tokenizer = smollm2
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=24)
+    return LlamaForCausalLM(config).eval(), tokenizer
+
+
+def test_split_words_keeps_punctuation_apart():
+    text = "Hi, Dr. O'Neil-Smith: 555-0143!"
+    words = [(text[s:e], w) for s, e, w in split_words(text)]
+    assert words == [("Hi", True), (",", False), ("Dr", True), (".", False), ("O'Neil-Smith", True),
+                     (":", False), ("555-0143", True), ("!", False)]
+
+
+def test_masked_word_probability_is_the_product_of_iterative_unmasking(tiny_bert):
+    model, tok = tiny_bert
+    scorer = MaskedWordScorer(model, tok, path="exact")
+    words = scorer.score("Daniel Okafor lives here.")
+    okafor = next(w for w in words if w.word == "Okafor")
+    ids = tok("Daniel Okafor lives here.")["input_ids"]
+    pieces = tok.convert_tokens_to_ids(tok.tokenize("Okafor"))
+    first = ids.index(pieces[0])
+    expected = 1.0
+    for j in range(len(pieces)):
+        masked = list(ids)
+        for k in range(j, len(pieces)):
+            masked[first + k] = tok.mask_token_id
+        with torch.no_grad():
+            logits = model(input_ids=torch.tensor([masked])).logits[0, first + j]
+        expected *= torch.softmax(logits, -1)[pieces[j]].item()
+    assert len(pieces) > 1 and okafor.probability == pytest.approx(expected, rel=1e-4)
+    assert all(w.probability == 1.0 and not w.scored for w in words if w.word == ".")
+
+
+def test_exact_path_equals_naive(tiny_bert):
+    model, tok = tiny_bert
+    long_text = " ".join([TEXT] * 4)  # longer than the 64-position window: windows around each word
+    naive = MaskedWordScorer(model, tok, path="naive").score_batch([TEXT, long_text])
+    exact = MaskedWordScorer(model, tok, path="exact", batch_size=16).score_batch([TEXT, long_text])
+    for a_doc, b_doc in zip(naive, exact):
+        assert [w.word for w in a_doc] == [w.word for w in b_doc]
+        assert max(abs(a.probability - b.probability) for a, b in zip(a_doc, b_doc)) < 1e-4
+
+
+def test_fast_path_prefilters_stop_words(tiny_bert):
+    model, tok = tiny_bert
+    words = MaskedWordScorer(model, tok, path="fast").score(" ".join([TEXT] * 3))
+    assert all(not w.scored for w in words if w.word.lower() in ("is", "in", "at", "my"))
+    assert any(w.scored and w.word == "Okafor" for w in words)
+
+
+def test_causal_probability_is_the_product_over_sub_words(tiny_llama):
+    model, tok = tiny_llama
+    scorer = CausalWordScorer(model, tok)
+    text = "Daniel Okafor"
+    words = scorer.score(text)
+    ids = tok(text)["input_ids"]
+    with torch.no_grad():
+        logp = torch.log_softmax(model(input_ids=torch.tensor([ids])).logits[0], -1)
+    per_token = [logp[i - 1, ids[i]].item() for i in range(1, len(ids))]
+    assert math.prod(w.probability for w in words) == pytest.approx(math.exp(sum(per_token)), rel=1e-4)
+
+
+def test_causal_long_documents_use_overlapping_windows(tiny_llama):
+    model, tok = tiny_llama
+    scorer = CausalWordScorer(model, tok, overlap=8)
+    ids = tok(TEXT)["input_ids"]
+    assert len(ids) > scorer.window
+    windowed = scorer.token_logprobs(ids)
+    with torch.no_grad():
+        logp = torch.log_softmax(model(input_ids=torch.tensor([ids[:scorer.window]])).logits[0], -1)
+    assert windowed[1:scorer.window] == pytest.approx([logp[i - 1, ids[i]].item() for i in
+                                                      range(1, scorer.window)], abs=1e-5)
+    assert len(scorer.score(" ".join([TEXT] * 5))) == 5 * len(split_words(TEXT))
+
+
+def test_context_changes_the_scores(tiny_llama):
+    model, tok = tiny_llama
+    scorer = CausalWordScorer(model, tok)
+    plain, with_context = scorer.score("Thanks Daniel"), scorer.score("Thanks Daniel", context="I am Daniel.")
+    assert [w.word for w in plain] == [w.word for w in with_context]
+    assert plain[0].probability != with_context[0].probability
+
+
+def test_threshold_filter(tiny_bert):
+    model, tok = tiny_bert
+    scorer = MaskedWordScorer(model, tok)
+    words = scorer.score(TEXT)
+    cut = sorted(w.probability for w in words if w.scored)[3]
+    spans = PFilterDetector(scorer, cut).detect(TEXT)
+    assert len(spans) == 3 and all(s.source == "pfilter" for s in spans)
+
+
+def test_model_without_an_lm_head_is_rejected(minilm_tokenizer):
+    from transformers import BertModel
+
+    with pytest.raises(InputError, match="neither a fill-mask nor a causal-LM head"):
+        make_scorer(BertModel(BertConfig(vocab_size=100, hidden_size=8, num_hidden_layers=1,
+                                         num_attention_heads=1, intermediate_size=8)), minilm_tokenizer)
+
+
+def test_pfilter_pipeline_on_the_offline_default():
+    pipe = deid_hf.pipeline("deid-pfilter")
+    out = pipe("My name is Daniel Okafor.", p=0.01)
+    words = {w["word"]: w for w in out["words"]}
+    assert words["Okafor"]["sensitive"] and not words["."]["scored"]
+    assert all(w["sensitive"] == (w["scored"] and w["probability"] < 0.01) for w in out["words"])
+    batch = pipe(["Hi Tom.", "Call Ann."], p=0.01, batch_size=2)
+    assert batch == [pipe("Hi Tom.", p=0.01), pipe("Call Ann.", p=0.01)]
+
+
+def test_pfilter_pipeline_on_a_tiny_masked_lm(tiny_bert):
+    from transformers import pipeline
+
+    model, tok = tiny_bert
+    pipe = pipeline("deid-pfilter", model=model, tokenizer=tok)
+    out = pipe({"text": "Daniel Okafor lives here.", "context": "Hello Daniel."}, p=0.5)
+    assert [w["word"] for w in out["words"]] == ["Daniel", "Okafor", "lives", "here", "."]
+
+
+@pytest.mark.parametrize("bad, options, message", [
+    ("", {}, "empty text"), (7, {}, "expected a string"), ("Hi Tom", {"p": 0}, "threshold p must be"),
+    ("Hi Tom", {"p": 1.5}, "threshold p must be"), ("Hi Tom", {"context": 3}, "context must be a string")])
+def test_bad_input(bad, options, message):
+    pipe = deid_hf.pipeline("deid-pfilter")
+    with pytest.raises(InputError, match=message):
+        pipe(bad, **options)
