@@ -1,7 +1,9 @@
 """ZSTS Table 1 shape: p-filter token precision / recall / F1 over thresholds on presidio_synth_pii,
 alone and added to the default ensemble, with the offline default LM (smollm2-135m, causal).
 
-One scoring pass per document; every threshold is applied to the same word probabilities.
+One scoring pass per document; every threshold is applied to the same word probabilities. Rows: the
+paper's p-filter (every word scored), the same with the stop-word pre-filter, and the default ensemble
+(patterns + spaCy) with the pre-filtered p-filter added.
 Thresholds are not tuned on this set. Usage: python benchmarks/pfilter_thresholds.py [--limit N]
 """
 
@@ -13,7 +15,7 @@ import time
 from _common import data_path, print_table, write_results
 
 from deid_hf.detect import get_detector
-from deid_hf.detect.pfilter import make_scorer
+from deid_hf.detect.pfilter import make_scorer, stop_words
 from deid_hf.evaluation.detection import DetectionCounts, load_gold
 from deid_hf.models import load_causal_lm
 from deid_hf.spans import Span, merge_spans
@@ -34,15 +36,19 @@ def main():
     scores = scorer.score_batch(texts)
     seconds = time.perf_counter() - start
     ensemble = get_detector("default").detect_batch(texts)
+    stop = stop_words()
     rows = []
     for threshold in THRESHOLDS:
-        alone, combined = DetectionCounts(), DetectionCounts()
+        alone, prefiltered, combined = DetectionCounts(), DetectionCounts(), DetectionCounts()
         for doc, words, base in zip(docs, scores, ensemble):
             spans = [Span(w.start, w.end, "OTHER", 1.0, "pfilter") for w in words
                      if w.scored and w.probability < threshold]
+            kept = [s for s in spans if doc.text[s.start:s.end].lower() not in stop]
             alone.add(doc, spans)
-            combined.add(doc, merge_spans(spans + base))
-        for name, counts in (("pfilter", alone), ("default+pfilter", combined)):
+            prefiltered.add(doc, kept)
+            combined.add(doc, merge_spans(kept + base))
+        for name, counts in (("pfilter (all words)", alone), ("pfilter, stop words skipped", prefiltered),
+                             ("default+pfilter (stop words skipped)", combined)):
             r = counts.report()
             rows.append({"detector": name, "threshold": f"{threshold:.0e}", "precision": r["token_precision"],
                          "recall": r["token_recall"], "f1": r["token_f1"],

@@ -35,7 +35,7 @@ def get_detector(spec="default", model=None, tokenizer=None) -> Detector:
             threshold = float(spec.split(":", 1)[1]) if ":" in spec else 1e-3
         except ValueError:
             raise InputError(f"pfilter threshold must be a number, got {spec!r}") from None
-        return PFilterDetector(make_scorer(model, tokenizer), threshold)
+        return PFilterDetector(make_scorer(model, tokenizer, prefilter=True), threshold)
     if isinstance(spec, str) and spec.startswith("token-classification:"):
         return TokenClassificationDetector(spec.split(":", 1)[1])
     raise InputError(

@@ -11,7 +11,8 @@ never scored (probability 1). A word's sub-word tokens are the LM tokens that st
   model input (the whole text, or for texts longer than the model window the window centred on the word):
   ``naive`` (one forward per masked copy), ``exact`` (the same copies, batched: equal within float error),
   ``fast`` (approximate: windows of ``fast_window`` tokens, words at least ``spacing`` tokens apart masked in
-  the same copy, and a pre-filter that never scores stop words or punctuation).
+  the same copy, and the stop-word pre-filter on by default).
+Either scorer takes ``prefilter=True`` (spaCy's English stop words) or a set of words never to score.
 Both accept ``context`` (e.g. the previous, already de-identified utterance), prepended to the text.
 """
 
@@ -77,16 +78,29 @@ def _word_tokens(words, offsets) -> list[list[int]]:
     return owners
 
 
+def stop_words() -> frozenset[str]:
+    """English stop words (spaCy's list): the cheap pre-filter of words that cannot be sensitive."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
+
+
 class WordScorer(ABC):
     """One interface for both LM kinds: per-word probabilities of a batch of texts."""
 
     model_kind: str
 
-    def __init__(self, model, tokenizer, batch_size: int = 32, lowercase: bool = False):
+    def __init__(self, model, tokenizer, batch_size: int = 32, lowercase: bool = False,
+                 prefilter: frozenset[str] | bool = False):
         self.model = model
         self.tokenizer = tokenizer
         self.batch_size = batch_size
         self.lowercase = lowercase
+        self.prefilter = stop_words() if prefilter is True else frozenset(prefilter or ())
+
+    def _skipped(self, word: str) -> bool:
+        """Pre-filter: words that cannot be sensitive (stop words) are never scored."""
+        return word.lower() in self.prefilter
 
     @property
     def window(self) -> int:
@@ -126,8 +140,9 @@ def _forward_logprobs(model, batch: list[list[int]], pad_id: int) -> torch.Tenso
 class CausalWordScorer(WordScorer):
     model_kind = "causal"
 
-    def __init__(self, model, tokenizer, batch_size: int = 16, lowercase: bool = False, overlap: int = 128):
-        super().__init__(model, tokenizer, batch_size, lowercase)
+    def __init__(self, model, tokenizer, batch_size: int = 16, lowercase: bool = False, prefilter=False,
+                 overlap: int = 128):
+        super().__init__(model, tokenizer, batch_size, lowercase, prefilter)
         self.overlap = overlap
 
     def token_logprobs(self, ids: list[int]) -> list[float]:
@@ -164,10 +179,11 @@ class CausalWordScorer(WordScorer):
         logprobs = self._token_logprobs_batch([ids for _, ids, _ in prepared])
         results = []
         for text, (words, _, owners), lp in zip(texts, prepared, logprobs):
+            scored = [bool(is_word and own) and not self._skipped(text[s:e]) for (s, e, is_word), own in
+                      zip(words, owners)]
             results.append([
-                WordScore(s, e, text[s:e], math.exp(sum(lp[p] for p in own)) if is_word and own else 1.0,
-                          bool(is_word and own))
-                for (s, e, is_word), own in zip(words, owners)
+                WordScore(s, e, text[s:e], math.exp(sum(lp[p] for p in own)) if ok else 1.0, ok)
+                for (s, e, _), own, ok in zip(words, owners, scored)
             ])
         return results
 
@@ -176,8 +192,8 @@ class MaskedWordScorer(WordScorer):
     model_kind = "masked"
 
     def __init__(self, model, tokenizer, batch_size: int = 32, lowercase: bool = False, path: str = "exact",
-                 fast_window: int = 64, spacing: int = 12, prefilter: frozenset[str] | None = None):
-        super().__init__(model, tokenizer, batch_size, lowercase)
+                 fast_window: int = 64, spacing: int = 12, prefilter: frozenset[str] | bool | None = None):
+        super().__init__(model, tokenizer, batch_size, lowercase, path == "fast" if prefilter is None else prefilter)
         if tokenizer.mask_token_id is None:
             raise InputError("the masked-LM p-filter needs a tokenizer with a mask token")
         if path not in ("naive", "exact", "fast"):
@@ -185,32 +201,39 @@ class MaskedWordScorer(WordScorer):
         self.path = path
         self.fast_window = fast_window
         self.spacing = spacing
-        if prefilter is None and path == "fast":
-            from spacy.lang.en.stop_words import STOP_WORDS
 
-            prefilter = frozenset(STOP_WORDS)
-        self.prefilter = prefilter or frozenset()
+    def _groups(self, owners, targets, n: int):
+        """(window, words masked together). naive/exact: one word per group, the model window around it.
+        fast: the text cut into chunks of ``fast_window`` tokens (a quarter of it context on each side);
+        within a chunk, words whose first tokens are >= ``spacing`` apart share a group."""
+        if self.path != "fast":
+            return [(self._window_bounds(n, owners[w], self.window), [w]) for w in targets]
+        margin = self.fast_window // 4
+        core = self.fast_window - 2 * margin
+        chunks: dict[int, list[list[int]]] = {}
+        for w in targets:
+            rounds = chunks.setdefault(owners[w][0] // core, [])
+            for r in rounds:  # greedy: join the first round whose words are all far enough away
+                if all(abs(owners[w][0] - owners[o][0]) >= self.spacing for o in r):
+                    r.append(w)
+                    break
+            else:
+                rounds.append([w])
+        groups = []
+        for chunk, rounds in chunks.items():
+            for group in rounds:
+                lo = max(0, chunk * core - margin)
+                hi = min(n, max(chunk * core + core + margin, max(owners[w][-1] for w in group) + 1))
+                groups.append(((lo, hi), group))
+        return groups
 
     def _jobs(self, ids, owners, targets):
-        """Masked copies: (input ids, [(position in copy, target id, word index)])."""
+        """Masked copies: (input ids, [(position in copy, target id, word index)]); copy j of a group masks
+        sub-words j.. of each of its words and reads sub-word j."""
         mask = self.tokenizer.mask_token_id
-        window = self.fast_window if self.path == "fast" else self.window
         jobs = []
-        if self.path == "fast":
-            rounds: list[list[int]] = []
-            for w in targets:  # greedy: a word joins the first round whose words are all >= spacing away
-                for r in rounds:
-                    if all(abs(owners[w][0] - owners[o][0]) >= self.spacing for o in r):
-                        r.append(w)
-                        break
-                else:
-                    rounds.append([w])
-            groups = rounds
-        else:
-            groups = [[w] for w in targets]
-        for group in groups:
-            depth = max(len(owners[w]) for w in group)
-            for j in range(depth):
+        for (lo, hi), group in self._groups(owners, targets, len(ids)):
+            for j in range(max(len(owners[w]) for w in group)):
                 masked = list(ids)
                 reads = []
                 for w in group:
@@ -218,13 +241,13 @@ class MaskedWordScorer(WordScorer):
                     if j < len(own):
                         for p in own[j:]:
                             masked[p] = mask
-                        reads.append((own[j], ids[own[j]], w))
-                lo, hi = self._window_bounds(len(ids), [r[0] for r in reads], window)
-                jobs.append((masked[lo:hi], [(p - lo, t, w) for p, t, w in reads]))
+                        reads.append((own[j] - lo, ids[own[j]], w))
+                jobs.append((masked[lo:hi], reads))
         return jobs
 
     @staticmethod
     def _window_bounds(n: int, positions: list[int], window: int) -> tuple[int, int]:
+        """The ``window`` tokens centred on ``positions`` (all of them when the text fits)."""
         if n <= window:
             return 0, n
         centre = (min(positions) + max(positions)) // 2
@@ -237,7 +260,7 @@ class MaskedWordScorer(WordScorer):
         all_jobs, logp = [], []
         for d, (words, ids, owners) in enumerate(prepared):
             targets = [i for i, ((s, e, is_word), own) in enumerate(zip(words, owners)) if is_word and own
-                       and texts[d][s:e].lower() not in self.prefilter]
+                       and not self._skipped(texts[d][s:e])]
             logp.append({i: 0.0 for i in targets})
             all_jobs.extend((d, job) for job in self._jobs(ids, owners, targets))
         size = 1 if self.path == "naive" else self.batch_size
@@ -267,7 +290,7 @@ def make_scorer(model, tokenizer, **options) -> WordScorer:
     if name in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.values():
         options.pop("path", None)
         return CausalWordScorer(model, tokenizer, **{k: v for k, v in options.items()
-                                                     if k in ("batch_size", "lowercase", "overlap")})
+                                                     if k in ("batch_size", "lowercase", "prefilter", "overlap")})
     raise InputError(f"{name} has neither a fill-mask nor a causal-LM head: the p-filter needs one of them")
 
 

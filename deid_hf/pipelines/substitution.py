@@ -13,6 +13,7 @@ import random
 from transformers import Pipeline
 
 from ..detect import get_detector
+from ..detect.base import add_repeated_mentions
 from ..errors import InputError
 from ..privacy.randomized_response import check_probability
 from ..replace import get_strategy
@@ -39,11 +40,13 @@ def document_rng(seed: int | None, text: str) -> random.Random:
 
 
 class DeidSubstitutionPipeline(Pipeline):
-    def __init__(self, *args, detector="default", strategy="full_entity", strategy_options=None,
+    def __init__(self, *args, detector=None, strategy="full_entity", strategy_options=None,
                  shared_table: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
+        if detector is None:  # ZSTS detects with its own p-filter; every other strategy with the ensemble
+            detector = "pfilter" if strategy == "zsts" else "default"
         self.detector = get_detector(detector, self.model, self.tokenizer)
-        self.strategy = get_strategy(strategy, **(strategy_options or {}))
+        self.strategy = get_strategy(strategy, self.model, self.tokenizer, **(strategy_options or {}))
         self.table = SubstitutionTable() if shared_table else None
 
     def _sanitize_parameters(self, p=None, seed=None, return_mapping=None, **kwargs):
@@ -63,6 +66,7 @@ class DeidSubstitutionPipeline(Pipeline):
         results = []
         for text, spans in zip(texts, self.detector.detect_batch(texts)):
             table = self.table if self.table is not None else SubstitutionTable()
+            spans = add_repeated_mentions(text, spans)
             new_text, records = apply_strategy(text, spans, self.strategy, p, document_rng(seed, text), table)
             private: dict[str, set[str]] = {}
             for r in records:

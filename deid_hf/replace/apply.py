@@ -58,7 +58,7 @@ def apply_strategy(text: str, spans: list[Span], strategy: Strategy, p: float, r
                 if strategy.consistent and key in table.entries:
                     surrogate = table.entries[key]
                 else:
-                    surrogate = strategy.surrogate(original, span.label, rng)
+                    surrogate = strategy.surrogate_in_context(text, start, end, span.label, rng)
                     if strategy.consistent:
                         table.entries[key] = surrogate
             pieces.append(text[cursor:start])

@@ -17,10 +17,16 @@ class Strategy(ABC):
     per_word: ClassVar[bool] = False
     #: the same original gets the same surrogate within a substitution table (document or corpus)
     consistent: bool = False
+    #: constructed with the pipeline's language model (``model=``, ``tokenizer=``)
+    needs_lm: ClassVar[bool] = False
 
     @abstractmethod
     def surrogate(self, original: str, label: str, rng: random.Random) -> str:
         """Replacement for ``original`` (a span or, with ``per_word``, one word) of type ``label``."""
+
+    def surrogate_in_context(self, text: str, start: int, end: int, label: str, rng: random.Random) -> str:
+        """Replacement for ``text[start:end]``; strategies that use the surrounding text override this."""
+        return self.surrogate(text[start:end], label, rng)
 
     def policy(self, label: str) -> Mapping[str, float] | None:
         """The replacement distribution pi for ``label`` when it is independent of the original, else None."""

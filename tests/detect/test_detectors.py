@@ -51,3 +51,12 @@ def test_token_classification_detector_runs_a_real_hf_pipeline(minilm_tokenizer)
 def test_unknown_detector_is_a_clear_error():
     with pytest.raises(InputError, match="unknown detector 'regex'"):
         get_detector("regex")
+
+
+def test_repeated_mentions_are_added_once_detected():
+    from deid_hf.detect.base import add_repeated_mentions
+    from deid_hf.spans import Span
+
+    text = "Ann met Annie. Later Ann left; ANN stayed."
+    spans = add_repeated_mentions(text, [Span(0, 3, "PERSON", 0.8, "spacy")])
+    assert [(text[s.start:s.end], s.source) for s in spans] == [("Ann", "spacy"), ("Ann", "repeat")]

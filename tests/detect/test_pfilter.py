@@ -148,3 +148,22 @@ def test_bad_input(bad, options, message):
     pipe = deid_hf.pipeline("deid-pfilter")
     with pytest.raises(InputError, match=message):
         pipe(bad, **options)
+
+
+def test_fast_path_without_approximations_equals_exact(tiny_bert):
+    model, tok = tiny_bert
+    exact = MaskedWordScorer(model, tok, path="exact").score(TEXT)
+    fast = MaskedWordScorer(model, tok, path="fast", fast_window=4000, spacing=4000, prefilter=frozenset())
+    assert [w.probability for w in fast.score(TEXT)] == pytest.approx([w.probability for w in exact], abs=1e-5)
+
+
+def test_fast_path_masks_far_apart_words_together(tiny_bert):
+    model, tok = tiny_bert
+    scorer = MaskedWordScorer(model, tok, path="fast", fast_window=32, spacing=6)
+    words, ids, owners = scorer._prepare(" ".join([TEXT] * 3), None)
+    targets = [i for i, (w, own) in enumerate(zip(words, owners)) if w[2] and own]
+    jobs = scorer._jobs(ids, owners, targets)
+    naive_jobs = MaskedWordScorer(model, tok, path="exact")._jobs(ids, owners, targets)
+    assert len(jobs) < len(naive_jobs) and all(len(job[0]) <= 32 + 8 for job in jobs)
+    assert sum(len(job[0]) for job in jobs) < sum(len(job[0]) for job in naive_jobs) / 3
+    assert sorted(w for _, reads in jobs for _, _, w in reads) == sorted(w for _, r in naive_jobs for _, _, w in r)

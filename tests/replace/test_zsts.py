@@ -1,0 +1,78 @@
+import random
+
+import pytest
+import torch
+from transformers import BertConfig, BertForMaskedLM
+
+import deid_hf
+from deid_hf.errors import InputError
+from deid_hf.replace import get_strategy
+from deid_hf.replace.apply import SubstitutionTable, apply_strategy
+from deid_hf.replace.shape import random_digits_like
+from deid_hf.replace.zsts import ZSTSSubstitution
+from deid_hf.spans import Span
+
+
+@pytest.fixture(scope="module")
+def tiny_bert(minilm_tokenizer):
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=minilm_tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1,
+                        num_attention_heads=2, intermediate_size=37)
+    return BertForMaskedLM(config).eval(), minilm_tokenizer
+
+
+def test_numbers_keep_their_shape():
+    rng = random.Random(0)
+    for original in ["742", "(217) 555-0143", "4111-1111", "MRN00481923", "03/04/2024"]:
+        out = random_digits_like(original, rng)
+        assert len(out) == len(original)
+        assert out[0] != "0" or not original[0].isdigit()
+        assert [c.isdigit() for c in out] == [c.isdigit() for c in original]
+        assert [c for c in out if not c.isdigit()] == [c for c in original if not c.isdigit()]
+
+
+def test_masked_candidates_are_in_radius_and_consistent(tiny_bert):
+    model, tok = tiny_bert
+    strategy = ZSTSSubstitution(model, tok, n=50, k=2, s=2.0)  # radius 2: every candidate qualifies
+    text = "Daniel met Okafor and Daniel left."
+    spans = [Span(0, 6), Span(11, 17), Span(22, 28)]
+    out, records = apply_strategy(text, spans, strategy, 1.0, random.Random(0), SubstitutionTable())
+    assert records[0].replacement == records[2].replacement != "Daniel"
+    assert all(r.replacement.isalpha() for r in records)
+
+
+def test_empty_radius_redacts(tiny_bert):
+    model, tok = tiny_bert
+    strategy = ZSTSSubstitution(model, tok, n=5, k=3, s=1e-6)
+    assert strategy.surrogate_in_context("Daniel met Okafor.", 11, 17, "OTHER", random.Random(0)) == "[REDACTED]"
+
+
+@pytest.mark.parametrize("options, message", [({"n": 0}, "n must be"), ({"k": 30}, "cannot exceed"),
+                                              ({"s": 0}, "radius s"), ({"embeddings": "w2v"}, "embeddings")])
+def test_invalid_hyper_parameters(tiny_bert, options, message):
+    with pytest.raises(InputError, match=message):
+        ZSTSSubstitution(*tiny_bert, **options)
+
+
+def test_zsts_needs_a_language_model():
+    with pytest.raises(InputError, match="needs the pipeline's language model"):
+        get_strategy("zsts")
+
+
+def test_zsts_substitution_pipeline_on_the_offline_default():
+    pipe = deid_hf.pipeline("deid-substitution", strategy="zsts")
+    text = "My name is Daniel Okafor and my code is 4471. Daniel again."
+    out = pipe(text, seed=3, return_mapping=True)
+    assert out["privacy"]["dp"] is False and "no DP guarantee" in out["privacy"]["guarantee"]
+    assert "Okafor" not in out["text"] and "4471" not in out["text"] and "Daniel" not in out["text"]
+    assert out == pipe(text, seed=3, return_mapping=True)
+
+
+def test_zsts_pipeline_on_a_tiny_masked_lm(tiny_bert):
+    from transformers import pipeline
+
+    model, tok = tiny_bert
+    pipe = pipeline("deid-substitution", model=model, tokenizer=tok, strategy="zsts",
+                    detector="pfilter:0.5", strategy_options={"s": 2.0})
+    out = pipe("Daniel Okafor lives in Springfield.", seed=0)
+    assert out["spans"] and out["privacy"]["strategy"] == "zsts"
