@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from importlib import resources
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
@@ -79,6 +80,104 @@ def cmd_run(args: argparse.Namespace) -> None:
         console.print(f"  record {error['index']}: {error['error']}")
 
 
+def cmd_evaluate_detection(args: argparse.Namespace) -> None:
+    """Detection metrics of shared/EVALUATION.md against gold spans (JSON/JSONL), printed and as JSON."""
+    from rich.progress import Progress
+
+    from .evaluation.detection import evaluate_pipeline, load_gold
+    from .pipelines import pipeline
+
+    docs = load_gold(args.data, text_field=args.text_field, limit=args.limit)
+    pipe = pipeline("deid-substitution", model=args.model, detector=args.detector.split(","),
+                    strategy=args.strategy)
+    with Progress(console=console) as bar:
+        task = bar.add_task("evaluating", total=len(docs))
+        report = evaluate_pipeline(pipe, docs, seed=args.seed,
+                                   progress=lambda done, total: bar.update(task, completed=done))
+    table = Table(title=f"detection on {args.data} ({len(docs)} documents, detector {args.detector})")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key in ("token_precision", "token_recall", "token_f1", "entities_fully_protected",
+                "entities_partially_protected", "leakage"):
+        value = report[key]
+        table.add_row(key, "-" if value is None else f"{value:.3f}")
+    for label, value in report["per_type_recall"].items():
+        table.add_row(f"recall {label}", f"{value:.3f}")
+    console.print(table)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"data": str(args.data), "detector": args.detector,
+                                               "strategy": args.strategy, **report}, indent=2))
+        console.print(f"wrote {args.json}")
+
+
+def _utility_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data-root", default="../shared/data", help="folder holding the evaluation data")
+    parser.add_argument("--strategies", default="redact,typed,full_entity")
+    parser.add_argument("--detectors", default="gold,default", help="gold spans (p = 1 setting) and/or detectors")
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--train-size", type=int, default=1000, help="subsample the training split")
+    parser.add_argument("--test-size", type=int, default=300, help="subsample the test split")
+    parser.add_argument("--max-steps", type=int, default=150, help="optimizer steps per run")
+    parser.add_argument("--batch-size", type=int, default=16)
+
+
+def _utility_runs(args, datasets: list[str], detectors_for: dict[str, list[str]]):
+    from .evaluation.report import load_setup, utility_rows
+    from .evaluation.utility import TrainConfig
+    from .pipelines import pipeline
+
+    config = TrainConfig(max_steps=args.max_steps, batch_size=args.batch_size)
+    seeds = list(range(args.seeds))
+
+    def make_pipe(strategy, detector):
+        return pipeline("deid-substitution", model="smollm2-135m", strategy=strategy,
+                        detector=detector if not isinstance(detector, str) else detector.split("+"))
+
+    rows, setups = [], {}
+    for name in datasets:
+        setups[name] = load_setup(name, Path(args.data_root), args.train_size, args.test_size)
+        rows += utility_rows(setups[name], make_pipe, args.strategies.split(","), detectors_for[name], seeds,
+                             config, progress=lambda msg: console.print(f"[dim]{msg}[/dim]"))
+    return rows, setups, make_pipe, config
+
+
+def cmd_evaluate_utility(args: argparse.Namespace) -> None:
+    """Downstream utility: train on de-identified data, test on original data, beside the original model."""
+    rows, *_ = _utility_runs(args, [args.dataset], {args.dataset: args.detectors.split(",")})
+    table = Table(title="downstream utility (mean ± std over seeds)")
+    for column in ("data", "strategy", "detector", "privacy", "score"):
+        table.add_column(column)
+    for r in rows:
+        table.add_row(r["data"], r["strategy"], r["detector"], r["privacy"], f"{r['mean']:.3f} ± {r['std']:.3f}")
+    console.print(table)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2))
+
+
+def cmd_evaluate_report(args: argparse.Namespace) -> None:
+    """One command: detection table, utility tables (SNIPS intent, BTC NER), trade-off plot over p."""
+    from .evaluation.detection import evaluate_pipeline, load_gold
+    from .evaluation.report import screenshot, utility_rows, write_report
+    from .pipelines import pipeline
+
+    docs = load_gold(Path(args.data_root) / "presidio_synth_pii" / "synth_dataset_v2.json",
+                     limit=args.detection_limit)
+    console.print(f"[dim]detection on {len(docs)} presidio_synth_pii records[/dim]")
+    detection = evaluate_pipeline(pipeline("deid-substitution", strategy="full_entity"), docs)
+    detectors = args.detectors.split(",")
+    rows, setups, make_pipe, config = _utility_runs(args, ["snips", "btc"],
+                                                    {"snips": detectors, "btc": ["gold"]})
+    curve = []
+    for p in (0.25, 0.5, 0.75, 1.0):
+        curve += utility_rows(setups["snips"], make_pipe, [args.curve_strategy], ["gold"], [0], config, p=p,
+                              with_original=False, progress=lambda msg: console.print(f"[dim]{msg}[/dim]"))
+    out = Path(args.out)
+    write_report(out, detection, rows, curve)
+    console.print(f"wrote {out / 'report.md'}, {out / 'report.html'}, {out / 'tradeoff.png'}")
+    if args.screenshot:
+        console.print(f"wrote {screenshot(out / 'report.html', out / 'report.png')}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="deid-hf", description="De-identify free text with HF models.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -101,6 +200,30 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--batch-size", type=int, default=32)
     run.add_argument("--shared-table", action="store_true", help="one substitution table for the corpus")
     run.set_defaults(func=cmd_run)
+    evaluate = sub.add_parser("evaluate", help="detection metrics and downstream utility")
+    evaluate_sub = evaluate.add_subparsers(dest="what", required=True)
+    detection = evaluate_sub.add_parser("detection", help=cmd_evaluate_detection.__doc__)
+    detection.add_argument("--data", required=True, help="gold JSON/JSONL (presidio_synth_pii schema works)")
+    detection.add_argument("--text-field", default="full_text")
+    detection.add_argument("--detector", default="default")
+    detection.add_argument("--strategy", default="full_entity", help="replacement used for leakage")
+    detection.add_argument("--model", default="smollm2-135m")
+    detection.add_argument("--limit", type=int, default=None)
+    detection.add_argument("--seed", type=int, default=0)
+    detection.add_argument("--json", default=None, help="write the metrics as JSON here")
+    detection.set_defaults(func=cmd_evaluate_detection)
+    utility = evaluate_sub.add_parser("utility", help=cmd_evaluate_utility.__doc__)
+    utility.add_argument("--dataset", default="snips", help="snips, btc or wnut17")
+    _utility_arguments(utility)
+    utility.add_argument("--json", default=None)
+    utility.set_defaults(func=cmd_evaluate_utility)
+    report = evaluate_sub.add_parser("report", help=cmd_evaluate_report.__doc__)
+    _utility_arguments(report)
+    report.add_argument("--detection-limit", type=int, default=None, help="presidio records (default: all)")
+    report.add_argument("--curve-strategy", default="word_by_word", help="strategy of the trade-off plot")
+    report.add_argument("--out", default="report")
+    report.add_argument("--screenshot", action="store_true", help="render report.html to report.png (Chromium)")
+    report.set_defaults(func=cmd_evaluate_report)
     models_cmd = sub.add_parser("models", help=cmd_models.__doc__)
     models_cmd.add_argument("--rebuild", action="store_true", help="reconvert cached models")
     models_cmd.set_defaults(func=cmd_models)

@@ -115,3 +115,17 @@ def load_gold(path: str | Path, text_field: str = "full_text", limit: int | None
         )
         docs.append(GoldDocument(text, spans))
     return docs
+
+
+def evaluate_pipeline(pipe, docs: Sequence[GoldDocument], *, seed: int | None = 0, batch_size: int = 32,
+                      progress=None) -> dict:
+    """EVALUATION.md metrics of a `deid-substitution` pipeline: its replaced spans are the predictions and
+    its output text is checked for leakage."""
+    counts = DetectionCounts()
+    for start in range(0, len(docs), batch_size):
+        batch = docs[start:start + batch_size]
+        for doc, result in zip(batch, pipe([d.text for d in batch], seed=seed, batch_size=len(batch))):
+            counts.add(doc, [(s["start"], s["end"]) for s in result["spans"] if s["replaced"]], result["text"])
+        if progress:
+            progress(min(start + batch_size, len(docs)), len(docs))
+    return counts.report()

@@ -89,3 +89,19 @@ def test_empty_predictions():
 def test_presidio_schema_is_read_directly():
     docs = load_gold(shared_data("presidio_synth_pii/synth_dataset_v2.json"), limit=20)
     assert len(docs) == 20 and all(s.end <= len(d.text) for d in docs for s in d.spans)
+
+
+def test_evaluate_metric_module_loads_from_a_local_path():
+    import evaluate
+
+    from deid_hf.evaluation import metric_path
+
+    metric = evaluate.load(metric_path("deid_detection"))
+    text = "Call Maria, now. Bob-Smith lives at 5 Elm St."
+    result = metric.compute(predictions=[[{"start": 5, "end": 7}, {"start": 36, "end": 38}]],
+                            references=[[{"start": 5, "end": 10, "label": "PERSON"},
+                                         {"start": 17, "end": 26, "label": "PERSON"},
+                                         {"start": 36, "end": 44, "label": "ADDRESS"}]],
+                            texts=[text], outputs=["Call X, now. Bob-Smith lives at X Elm St."])
+    assert (result["tp"], result["fp"], result["fn"]) == (2, 0, 3)
+    assert result["leakage"] == pytest.approx(1 / 3)
