@@ -115,9 +115,9 @@ def _utility_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strategies", default="redact,typed,full_entity")
     parser.add_argument("--detectors", default="gold,default", help="gold spans (p = 1 setting) and/or detectors")
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--train-size", type=int, default=1000, help="subsample the training split")
+    parser.add_argument("--train-size", type=int, default=800, help="subsample the training split")
     parser.add_argument("--test-size", type=int, default=300, help="subsample the test split")
-    parser.add_argument("--max-steps", type=int, default=150, help="optimizer steps per run")
+    parser.add_argument("--max-steps", type=int, default=60, help="optimizer steps per run")
     parser.add_argument("--batch-size", type=int, default=16)
 
 

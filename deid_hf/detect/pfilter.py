@@ -125,8 +125,9 @@ class WordScorer(ABC):
         return words, ids, _word_tokens(words, offsets)
 
 
-def _forward_logprobs(model, batch: list[list[int]], pad_id: int) -> torch.Tensor:
-    width = max(len(x) for x in batch)
+def _forward_logprobs(model, batch: list[list[int]], pad_id: int, width: int | None = None) -> torch.Tensor:
+    """Log-softmax of the LM logits for right-padded ``batch`` (padded to ``width`` when given)."""
+    width = width or max(len(x) for x in batch)
     ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
     mask = torch.zeros((len(batch), width), dtype=torch.long)
     for i, row in enumerate(batch):
