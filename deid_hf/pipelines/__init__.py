@@ -3,12 +3,14 @@
 from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
 from transformers.pipelines import PIPELINE_REGISTRY
 
+from .ndd import DeidNDDPipeline
 from .pfilter import DeidPFilterPipeline
 from .substitution import DeidSubstitutionPipeline
 
 TASKS = {
     "deid-substitution": DeidSubstitutionPipeline,
     "deid-pfilter": DeidPFilterPipeline,
+    "deid-ndd": DeidNDDPipeline,
 }
 
 
@@ -30,4 +32,4 @@ def pipeline(task: str, model="smollm2-135m", **kwargs):
     return hf_pipeline(task, model=model, **kwargs)
 
 
-__all__ = ["DeidPFilterPipeline", "DeidSubstitutionPipeline", "pipeline", "register", "TASKS"]
+__all__ = ["DeidNDDPipeline", "DeidPFilterPipeline", "DeidSubstitutionPipeline", "pipeline", "register", "TASKS"]
