@@ -178,6 +178,15 @@ def cmd_evaluate_report(args: argparse.Namespace) -> None:
         console.print(f"wrote {screenshot(out / 'report.html', out / 'report.png')}")
 
 
+def cmd_export(args: argparse.Namespace) -> None:
+    """Export a model (offline name, path or Hub id) to ONNX with Optimum, optionally int8 / optimised."""
+    from .export.onnx import export
+
+    folder = export(args.model, args.output, args.kind, int8=args.int8, optimize=args.optimize)
+    console.print(f"exported {args.model} ({args.kind}) to {folder}"
+                  f"{' with model_quantized.onnx (int8)' if args.int8 else ''}; model card: {folder / 'README.md'}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="deid-hf", description="De-identify free text with HF models.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -224,6 +233,14 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--out", default="report")
     report.add_argument("--screenshot", action="store_true", help="render report.html to report.png (Chromium)")
     report.set_defaults(func=cmd_evaluate_report)
+    export_cmd = sub.add_parser("export", help=cmd_export.__doc__)
+    export_cmd.add_argument("model", help="offline name (smollm2-135m, minilm), local path or Hub id")
+    export_cmd.add_argument("output")
+    export_cmd.add_argument("--kind", required=True,
+                            help="fill-mask, causal-lm, token-classification or feature-extraction")
+    export_cmd.add_argument("--int8", action="store_true", help="also write int8 dynamic quantization")
+    export_cmd.add_argument("--optimize", default=None, help="ORTOptimizer level O1, O2 or O3")
+    export_cmd.set_defaults(func=cmd_export)
     models_cmd = sub.add_parser("models", help=cmd_models.__doc__)
     models_cmd.add_argument("--rebuild", action="store_true", help="reconvert cached models")
     models_cmd.set_defaults(func=cmd_models)

@@ -76,9 +76,9 @@ class NDD:
             raise InputError(f"mu must be in (0, 1], got {mu!r}")
         if divergence not in ("kl", "hellinger"):
             raise InputError(f"divergence must be 'kl' or 'hellinger', got {divergence!r}")
-        from .detect.pfilter import make_scorer
+        from .detect.pfilter import lm_kind
 
-        self.kind = make_scorer(model, tokenizer).model_kind  # validates the head
+        self.kind = lm_kind(model)
         if self.kind == "masked" and tokenizer.mask_token_id is None:
             raise InputError("NDD with a masked LM needs a tokenizer with a mask token")
         self.model, self.tokenizer = model, tokenizer

@@ -279,20 +279,27 @@ class MaskedWordScorer(WordScorer):
         ]
 
 
-def make_scorer(model, tokenizer, **options) -> WordScorer:
-    """`MaskedWordScorer` for a model with a fill-mask head, `CausalWordScorer` for a causal LM."""
+def lm_kind(model) -> str:
+    """"masked" for a fill-mask head, "causal" for a causal-LM head (PyTorch or ONNX Runtime model)."""
     from transformers.models.auto.modeling_auto import (
         MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, MODEL_FOR_MASKED_LM_MAPPING_NAMES,
     )
 
     name = type(model).__name__
-    if name in MODEL_FOR_MASKED_LM_MAPPING_NAMES.values():
-        return MaskedWordScorer(model, tokenizer, **options)
-    if name in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.values():
-        options.pop("path", None)
-        return CausalWordScorer(model, tokenizer, **{k: v for k, v in options.items()
-                                                     if k in ("batch_size", "lowercase", "prefilter", "overlap")})
+    if name in MODEL_FOR_MASKED_LM_MAPPING_NAMES.values() or name == "ORTModelForMaskedLM":
+        return "masked"
+    if name in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.values() or name == "ORTModelForCausalLM":
+        return "causal"
     raise InputError(f"{name} has neither a fill-mask nor a causal-LM head: the p-filter needs one of them")
+
+
+def make_scorer(model, tokenizer, **options) -> WordScorer:
+    """`MaskedWordScorer` for a model with a fill-mask head, `CausalWordScorer` for a causal LM."""
+    if lm_kind(model) == "masked":
+        return MaskedWordScorer(model, tokenizer, **options)
+    options.pop("path", None)
+    return CausalWordScorer(model, tokenizer, **{k: v for k, v in options.items()
+                                                 if k in ("batch_size", "lowercase", "prefilter", "overlap")})
 
 
 class PFilterDetector(Detector):

@@ -21,13 +21,32 @@ def register() -> None:
                                                 pt_model=(AutoModelForMaskedLM, AutoModelForCausalLM), type="text")
 
 
-def pipeline(task: str, model="smollm2-135m", **kwargs):
-    """`transformers.pipeline` with offline-registry names resolved to local checkpoints."""
+def pipeline(task: str, model="smollm2-135m", backend: str = "pt", int8: bool = False, provider: str = "cpu",
+             **kwargs):
+    """`transformers.pipeline` with offline-registry names resolved to local checkpoints.
+
+    ``backend="onnx"``: ``model`` is an exported directory, an ``ORTModel*`` instance or an offline name
+    (exported once into the cache); ``int8`` picks the quantized graph, ``provider`` the execution provider
+    (cpu, cuda, tensorrt). There is no fallback to PyTorch: a missing export or provider is an error.
+    """
+    from transformers import AutoTokenizer
     from transformers import pipeline as hf_pipeline
 
-    from ..models import model_path
+    from ..errors import InputError
+    from ..models import REGISTRY, model_path
 
-    if isinstance(model, str):
+    if backend == "onnx":
+        from ..export.onnx import cached_export, load_ort_model
+
+        if isinstance(model, str):
+            folder = cached_export(model, "causal-lm") if model in REGISTRY else model
+            kwargs.setdefault("tokenizer", AutoTokenizer.from_pretrained(folder))
+            model = load_ort_model(folder, int8=int8, provider=provider)
+        elif not type(model).__module__.startswith("optimum.onnxruntime"):
+            raise InputError(f"backend='onnx' needs an exported directory or an ORTModel, got {type(model).__name__}")
+    elif backend != "pt":
+        raise InputError(f"backend must be 'pt' or 'onnx', got {backend!r}")
+    elif isinstance(model, str):
         model = model_path(model)
     return hf_pipeline(task, model=model, **kwargs)
 

@@ -42,8 +42,11 @@ class ZSTSSubstitution(Strategy):
             raise InputError(f"embeddings must be 'lm' or 'glove', got {embeddings!r}")
         self.model, self.tokenizer = model, tokenizer
         self.n, self.k, self.s, self.right_tokens = n, k, float(s), right_tokens
-        self.masked = tokenizer.mask_token_id is not None and not getattr(model.config, "is_decoder", False) \
-            and "ForMaskedLM" in type(model).__name__
+        from ..detect.pfilter import lm_kind
+
+        self.masked = lm_kind(model) == "masked"
+        if embeddings == "lm" and type(model).__module__.startswith("optimum.onnxruntime"):
+            raise InputError("embeddings='lm' needs a PyTorch model; use embeddings='glove' with ONNX Runtime")
         self.glove = None
         if embeddings == "glove":
             from ..models import load_glove
@@ -73,7 +76,7 @@ class ZSTSSubstitution(Strategy):
                 logits = model(**enc).logits[0, position]
                 return self._words(logits.topk(self.n * 3).indices.tolist())[:self.n]
             left = tok(text[:start].rstrip() or tok.bos_token or "", return_tensors="pt")["input_ids"]
-            logits = model(input_ids=left).logits[0, -1]
+            logits = model(input_ids=left, attention_mask=torch.ones_like(left)).logits[0, -1]
             pool = self._words(logits.topk(self.n * 4).indices.tolist(), leading_space=start > 0)[:2 * self.n]
             right = tok(text[end:], add_special_tokens=False)["input_ids"][:self.right_tokens]
             if not pool or not right:
@@ -81,7 +84,7 @@ class ZSTSSubstitution(Strategy):
             first = torch.log_softmax(logits, -1)[pool]
             batch = torch.cat([left.repeat(len(pool), 1), torch.tensor(pool)[:, None],
                                torch.tensor(right).repeat(len(pool), 1)], dim=1)
-            logp = torch.log_softmax(model(input_ids=batch).logits, -1)
+            logp = torch.log_softmax(model(input_ids=batch, attention_mask=torch.ones_like(batch)).logits, -1)
             offset = left.shape[1]
             follow = sum(logp[:, offset + i, right[i]] for i in range(len(right)))
             order = (first + follow).argsort(descending=True)

@@ -1,0 +1,129 @@
+"""Optimum ONNX export of the models deid-hf pipelines use, optional int8 / graph optimisation, and
+loading them as ONNX Runtime models on a chosen execution provider.
+
+Kinds (Optimum task): ``fill-mask``, ``causal-lm`` (``text-generation-with-past``: with past key values),
+``token-classification``, ``feature-extraction``. A registry name (``smollm2-135m``, ``minilm``) exports
+its converted local checkpoint; any other path or Hub id is passed to Optimum. Each export writes a model
+card (README.md). int8 is dynamic quantization (`ORTQuantizer`, AVX2 config: weights int8, activations
+quantized at run time) written as ``model_quantized.onnx`` (quantized from the plain graph: onnxruntime cannot quantize fused
+operators); optimisation is `ORTOptimizer` at level O1-O3, applied to ``model.onnx`` in place.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from ..errors import InputError, ModelUnavailableError
+
+KINDS = {
+    "fill-mask": ("fill-mask", "ORTModelForMaskedLM"),
+    "causal-lm": ("text-generation-with-past", "ORTModelForCausalLM"),
+    "token-classification": ("token-classification", "ORTModelForTokenClassification"),
+    "feature-extraction": ("feature-extraction", "ORTModelForFeatureExtraction"),
+}
+QUANTIZED_FILE = "model_quantized.onnx"
+PROVIDERS = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider",
+             "tensorrt": "TensorrtExecutionProvider"}
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in KINDS:
+        raise InputError(f"unknown model kind {kind!r}; choose one of {', '.join(KINDS)}")
+
+
+def export(model, output: str | Path, kind: str, *, int8: bool = False, optimize: str | None = None,
+           tokenizer=None, card: dict | None = None) -> Path:
+    """Export ``model`` (registry name, path, Hub id or in-memory PreTrainedModel) to ``output``."""
+    from optimum.exporters.onnx import main_export
+
+    from ..models import REGISTRY, model_path
+    from .cards import write_card
+
+    _check_kind(kind)
+    if optimize not in (None, "O1", "O2", "O3"):
+        raise InputError(f"optimize must be O1, O2 or O3, got {optimize!r}")
+    output = Path(output)
+    with tempfile.TemporaryDirectory() as tmp:
+        if isinstance(model, str):
+            source, name = model_path(model), model
+        else:  # an in-memory model: save it so Optimum exports exactly these weights
+            source, name = tmp, getattr(model.config, "_name_or_path", "") or type(model).__name__
+            model.save_pretrained(tmp)
+            if tokenizer is None:
+                raise InputError("exporting an in-memory model needs its tokenizer")
+        if tokenizer is not None:
+            tokenizer.save_pretrained(source)
+        try:
+            main_export(source, output, task=KINDS[kind][0], do_validation=False, local_files_only=True)
+        except (OSError, ValueError, KeyError) as exc:
+            raise ModelUnavailableError(f"cannot export {name!r} as {kind}: {str(exc).splitlines()[0][:200]}") \
+                from None
+    if int8:
+        from optimum.onnxruntime import ORTQuantizer
+        from optimum.onnxruntime.configuration import AutoQuantizationConfig
+
+        quantizer = ORTQuantizer.from_pretrained(output, file_name="model.onnx")
+        quantizer.quantize(save_dir=output, quantization_config=AutoQuantizationConfig.avx2(is_static=False))
+    if optimize:
+        from optimum.onnxruntime import ORTOptimizer
+        from optimum.onnxruntime.configuration import OptimizationConfig
+
+        level = {"O1": 1, "O2": 2, "O3": 99}[optimize]
+        optimizer = ORTOptimizer.from_pretrained(output)
+        optimizer.optimize(OptimizationConfig(optimization_level=level), save_dir=output, file_suffix="")
+    spec = REGISTRY.get(name) if isinstance(name, str) else None
+    write_card(output, kind=kind, base_model=spec.base_model if spec else name,
+               license=spec.license if spec else "other", int8=int8, optimize=optimize, extra=card or {})
+    return output
+
+
+def provider_options(provider: str, trt_cache: str | Path | None = None, fp16: bool = False) -> tuple[str, dict]:
+    """ONNX Runtime provider name and options; a clear error when it is not available here."""
+    import onnxruntime
+
+    if provider not in PROVIDERS:
+        raise InputError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
+    name = PROVIDERS[provider]
+    if name not in onnxruntime.get_available_providers():
+        raise ModelUnavailableError(
+            f"{name} is not available in this onnxruntime ({', '.join(onnxruntime.get_available_providers())}); "
+            f"on a CUDA machine install deid-hf[gpu] (onnxruntime-gpu)")
+    options = {}
+    if provider == "tensorrt":
+        options = {"trt_fp16_enable": fp16, "trt_engine_cache_enable": trt_cache is not None}
+        if trt_cache is not None:
+            options["trt_engine_cache_path"] = str(trt_cache)
+    return name, options
+
+
+def load_ort_model(path: str | Path, kind: str | None = None, *, int8: bool = False, provider: str = "cpu",
+                   **provider_kwargs):
+    """An ``ORTModelFor*`` from an exported directory; ``kind`` is read from its config when omitted."""
+    import optimum.onnxruntime as ort
+    from transformers import AutoConfig
+    from transformers.models.auto.modeling_auto import MODEL_FOR_MASKED_LM_MAPPING_NAMES
+
+    path = Path(path)
+    file_name = QUANTIZED_FILE if int8 else "model.onnx"
+    if not (path / file_name).exists():
+        raise ModelUnavailableError(f"{path} has no {file_name}: export it first with `deid-hf export`")
+    if kind is None:
+        config = AutoConfig.from_pretrained(path)
+        kind = "fill-mask" if config.model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES else "causal-lm"
+    _check_kind(kind)
+    name, options = provider_options(provider, **provider_kwargs)
+    cls = getattr(ort, KINDS[kind][1])
+    extra = {"use_cache": True} if kind == "causal-lm" else {}
+    return cls.from_pretrained(path, file_name=file_name, provider=name, provider_options=options, **extra)
+
+
+def cached_export(name: str, kind: str) -> Path:
+    """The ONNX export (fp32 and int8) of an offline default, built once into the deid-hf cache."""
+    from ..models import cached_entry
+
+    def build(out: Path) -> dict:
+        export(name, out, kind, int8=True)
+        return {"kind": kind}
+
+    return cached_entry(f"onnx-{name}-{kind}", build)
