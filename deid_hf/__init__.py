@@ -6,6 +6,14 @@ from .spans import LABELS, Span, merge_spans
 
 register()
 
-__all__ = ["CacheError", "DeidError", "InputError", "LABELS", "ModelUnavailableError", "Span", "merge_spans",
-           "pipeline"]
+__all__ = [
+           "LABELS",
+           "CacheError",
+           "DeidError",
+           "InputError",
+           "ModelUnavailableError",
+           "Span",
+           "merge_spans",
+           "pipeline",
+]
 __version__ = "0.1.0"

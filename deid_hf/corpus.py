@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 from .errors import InputError
 
@@ -56,8 +56,7 @@ def write_records(records: list[dict], path: Path) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     if path.suffix == ".jsonl":
         with open(tmp, "w", encoding="utf-8") as out:
-            for record in records:
-                out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            out.writelines(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
     else:
         import pandas as pd
 
@@ -154,7 +153,7 @@ def _process_batch(pipe, records, batch, text_field, p, seed) -> list[dict]:
             entries[i] = {"index": i, "error": str(exc)}
     try:
         results = pipe([text for _, text in valid], p=p, seed=seed, batch_size=len(valid)) if valid else []
-    except Exception:  # isolate the failing record(s): one at a time
+    except Exception:  # noqa: BLE001 - isolate the failing record(s): one at a time
         results = []
         for i, text in valid:
             try:

@@ -14,9 +14,9 @@ import json
 import os
 import shutil
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from .errors import CacheError, ModelUnavailableError
 
@@ -248,7 +248,7 @@ class WordVectors:
     """Word vectors with a vocabulary index; ``vectors`` is memory-mapped."""
 
     index: dict[str, int]
-    vectors: "object"
+    vectors: object
 
     def __contains__(self, word: str) -> bool:
         return word in self.index

@@ -19,8 +19,8 @@ once and all new ones in batched passes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import torch
 

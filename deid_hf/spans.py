@@ -8,8 +8,8 @@ earlier one), the maximum score, and the sorted set of sources joined by ``+``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Iterable
 
 from .errors import InputError
 
@@ -34,7 +34,7 @@ class Span:
         if self.label not in LABELS:
             raise InputError(f"unknown span label {self.label!r}; expected one of {', '.join(LABELS)}")
 
-    def overlaps(self, other: "Span") -> bool:
+    def overlaps(self, other: Span) -> bool:
         return self.start < other.end and other.start < self.end
 
     def text(self, document: str) -> str:

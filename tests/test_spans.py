@@ -1,3 +1,5 @@
+import itertools
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -26,7 +28,7 @@ def test_merge_keeps_exactly_the_covered_characters(items):
 def test_merge_is_idempotent_sorted_and_disjoint(items):
     merged = merge_spans(items)
     assert merge_spans(merged) == merged
-    for a, b in zip(merged, merged[1:]):
+    for a, b in itertools.pairwise(merged):
         assert a.end <= b.start
 
 

@@ -4,9 +4,9 @@ from .base import Detector, EnsembleDetector
 from .ner import SpacyDetector, TokenClassificationDetector
 from .patterns import PatternDetector
 
-__all__ = ["get_detector", "Detector", "EnsembleDetector", "PatternDetector", "SpacyDetector", "TokenClassificationDetector"]
+__all__ = ["Detector", "EnsembleDetector", "PatternDetector", "SpacyDetector", "TokenClassificationDetector", "get_detector"]
 
-from ..errors import InputError  # noqa: E402
+from ..errors import InputError
 
 DEFAULT_DETECTORS = ("patterns", "spacy")
 

@@ -8,7 +8,7 @@ A token-classification label already in the schema is kept; any other is mapped 
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..spans import LABELS, Span
 from .base import Detector

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")  # presidio's email check: offline snapshot
 
-from ..spans import Span  # noqa: E402
-from .base import Detector  # noqa: E402
+from ..spans import Span
+from .base import Detector
 
 PRESIDIO_LABELS = {
     "EMAIL_ADDRESS": "EMAIL", "PHONE_NUMBER": "PHONE", "CREDIT_CARD": "ID", "IBAN_CODE": "ID",
@@ -54,8 +54,16 @@ class PatternDetector(Detector):
 
     def __init__(self, extra: bool = True):
         from presidio_analyzer.predefined_recognizers import (
-            CreditCardRecognizer, DateRecognizer, EmailRecognizer, IbanRecognizer, IpRecognizer,
-            PhoneRecognizer, UrlRecognizer, UsBankRecognizer, UsLicenseRecognizer, UsPassportRecognizer,
+            CreditCardRecognizer,
+            DateRecognizer,
+            EmailRecognizer,
+            IbanRecognizer,
+            IpRecognizer,
+            PhoneRecognizer,
+            UrlRecognizer,
+            UsBankRecognizer,
+            UsLicenseRecognizer,
+            UsPassportRecognizer,
             UsSsnRecognizer,
         )
 

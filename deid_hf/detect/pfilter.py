@@ -22,8 +22,8 @@ import bisect
 import math
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Sequence
 
 import torch
 
@@ -282,7 +282,8 @@ class MaskedWordScorer(WordScorer):
 def lm_kind(model) -> str:
     """"masked" for a fill-mask head, "causal" for a causal-LM head (PyTorch or ONNX Runtime model)."""
     from transformers.models.auto.modeling_auto import (
-        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
     )
 
     name = type(model).__name__

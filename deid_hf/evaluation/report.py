@@ -8,12 +8,20 @@ import json
 import random
 import shutil
 import subprocess
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
-from .utility import (Example, GoldSpanDetector, TrainConfig, deidentify_examples, load_conll, load_snips,
-                      summarise, train_and_test)
+from .utility import (
+    Example,
+    GoldSpanDetector,
+    TrainConfig,
+    deidentify_examples,
+    load_conll,
+    load_snips,
+    summarise,
+    train_and_test,
+)
 
 
 @dataclass

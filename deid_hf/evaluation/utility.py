@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 import statistics
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from ..detect.base import Detector
 from ..errors import InputError
@@ -164,18 +164,22 @@ class TrainConfig:
 
 
 def train_and_test(task: str, train: Sequence[Example], test: Sequence[Example], *, seed: int,
-                   config: TrainConfig = TrainConfig()) -> dict:
+                   config: TrainConfig | None = None) -> dict:
     """Fine-tune MiniLM + fresh head on ``train`` with accelerate; ``score`` is accuracy (intent) or entity
     F1 (NER) on ``test``, ``final_loss`` the last training loss."""
     import torch
     from accelerate import Accelerator
     from accelerate.utils import set_seed
     from torch.utils.data import DataLoader
-    from transformers import (AutoModelForSequenceClassification, AutoModelForTokenClassification,
-                              get_linear_schedule_with_warmup)
+    from transformers import (
+        AutoModelForSequenceClassification,
+        AutoModelForTokenClassification,
+        get_linear_schedule_with_warmup,
+    )
 
     from ..models import load_tokenizer, model_path
 
+    config = config or TrainConfig()
     if task not in ("intent", "ner"):
         raise InputError(f"task must be 'intent' or 'ner', got {task!r}")
     set_seed(seed)

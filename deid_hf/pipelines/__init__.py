@@ -51,4 +51,4 @@ def pipeline(task: str, model="smollm2-135m", backend: str = "pt", int8: bool = 
     return hf_pipeline(task, model=model, **kwargs)
 
 
-__all__ = ["DeidNDDPipeline", "DeidPFilterPipeline", "DeidSubstitutionPipeline", "pipeline", "register", "TASKS"]
+__all__ = ["TASKS", "DeidNDDPipeline", "DeidPFilterPipeline", "DeidSubstitutionPipeline", "pipeline", "register"]

@@ -17,25 +17,33 @@ depends on the original context, so there is no DP guarantee.
 from __future__ import annotations
 
 import random
+from typing import ClassVar
 
 import torch
 from transformers import Pipeline
 
-from ..detect import get_detector
-from ..errors import InputError
-from ..ndd import NDD
-from ..replace.full_entity import FullEntity
-from ..replace.redact import REDACTED
-from .substitution import check_text, document_rng
+from deid_hf.detect import get_detector
+from deid_hf.errors import InputError
+from deid_hf.ndd import NDD
+from deid_hf.pipelines.base import SavableOptionsMixin, saved_options
+from deid_hf.pipelines.substitution import check_text, document_rng
+from deid_hf.replace.full_entity import FullEntity
+from deid_hf.replace.redact import REDACTED
 
 PRIVACY = {"strategy": "ndd", "dp": False, "epsilon": None,
            "guarantee": "no DP guarantee (the replacement is chosen by its fit to the original context)"}
 
 
-class DeidNDDPipeline(Pipeline):
-    def __init__(self, *args, detector="default", mode="substitutive", bank: str = "faker", k: int = 8,
-                 mu: float = 0.9, divergence: str = "kl", **kwargs):
-        super().__init__(*args, **kwargs)
+class DeidNDDPipeline(SavableOptionsMixin, Pipeline):
+    task_name = "deid-ndd"
+    DEFAULTS: ClassVar[dict] = {"detector": "default", "mode": "substitutive", "bank": "faker", "k": 8, "mu": 0.9,
+                "divergence": "kl"}
+
+    def __init__(self, model, *args, **kwargs):
+        given = {k: kwargs.pop(k) for k in self.DEFAULTS if k in kwargs}
+        self.options = {**self.DEFAULTS, **saved_options(model), **given}
+        super().__init__(model, *args, **kwargs)
+        detector, mode, bank, k, mu, divergence = (self.options[key] for key in self.DEFAULTS)
         if mode not in ("substitutive", "generative"):
             raise InputError(f"mode must be 'substitutive' or 'generative', got {mode!r}")
         if bank not in ("faker", "corpus", "corpus+faker"):

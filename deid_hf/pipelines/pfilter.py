@@ -6,18 +6,26 @@ Output per text: ``{"words": [{start, end, word, probability, scored, sensitive}
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from transformers import Pipeline
 
-from ..detect.pfilter import make_scorer
-from ..errors import InputError
-from ..privacy.randomized_response import check_probability
-from .substitution import check_text
+from deid_hf.detect.pfilter import make_scorer
+from deid_hf.errors import InputError
+from deid_hf.pipelines.base import SavableOptionsMixin, saved_options
+from deid_hf.pipelines.substitution import check_text
+from deid_hf.privacy.randomized_response import check_probability
 
 
-class DeidPFilterPipeline(Pipeline):
-    def __init__(self, *args, scorer_options=None, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.scorer = make_scorer(self.model, self.tokenizer, **(scorer_options or {}))
+class DeidPFilterPipeline(SavableOptionsMixin, Pipeline):
+    task_name = "deid-pfilter"
+    DEFAULTS: ClassVar[dict] = {"scorer_options": None}
+
+    def __init__(self, model, *args, **kwargs):
+        given = {k: kwargs.pop(k) for k in self.DEFAULTS if k in kwargs}
+        self.options = {**self.DEFAULTS, **saved_options(model), **given}
+        super().__init__(model, *args, **kwargs)
+        self.scorer = make_scorer(self.model, self.tokenizer, **(self.options["scorer_options"] or {}))
 
     def _sanitize_parameters(self, p=None, context=None, **kwargs):
         if kwargs:

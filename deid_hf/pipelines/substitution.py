@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import hashlib
 import random
+from typing import ClassVar
 
 from transformers import Pipeline
 
-from ..detect import get_detector
-from ..detect.base import add_repeated_mentions
-from ..errors import InputError
-from ..privacy.randomized_response import check_probability
-from ..replace import get_strategy
-from ..replace.apply import SubstitutionTable, apply_strategy
+from deid_hf.detect import get_detector
+from deid_hf.detect.base import add_repeated_mentions
+from deid_hf.errors import InputError
+from deid_hf.pipelines.base import SavableOptionsMixin, saved_options
+from deid_hf.privacy.randomized_response import check_probability
+from deid_hf.replace import get_strategy
+from deid_hf.replace.apply import SubstitutionTable, apply_strategy
 
 RECALL_CAVEAT = ("items the detector misses are never replaced: detector recall bounds the effective p, "
                  "and the guarantee covers detected items only")
@@ -39,15 +41,20 @@ def document_rng(seed: int | None, text: str) -> random.Random:
     return random.Random(f"{seed}:{hashlib.sha256(text.encode()).hexdigest()}")
 
 
-class DeidSubstitutionPipeline(Pipeline):
-    def __init__(self, *args, detector=None, strategy="full_entity", strategy_options=None,
-                 shared_table: bool = False, **kwargs):
-        super().__init__(*args, **kwargs)
+class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
+    task_name = "deid-substitution"
+    DEFAULTS: ClassVar[dict] = {"detector": None, "strategy": "full_entity", "strategy_options": None, "shared_table": False}
+
+    def __init__(self, model, *args, **kwargs):
+        given = {k: kwargs.pop(k) for k in self.DEFAULTS if k in kwargs}
+        self.options = {**self.DEFAULTS, **saved_options(model), **given}
+        super().__init__(model, *args, **kwargs)
+        strategy, detector = self.options["strategy"], self.options["detector"]
         if detector is None:  # ZSTS detects with its own p-filter; every other strategy with the ensemble
             detector = "pfilter" if strategy == "zsts" else "default"
         self.detector = get_detector(detector, self.model, self.tokenizer)
-        self.strategy = get_strategy(strategy, self.model, self.tokenizer, **(strategy_options or {}))
-        self.table = SubstitutionTable() if shared_table else None
+        self.strategy = get_strategy(strategy, self.model, self.tokenizer, **(self.options["strategy_options"] or {}))
+        self.table = SubstitutionTable() if self.options["shared_table"] else None
 
     def _sanitize_parameters(self, p=None, seed=None, return_mapping=None, **kwargs):
         if kwargs:

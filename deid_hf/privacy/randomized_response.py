@@ -11,7 +11,7 @@ Placeholders (redact, typed) are not private tokens, so with p = 1 they give eps
 from __future__ import annotations
 
 import math
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from ..errors import InputError
 

@@ -16,7 +16,7 @@ STRATEGIES: dict[str, type[Strategy]] = {
 }
 
 
-def get_strategy(strategy: "str | Strategy", model=None, tokenizer=None, **options) -> Strategy:
+def get_strategy(strategy: str | Strategy, model=None, tokenizer=None, **options) -> Strategy:
     """A strategy by registry name (LM-based ones get ``model``/``tokenizer``) or the instance itself."""
     if isinstance(strategy, Strategy):
         return strategy

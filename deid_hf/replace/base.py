@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 import random
 from abc import ABC, abstractmethod
-from typing import ClassVar, Mapping
+from collections.abc import Mapping
+from typing import ClassVar
 
 from ..privacy import randomized_response_epsilon
 

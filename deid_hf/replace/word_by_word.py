@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..errors import InputError
 from ..privacy import normalise
@@ -43,7 +43,7 @@ class WordByWord(Strategy):
                 values = [str(getattr(fake, provider)()) for _ in range(POOL_SIZE)]
                 self.policies[label] = normalise(Counter(w for v in values for w in v.split()))
 
-    def fit(self, units: Iterable[tuple[str, str]]) -> "WordByWord":
+    def fit(self, units: Iterable[tuple[str, str]]) -> WordByWord:
         """Value dissociation: pi per label from (label, word) pairs of the corpus' detected entities."""
         counts: dict[str, Counter] = {}
         for label, word in units:

@@ -1,7 +1,15 @@
+import itertools
+
 import pytest
 from transformers import BertConfig, BertForTokenClassification
 
-from deid_hf.detect import EnsembleDetector, PatternDetector, SpacyDetector, TokenClassificationDetector, get_detector
+from deid_hf.detect import (
+    EnsembleDetector,
+    PatternDetector,
+    SpacyDetector,
+    TokenClassificationDetector,
+    get_detector,
+)
 from deid_hf.errors import InputError
 
 TEXT = ("Maria Gonzalez, 67 years old, lives at 742 Evergreen Terrace, Springfield. "
@@ -28,7 +36,7 @@ def test_spacy_maps_to_the_common_schema():
 def test_ensemble_is_the_merged_union_with_sources():
     ensemble = EnsembleDetector([PatternDetector(), SpacyDetector()])
     spans = ensemble.detect(TEXT)
-    assert all(a.end <= b.start for a, b in zip(spans, spans[1:]))
+    assert all(a.end <= b.start for a, b in itertools.pairwise(spans))
     covered = {i for d in ensemble.detectors for s in d.detect(TEXT) for i in range(s.start, s.end)}
     assert covered == {i for s in spans for i in range(s.start, s.end)}
     assert any("+" in s.source for s in spans)

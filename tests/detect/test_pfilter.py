@@ -5,7 +5,13 @@ import torch
 from transformers import BertConfig, BertForMaskedLM, LlamaConfig, LlamaForCausalLM
 
 import deid_hf
-from deid_hf.detect.pfilter import CausalWordScorer, MaskedWordScorer, PFilterDetector, make_scorer, split_words
+from deid_hf.detect.pfilter import (
+    CausalWordScorer,
+    MaskedWordScorer,
+    PFilterDetector,
+    make_scorer,
+    split_words,
+)
 from deid_hf.errors import InputError
 
 TEXT = "My name is Okafor, Daniel Okafor; I live in Springfield at 742 Evergreen Terrace."

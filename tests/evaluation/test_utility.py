@@ -4,8 +4,18 @@ import pytest
 
 import deid_hf
 from deid_hf.evaluation.report import load_setup, utility_rows, write_report
-from deid_hf.evaluation.utility import (Example, GoldSpanDetector, TrainConfig, bio_entities, bio_spans,
-                                        deidentify_examples, entity_f1, load_conll, load_snips, train_and_test)
+from deid_hf.evaluation.utility import (
+    Example,
+    GoldSpanDetector,
+    TrainConfig,
+    bio_entities,
+    bio_spans,
+    deidentify_examples,
+    entity_f1,
+    load_conll,
+    load_snips,
+    train_and_test,
+)
 
 from ..conftest import SHARED_DATA, shared_data
 

@@ -32,7 +32,7 @@ def tiny_bert(minilm_tokenizer):
 @pytest.mark.parametrize("lm", ["tiny_llama", "tiny_bert"])
 def test_keeps_the_candidate_with_minimal_ndd(request, lm, mode):
     model, tokenizer = request.getfixturevalue(lm)
-    pipe = pipeline("deid-ndd", model=model, tokenizer=tokenizer, mode=mode, k=4, detector="patterns+spacy".split("+"))
+    pipe = pipeline("deid-ndd", model=model, tokenizer=tokenizer, mode=mode, k=4, detector=["patterns", "spacy"])
     out = pipe(TEXT, seed=0)
     json.dumps(out)
     assert out["spans"] and out["privacy"]["dp"] is False and "no DP guarantee" in out["privacy"]["guarantee"]

@@ -36,7 +36,7 @@ def test_masked_candidates_are_in_radius_and_consistent(tiny_bert):
     strategy = ZSTSSubstitution(model, tok, n=50, k=2, s=2.0)  # radius 2: every candidate qualifies
     text = "Daniel met Okafor and Daniel left."
     spans = [Span(0, 6), Span(11, 17), Span(22, 28)]
-    out, records = apply_strategy(text, spans, strategy, 1.0, random.Random(0), SubstitutionTable())
+    _, records = apply_strategy(text, spans, strategy, 1.0, random.Random(0), SubstitutionTable())
     assert records[0].replacement == records[2].replacement != "Daniel"
     assert all(r.replacement.isalpha() for r in records)
 

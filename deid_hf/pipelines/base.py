@@ -1,0 +1,48 @@
+"""Shared behaviour of the deid pipelines: options that persist through ``save_pretrained``.
+
+A pipeline's construction options (detector, strategy, ...) are written to ``config.deid_hf`` by
+``save_pretrained``, next to ``custom_pipelines`` and the copied pipeline module, so that
+``transformers.pipeline(task, model=dir, trust_remote_code=True)`` rebuilds the same pipeline (the copied
+module imports the installed ``deid_hf``). ``push_to_hub`` (transformers' PushToHubMixin) uploads that
+same folder. Pipeline modules use absolute imports: transformers copies them as standalone files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from deid_hf.errors import InputError
+
+
+def saved_options(model) -> dict:
+    """Options stored by a previous ``save_pretrained`` (empty for a plain model)."""
+    return dict(getattr(getattr(model, "config", None), "deid_hf", None) or {})
+
+
+def _json_option(name: str, value):
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return list(value)
+    if isinstance(value, dict) and all(isinstance(v, (str, int, float, bool)) for v in value.values()):
+        return value
+    raise InputError(f"option {name}={value!r} cannot be saved: pass it by name (a string) to save this pipeline")
+
+
+class SavableOptionsMixin:
+    #: the task name this pipeline is registered under
+    task_name: str
+    #: the construction options, as given (set by each pipeline's __init__)
+    options: dict
+
+    def save_pretrained(self, save_directory, **kwargs):
+        from deid_hf.detect.pfilter import lm_kind
+        from deid_hf.export.cards import write_card
+
+        self.model.config.deid_hf = {k: _json_option(k, v) for k, v in self.options.items()}
+        super().save_pretrained(save_directory, **kwargs)
+        base = getattr(self.model.config, "_name_or_path", "") or type(self.model).__name__
+        write_card(Path(save_directory), kind="fill-mask" if lm_kind(self.model) == "masked" else "causal-lm",
+                   base_model=base, license="other", onnx=False,
+                   extra={"privacy": f"`{self.task_name}` pipeline with options {self.model.config.deid_hf}. "
+                                     + getattr(self, "privacy_summary", "")})

@@ -1,0 +1,88 @@
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+from transformers import BertConfig, BertForMaskedLM
+
+import deid_hf
+from deid_hf.errors import InputError
+
+TEXT = "Patient Maria Gonzalez, 67 years old, saw Dr. Tanaka in Boston. Call (217) 555-0143."
+
+RELOAD = """
+import json, sys
+from transformers import pipeline
+task, folder, text = sys.argv[1:4]
+pipe = pipeline(task, model=folder, trust_remote_code=True)
+options = {"seed": 3} if task != "deid-pfilter" else {"p": 0.01}
+print(json.dumps(pipe(text, **options)))
+"""
+
+
+def reload_in_fresh_process(task, folder, text=TEXT):
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    out = subprocess.run([sys.executable, "-c", RELOAD, task, str(folder), text], env=env, capture_output=True,
+                         text=True, check=True, cwd=folder)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_saved_substitution_pipeline_is_a_hub_repo_and_reloads_identically(tmp_path):
+    pipe = deid_hf.pipeline("deid-substitution", strategy="typed", detector=["patterns", "spacy"])
+    pipe.save_pretrained(tmp_path)
+    config = json.loads((tmp_path / "config.json").read_text())
+    assert config["custom_pipelines"]["deid-substitution"]["impl"] == "substitution.DeidSubstitutionPipeline"
+    assert config["deid_hf"]["strategy"] == "typed"
+    assert {"substitution.py", "model.safetensors", "tokenizer.json", "README.md"} <= set(os.listdir(tmp_path))
+    assert "de-identification" in (tmp_path / "README.md").read_text()
+    assert reload_in_fresh_process("deid-substitution", tmp_path) == pipe(TEXT, seed=3)
+
+
+@pytest.fixture(scope="module")
+def tiny_bert(minilm_tokenizer):
+    torch.manual_seed(0)
+    return BertForMaskedLM(BertConfig(vocab_size=minilm_tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1,
+                                      num_attention_heads=2, intermediate_size=37)).eval(), minilm_tokenizer
+
+
+def test_pfilter_and_ndd_pipelines_reload(tmp_path, tiny_bert):
+    from transformers import pipeline
+
+    model, tokenizer = tiny_bert
+    pfilter = pipeline("deid-pfilter", model=model, tokenizer=tokenizer)
+    pfilter.save_pretrained(tmp_path / "pfilter")
+    assert reload_in_fresh_process("deid-pfilter", tmp_path / "pfilter") == pfilter(TEXT, p=0.01)
+    ndd = pipeline("deid-ndd", model=model, tokenizer=tokenizer, k=3, detector="patterns")
+    ndd.save_pretrained(tmp_path / "ndd")
+    assert reload_in_fresh_process("deid-ndd", tmp_path / "ndd") == ndd(TEXT, seed=3)
+
+
+def test_unsaveable_option_is_a_clear_error(tmp_path):
+    from deid_hf.detect import PatternDetector
+
+    pipe = deid_hf.pipeline("deid-substitution", strategy="typed", detector=PatternDetector())
+    with pytest.raises(InputError, match="cannot be saved: pass it by name"):
+        pipe.save_pretrained(tmp_path)
+
+
+def test_push_to_hub_uploads_the_same_layout(tmp_path, monkeypatch):
+    """No network here: everything up to the upload call runs; the upload receives the saved folder."""
+    from transformers.utils import hub
+
+    uploaded = {}
+    monkeypatch.setattr(hub, "create_repo", lambda repo_id, **kw: type("R", (), {"repo_id": repo_id})())
+
+    def capture(self, working_dir, repo_id, files_timestamps, **kwargs):
+        uploaded["files"] = set(os.listdir(working_dir))
+        with open(os.path.join(working_dir, "config.json")) as config:
+            uploaded["config"] = json.load(config)
+        uploaded["repo"] = repo_id
+
+    monkeypatch.setattr(hub.PushToHubMixin, "_upload_modified_files", capture)
+    pipe = deid_hf.pipeline("deid-substitution", strategy="redact", detector="patterns")
+    pipe.push_to_hub("someone/deid-redact")
+    assert uploaded["repo"] == "someone/deid-redact"
+    assert {"substitution.py", "config.json", "model.safetensors", "README.md"} <= uploaded["files"]
+    assert uploaded["config"]["deid_hf"]["strategy"] == "redact"
