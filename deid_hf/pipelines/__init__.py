@@ -4,6 +4,7 @@ from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
 from transformers.pipelines import PIPELINE_REGISTRY
 
 from .ndd import DeidNDDPipeline
+from .paraphrase import DeidParaphrasePipeline
 from .pfilter import DeidPFilterPipeline
 from .substitution import DeidSubstitutionPipeline
 
@@ -11,6 +12,7 @@ TASKS = {
     "deid-substitution": DeidSubstitutionPipeline,
     "deid-pfilter": DeidPFilterPipeline,
     "deid-ndd": DeidNDDPipeline,
+    "deid-paraphrase": DeidParaphrasePipeline,
 }
 
 

@@ -1,0 +1,98 @@
+"""The exponential mechanism as a transformers `LogitsProcessor`: clamp logits to [a, b], divide by
+T = 2 (b - a) / epsilon_token, then pure multinomial sampling. Bounds are fixed (the paper's [0, 1] after
+rescaling is ``ClampBounds(0, 1)``) or calibrated as quantiles of the model's logits on sample text
+(DP-MLM style) and stored in the model config (``deid_hf_clamp``) so they travel with the checkpoint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Sequence
+
+import torch
+from transformers import LogitsProcessor, LogitsProcessorList
+
+from ..errors import InputError
+from .accounting import epsilon_per_token, sensitivity, temperature_for, total_epsilon
+
+#: generate() options that would change the sampling distribution and so break the guarantee
+NON_DP_OPTIONS = {"top_k": 0, "top_p": 1.0, "typical_p": 1.0, "min_p": None, "repetition_penalty": 1.0,
+                  "num_beams": 1, "temperature": 1.0, "no_repeat_ngram_size": 0, "epsilon_cutoff": 0.0,
+                  "eta_cutoff": 0.0, "do_sample": True}
+
+
+@dataclass(frozen=True)
+class ClampBounds:
+    low: float
+    high: float
+
+    @property
+    def sensitivity(self) -> float:
+        return sensitivity(self.low, self.high)
+
+    @classmethod
+    def calibrate(cls, model, tokenizer, texts: Sequence[str], quantiles=(0.01, 0.99)) -> "ClampBounds":
+        """Bounds from the ``quantiles`` of the logits the model produces on ``texts``."""
+        values = []
+        for text in texts:
+            enc = tokenizer(text, return_tensors="pt")
+            with torch.no_grad():
+                values.append(model(**enc).logits.float().flatten()[::97])  # a strided sample of the logits
+        sample = torch.cat(values)
+        low, high = torch.quantile(sample, torch.tensor(quantiles, dtype=sample.dtype)).tolist()
+        return cls(float(low), float(high))
+
+    def store(self, model) -> None:
+        model.config.deid_hf_clamp = asdict(self)
+
+    @classmethod
+    def stored(cls, model) -> "ClampBounds | None":
+        saved = getattr(model.config, "deid_hf_clamp", None)
+        return cls(**saved) if saved else None
+
+
+class ClampedTemperatureLogitsProcessor(LogitsProcessor):
+    """scores -> clamp(scores, a, b) / T."""
+
+    def __init__(self, bounds: ClampBounds, temperature: float):
+        self.bounds, self.temperature = bounds, temperature
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        return scores.clamp(self.bounds.low, self.bounds.high) / self.temperature
+
+
+def dp_generate(model, inputs: dict, *, epsilon_token: float, bounds: ClampBounds, max_new_tokens: int,
+                allow_non_dp: bool = False, **generate_options):
+    """Sample with the mechanism; returns (generated ids without the prompt, privacy report).
+
+    Options that change the distribution (top-k/p, repetition penalty, beams, ...) are refused unless
+    ``allow_non_dp=True``, in which case the report says there is no DP guarantee.
+    """
+    changed = {k: v for k, v in generate_options.items() if k in NON_DP_OPTIONS and v != NON_DP_OPTIONS[k]}
+    unknown = set(generate_options) - set(NON_DP_OPTIONS) - {"pad_token_id", "eos_token_id"}
+    if unknown:
+        raise InputError(f"unsupported generate option(s): {', '.join(sorted(unknown))}")
+    if changed and not allow_non_dp:
+        raise InputError(f"{', '.join(sorted(changed))} would break the DP guarantee of pure sampling; pass "
+                         f"allow_non_dp=True to use them without a guarantee")
+    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 1:
+        raise InputError(f"max_new_tokens must be a positive integer, got {max_new_tokens!r}")
+    temperature = temperature_for(epsilon_token, bounds.sensitivity)
+    options = {**NON_DP_OPTIONS, **generate_options}
+    options.pop("temperature")
+    processors = LogitsProcessorList([ClampedTemperatureLogitsProcessor(bounds, temperature)])
+    out = model.generate(**inputs, logits_processor=processors, max_new_tokens=max_new_tokens,
+                         temperature=1.0, **options)
+    generated = out[:, inputs["input_ids"].shape[1]:]
+    dp = not changed
+    report = {
+        "dp": dp, "mechanism": "exponential (clamped logits, temperature sampling)",
+        "clamp": asdict(bounds), "sensitivity": bounds.sensitivity, "temperature": temperature,
+        "epsilon_per_token": epsilon_per_token(temperature, bounds.sensitivity) if dp else None,
+        "max_new_tokens": max_new_tokens,
+        "epsilon_bound": total_epsilon(epsilon_token, max_new_tokens) if dp else None,
+        "guarantee": (f"epsilon = {epsilon_token:g} per token, at most {epsilon_token * max_new_tokens:g} for "
+                      f"{max_new_tokens} tokens (Mattern et al. 2022, sec. 4.2)") if dp else
+                     f"no DP guarantee ({', '.join(sorted(changed))} change the sampling distribution)",
+    }
+    return generated, report

@@ -1,0 +1,105 @@
+import math
+from collections import Counter
+
+import pytest
+import torch
+from scipy.stats import chisquare
+from transformers import LlamaConfig, LlamaForCausalLM
+
+import deid_hf
+from deid_hf.errors import InputError
+from deid_hf.paraphrase import (ClampBounds, dp_generate, epsilon_per_token, max_tokens_for_budget, sensitivity,
+                                temperature_for, total_epsilon)
+
+
+def test_accounting_is_exact():
+    assert sensitivity(-2.0, 3.0) == 5.0
+    assert temperature_for(4.0, 5.0) == 2.5  # T = 2 * 5 / 4
+    assert epsilon_per_token(2.5, 5.0) == 4.0
+    assert total_epsilon(4.0, 12) == 48.0
+    assert max_tokens_for_budget(48.0, 4.0) == 12 and max_tokens_for_budget(47.9, 4.0) == 11
+    assert epsilon_per_token(temperature_for(0.3, 1.0), 1.0) == pytest.approx(0.3)
+    for bad in (lambda: sensitivity(1, 1), lambda: temperature_for(0, 1), lambda: total_epsilon(1.0, -1),
+                lambda: temperature_for(math.inf, 1)):
+        with pytest.raises(InputError):
+            bad()
+
+
+@pytest.fixture(scope="module")
+def tiny_lm():
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=8, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=32,
+                         bos_token_id=0, eos_token_id=7, pad_token_id=7)
+    return LlamaForCausalLM(config).eval()
+
+
+def test_sampler_matches_softmax_of_clamped_logits(tiny_lm):
+    prompt = torch.tensor([[0, 3, 5]])
+    with torch.no_grad():
+        logits = tiny_lm(input_ids=prompt).logits[0, -1]
+    bounds = ClampBounds(float(logits.quantile(0.25)), float(logits.quantile(0.75)))
+    epsilon = 3.0
+    expected = torch.softmax(logits.clamp(bounds.low, bounds.high) / temperature_for(epsilon, bounds.sensitivity), -1)
+    torch.manual_seed(1234)
+    n = 6000
+    batch = {"input_ids": prompt.repeat(n, 1), "attention_mask": torch.ones(n, 3, dtype=torch.long)}
+    ids, report = dp_generate(tiny_lm, batch, epsilon_token=epsilon, bounds=bounds, max_new_tokens=1,
+                              pad_token_id=7)
+    counts = Counter(ids[:, 0].tolist())
+    observed = [counts[i] for i in range(8)]
+    expected_counts = (expected.double() / expected.double().sum() * n).tolist()
+    assert chisquare(observed, expected_counts).pvalue > 0.01
+    assert report["dp"] and report["epsilon_per_token"] == pytest.approx(epsilon)
+    assert report["epsilon_bound"] == pytest.approx(epsilon)
+
+
+@pytest.mark.parametrize("option", [{"top_k": 50}, {"top_p": 0.9}, {"repetition_penalty": 1.2}, {"num_beams": 2},
+                                    {"temperature": 0.7}])
+def test_options_that_break_the_guarantee_are_refused(tiny_lm, option):
+    inputs = {"input_ids": torch.tensor([[0, 3]]), "attention_mask": torch.ones(1, 2, dtype=torch.long)}
+    with pytest.raises(InputError, match="would break the DP guarantee"):
+        dp_generate(tiny_lm, inputs, epsilon_token=1.0, bounds=ClampBounds(0, 1), max_new_tokens=2, **option)
+    if "num_beams" not in option:
+        _, report = dp_generate(tiny_lm, inputs, epsilon_token=1.0, bounds=ClampBounds(0, 1), max_new_tokens=2,
+                                allow_non_dp=True, pad_token_id=7, **option)
+        assert not report["dp"] and "no DP guarantee" in report["guarantee"]
+
+
+def test_bounds_are_calibrated_and_stored(tiny_lm, smollm2):
+    model, tokenizer = smollm2
+    bounds = ClampBounds.calibrate(model, tokenizer, ["Hello there.", "My name is Ann."])
+    assert bounds.low < bounds.high
+    bounds.store(tiny_lm)
+    assert ClampBounds.stored(tiny_lm) == bounds
+
+
+def test_paraphrase_pipeline_reports_privacy():
+    pipe = deid_hf.pipeline("deid-paraphrase", bounds=(0.0, 1.0))
+    out = pipe("I live in Springfield. My dog is called Rex.", epsilon=2.0, max_new_tokens=5)
+    assert len(out["sentences"]) == 2 and all(1 <= s["tokens"] <= 5 for s in out["sentences"])
+    assert out["privacy"]["temperature"] == pytest.approx(1.0)  # T = 2 * 1 / 2
+    assert out["privacy"]["epsilon_total"] == pytest.approx(2.0 * out["privacy"]["tokens"])
+    with pytest.raises(InputError, match="would break"):
+        pipe("Hello.", top_k=5)
+
+
+def test_ort_generation_honours_the_processor(monkeypatch):
+    from deid_hf.export.onnx import cached_export, load_ort_model
+    from deid_hf.paraphrase import mechanism
+
+    ort = load_ort_model(cached_export("smollm2-135m", "causal-lm"))
+    calls = []
+    original = mechanism.ClampedTemperatureLogitsProcessor.__call__
+
+    def spy(self, input_ids, scores):
+        out = original(self, input_ids, scores)
+        calls.append((float(out.max()), float(out.min())))
+        return out
+
+    monkeypatch.setattr(mechanism.ClampedTemperatureLogitsProcessor, "__call__", spy)
+    pipe = deid_hf.pipeline("deid-paraphrase", model=ort, tokenizer=deid_hf.models.load_tokenizer("smollm2-135m"),
+                            bounds=(0.0, 1.0))
+    out = pipe("I live in Springfield.", epsilon=4.0, max_new_tokens=4)
+    assert len(calls) == out["privacy"]["tokens"]
+    assert all(high <= 2.0 + 1e-6 and low >= 0.0 for high, low in calls)  # clamp to [0, 1], / T = 0.5
