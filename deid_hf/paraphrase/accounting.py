@@ -44,5 +44,4 @@ def total_epsilon(epsilon_token: float, tokens: int) -> float:
 
 def max_tokens_for_budget(total_budget: float, epsilon_token: float) -> int:
     """The longest generation whose total epsilon stays within ``total_budget``."""
-    return int(math.floor(_positive(total_budget, "total budget") / _positive(epsilon_token, "epsilon per token")
-                          + 1e-9))
+    return math.floor(_positive(total_budget, "total budget") / _positive(epsilon_token, "epsilon per token") + 1e-9)

@@ -6,8 +6,8 @@ rescaling is ``ClampBounds(0, 1)``) or calibrated as quantiles of the model's lo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Sequence
 
 import torch
 from transformers import LogitsProcessor, LogitsProcessorList
@@ -31,7 +31,7 @@ class ClampBounds:
         return sensitivity(self.low, self.high)
 
     @classmethod
-    def calibrate(cls, model, tokenizer, texts: Sequence[str], quantiles=(0.01, 0.99)) -> "ClampBounds":
+    def calibrate(cls, model, tokenizer, texts: Sequence[str], quantiles=(0.01, 0.99)) -> ClampBounds:
         """Bounds from the ``quantiles`` of the logits the model produces on ``texts``."""
         values = []
         for text in texts:
@@ -46,7 +46,7 @@ class ClampBounds:
         model.config.deid_hf_clamp = asdict(self)
 
     @classmethod
-    def stored(cls, model) -> "ClampBounds | None":
+    def stored(cls, model) -> ClampBounds | None:
         saved = getattr(model.config, "deid_hf_clamp", None)
         return cls(**saved) if saved else None
 

@@ -8,8 +8,15 @@ from transformers import LlamaConfig, LlamaForCausalLM
 
 import deid_hf
 from deid_hf.errors import InputError
-from deid_hf.paraphrase import (ClampBounds, dp_generate, epsilon_per_token, max_tokens_for_budget, sensitivity,
-                                temperature_for, total_epsilon)
+from deid_hf.paraphrase import (
+    ClampBounds,
+    dp_generate,
+    epsilon_per_token,
+    max_tokens_for_budget,
+    sensitivity,
+    temperature_for,
+    total_epsilon,
+)
 
 
 def test_accounting_is_exact():
