@@ -125,17 +125,38 @@ class WordScorer(ABC):
         return words, ids, _word_tokens(words, offsets)
 
 
-def _forward_logprobs(model, batch: list[list[int]], pad_id: int, width: int | None = None) -> torch.Tensor:
-    """Log-softmax of the LM logits for right-padded ``batch`` (padded to ``width`` when given)."""
+def _padded(batch: list[list[int]], pad_id: int, width: int | None = None):
     width = width or max(len(x) for x in batch)
     ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
     mask = torch.zeros((len(batch), width), dtype=torch.long)
     for i, row in enumerate(batch):
         ids[i, :len(row)] = torch.tensor(row)
         mask[i, :len(row)] = 1
+    return ids, mask
+
+
+def _forward_logprobs(model, batch: list[list[int]], pad_id: int, width: int | None = None) -> torch.Tensor:
+    """Log-softmax of the LM logits for right-padded ``batch`` (padded to ``width`` when given)."""
+    ids, mask = _padded(batch, pad_id, width)
     with torch.no_grad():
         logits = model(input_ids=ids, attention_mask=mask).logits
     return torch.log_softmax(logits.float(), dim=-1)
+
+
+def _read_logprobs(model, batch: list[list[int]], reads: list[list[tuple[int, int]]], pad_id: int) -> list[list[float]]:
+    """log P(target) at each (position, target) of each sequence; the softmax is taken only at those rows."""
+    ids, mask = _padded(batch, pad_id)
+    with torch.no_grad():
+        logits = model(input_ids=ids, attention_mask=mask).logits
+    rows = torch.tensor([b for b, r in enumerate(reads) for _ in r])
+    cols = torch.tensor([pos for r in reads for pos, _ in r])
+    targets = torch.tensor([t for r in reads for _, t in r])
+    values = torch.log_softmax(logits[rows, cols].float(), dim=-1).gather(1, targets[:, None])[:, 0].tolist()
+    out, cursor = [], 0
+    for r in reads:
+        out.append(values[cursor:cursor + len(r)])
+        cursor += len(r)
+    return out
 
 
 class CausalWordScorer(WordScorer):
@@ -268,10 +289,11 @@ class MaskedWordScorer(WordScorer):
         pad = self.tokenizer.pad_token_id or 0
         for b in range(0, len(all_jobs), size):
             chunk = all_jobs[b:b + size]
-            logprobs = _forward_logprobs(self.model, [job[0] for _, job in chunk], pad)
-            for row, (d, (_, reads)) in enumerate(chunk):
-                for pos, target, w in reads:
-                    logp[d][w] += logprobs[row, pos, target].item()
+            values = _read_logprobs(self.model, [job[0] for _, job in chunk],
+                                    [[(pos, target) for pos, target, _ in job[1]] for _, job in chunk], pad)
+            for (d, (_, reads)), read_values in zip(chunk, values):
+                for (_, _, w), value in zip(reads, read_values):
+                    logp[d][w] += value
         return [
             [WordScore(s, e, texts[d][s:e], math.exp(logp[d][i]) if i in logp[d] else 1.0, i in logp[d])
              for i, (s, e, _) in enumerate(words)]

@@ -90,3 +90,18 @@ def test_loaders_read_the_shared_data():
     assert len(snips) == 700 and all(len(e.tokens) == len(e.tags) for e in snips)
     btc = load_conll([shared_data("btc_broad_twitter_corpus/h.conll")])
     assert len(btc) > 1000 and any(t != "O" for e in btc for t in e.tags)
+
+
+def test_cli_evaluate_detection_and_utility(tmp_path):
+    from deid_hf.cli import main
+
+    data = shared_data("presidio_synth_pii/synth_dataset_v2.json")
+    assert main(["evaluate", "detection", "--data", str(data), "--limit", "20", "--detector", "patterns",
+                 "--json", str(tmp_path / "det.json")]) == 0
+    report = json.loads((tmp_path / "det.json").read_text())
+    assert 0 < report["token_recall"] <= 1 and report["leakage"] is not None
+    assert main(["evaluate", "utility", "--dataset", "btc", "--data-root", str(SHARED_DATA), "--train-size", "16",
+                 "--test-size", "8", "--max-steps", "2", "--seeds", "1", "--strategies", "typed",
+                 "--detectors", "gold", "--json", str(tmp_path / "u.json")]) == 0
+    rows = json.loads((tmp_path / "u.json").read_text())
+    assert [r["strategy"] for r in rows] == ["original", "typed"]
