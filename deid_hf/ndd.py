@@ -13,8 +13,9 @@ distributions at k before / after the edit and div is KL(d' || d) (default) or t
 Neighbours are aligned by character offset: left tokens end at or before ``start`` (identical in both texts),
 right tokens start at or after ``end`` in the old and at ``start + len(replacement)`` in the new text and are
 paired when their offsets relative to the edit's end agree. Texts longer than the model window are cut to the
-window centred on the edit. `ndd_batch` scores k candidate replacements with the old distributions computed
-once and all new ones in batched passes.
+window centred on the edit. Only the ``max_neighbours`` nearest neighbours count (default 64; their weight
+0.9^64 ~ 1e-3). `NDD.batch` scores k candidate replacements with the old distributions computed once and
+all new ones in batched passes.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
 import pytest
 import torch
-from transformers import BertConfig, BertForMaskedLM, LlamaConfig, LlamaForCausalLM
 
 from deid_hf.errors import InputError
 from deid_hf.ndd import NDD, divergence, reference_ndd
@@ -8,23 +7,6 @@ from deid_hf.ndd import NDD, divergence, reference_ndd
 TEXT = "The meeting with Daniel Okafor is on Tuesday in the small office."
 EDIT = (17, 30)  # "Daniel Okafor"
 CANDIDATES = ["Maria Gonzalez", "Bob", "a very long replacement name", ""]
-
-
-@pytest.fixture(scope="module")
-def tiny_bert(minilm_tokenizer):
-    torch.manual_seed(0)
-    config = BertConfig(vocab_size=minilm_tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
-                        num_attention_heads=2, intermediate_size=64, max_position_embeddings=64)
-    return BertForMaskedLM(config).eval(), minilm_tokenizer
-
-
-@pytest.fixture(scope="module")
-def tiny_llama(smollm2):
-    _, tokenizer = smollm2
-    torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=64)
-    return LlamaForCausalLM(config).eval(), tokenizer
 
 
 @pytest.mark.parametrize("kind", ["kl", "hellinger"])

@@ -88,8 +88,6 @@ def stop_words() -> frozenset[str]:
 class WordScorer(ABC):
     """One interface for both LM kinds: per-word probabilities of a batch of texts."""
 
-    model_kind: str
-
     def __init__(self, model, tokenizer, batch_size: int = 32, lowercase: bool = False,
                  prefilter: frozenset[str] | bool = False):
         self.model = model
@@ -160,8 +158,6 @@ def _read_logprobs(model, batch: list[list[int]], reads: list[list[tuple[int, in
 
 
 class CausalWordScorer(WordScorer):
-    model_kind = "causal"
-
     def __init__(self, model, tokenizer, batch_size: int = 16, lowercase: bool = False, prefilter=False,
                  overlap: int = 128):
         super().__init__(model, tokenizer, batch_size, lowercase, prefilter)
@@ -211,8 +207,6 @@ class CausalWordScorer(WordScorer):
 
 
 class MaskedWordScorer(WordScorer):
-    model_kind = "masked"
-
     def __init__(self, model, tokenizer, batch_size: int = 32, lowercase: bool = False, path: str = "exact",
                  fast_window: int = 64, spacing: int = 12, prefilter: frozenset[str] | bool | None = None):
         super().__init__(model, tokenizer, batch_size, lowercase, path == "fast" if prefilter is None else prefilter)

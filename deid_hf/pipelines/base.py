@@ -32,8 +32,14 @@ def _json_option(name: str, value):
 class SavableOptionsMixin:
     #: the task name this pipeline is registered under
     task_name: str
-    #: the construction options, as given (set by each pipeline's __init__)
-    options: dict
+    #: construction options and their defaults
+    DEFAULTS: dict
+
+    def __init__(self, model, *args, **kwargs):
+        given = {k: kwargs.pop(k) for k in self.DEFAULTS if k in kwargs}
+        #: defaults, then what a saved pipeline stored, then what the caller gave
+        self.options = {**self.DEFAULTS, **saved_options(model), **given}
+        super().__init__(model, *args, **kwargs)
 
     def save_pretrained(self, save_directory, **kwargs):
         from deid_hf.detect.pfilter import lm_kind

@@ -25,7 +25,7 @@ from transformers import Pipeline
 from deid_hf.detect import get_detector
 from deid_hf.errors import InputError
 from deid_hf.ndd import NDD
-from deid_hf.pipelines.base import SavableOptionsMixin, saved_options
+from deid_hf.pipelines.base import SavableOptionsMixin
 from deid_hf.pipelines.substitution import check_text, document_rng
 from deid_hf.replace.full_entity import FullEntity
 from deid_hf.replace.redact import REDACTED
@@ -40,8 +40,6 @@ class DeidNDDPipeline(SavableOptionsMixin, Pipeline):
                 "divergence": "kl"}
 
     def __init__(self, model, *args, **kwargs):
-        given = {k: kwargs.pop(k) for k in self.DEFAULTS if k in kwargs}
-        self.options = {**self.DEFAULTS, **saved_options(model), **given}
         super().__init__(model, *args, **kwargs)
         detector, mode, bank, k, mu, divergence = (self.options[key] for key in self.DEFAULTS)
         if mode not in ("substitutive", "generative"):

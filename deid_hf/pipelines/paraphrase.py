@@ -17,7 +17,7 @@ from transformers import Pipeline
 
 from deid_hf.errors import InputError
 from deid_hf.paraphrase import ClampBounds, dp_generate
-from deid_hf.pipelines.base import SavableOptionsMixin, saved_options
+from deid_hf.pipelines.base import SavableOptionsMixin
 from deid_hf.pipelines.substitution import check_text
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -41,8 +41,6 @@ class DeidParaphrasePipeline(SavableOptionsMixin, Pipeline):
     DEFAULTS: ClassVar[dict] = {"bounds": None}
 
     def __init__(self, model, *args, **kwargs):
-        given = {k: kwargs.pop(k) for k in self.DEFAULTS if k in kwargs}
-        self.options = {**self.DEFAULTS, **saved_options(model), **given}
         super().__init__(model, *args, **kwargs)
         from deid_hf.detect.pfilter import lm_kind
 

@@ -12,7 +12,7 @@ from transformers import Pipeline
 
 from deid_hf.detect.pfilter import make_scorer
 from deid_hf.errors import InputError
-from deid_hf.pipelines.base import SavableOptionsMixin, saved_options
+from deid_hf.pipelines.base import SavableOptionsMixin
 from deid_hf.pipelines.substitution import check_text
 from deid_hf.privacy.randomized_response import check_probability
 
@@ -22,8 +22,6 @@ class DeidPFilterPipeline(SavableOptionsMixin, Pipeline):
     DEFAULTS: ClassVar[dict] = {"scorer_options": None}
 
     def __init__(self, model, *args, **kwargs):
-        given = {k: kwargs.pop(k) for k in self.DEFAULTS if k in kwargs}
-        self.options = {**self.DEFAULTS, **saved_options(model), **given}
         super().__init__(model, *args, **kwargs)
         self.scorer = make_scorer(self.model, self.tokenizer, **(self.options["scorer_options"] or {}))
 

@@ -16,7 +16,7 @@ from transformers import Pipeline
 from deid_hf.detect import get_detector
 from deid_hf.detect.base import add_repeated_mentions
 from deid_hf.errors import InputError
-from deid_hf.pipelines.base import SavableOptionsMixin, saved_options
+from deid_hf.pipelines.base import SavableOptionsMixin
 from deid_hf.privacy.randomized_response import check_probability
 from deid_hf.replace import get_strategy
 from deid_hf.replace.apply import SubstitutionTable, apply_strategy
@@ -46,8 +46,6 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
     DEFAULTS: ClassVar[dict] = {"detector": None, "strategy": "full_entity", "strategy_options": None, "shared_table": False}
 
     def __init__(self, model, *args, **kwargs):
-        given = {k: kwargs.pop(k) for k in self.DEFAULTS if k in kwargs}
-        self.options = {**self.DEFAULTS, **saved_options(model), **given}
         super().__init__(model, *args, **kwargs)
         strategy, detector = self.options["strategy"], self.options["detector"]
         if detector is None:  # ZSTS detects with its own p-filter; every other strategy with the ensemble

@@ -2,7 +2,7 @@ import math
 
 import pytest
 import torch
-from transformers import BertConfig, BertForMaskedLM, LlamaConfig, LlamaForCausalLM
+from transformers import BertConfig
 
 import deid_hf
 from deid_hf.detect.pfilter import (
@@ -14,24 +14,15 @@ from deid_hf.detect.pfilter import (
 )
 from deid_hf.errors import InputError
 
+from ..conftest import tiny_llama as make_tiny_llama
+
 TEXT = "My name is Okafor, Daniel Okafor; I live in Springfield at 742 Evergreen Terrace."
-
-
-@pytest.fixture(scope="module")
-def tiny_bert(minilm_tokenizer):
-    torch.manual_seed(0)
-    config = BertConfig(vocab_size=minilm_tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
-                        num_attention_heads=2, intermediate_size=64, max_position_embeddings=64)
-    return BertForMaskedLM(config).eval(), minilm_tokenizer
 
 
 @pytest.fixture(scope="module")
 def tiny_llama(smollm2):
     _, tokenizer = smollm2
-    torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=24)
-    return LlamaForCausalLM(config).eval(), tokenizer
+    return make_tiny_llama(tokenizer, max_position_embeddings=24), tokenizer
 
 
 def test_split_words_keeps_punctuation_apart():

@@ -4,11 +4,11 @@ import subprocess
 import sys
 
 import pytest
-import torch
-from transformers import BertConfig, BertForMaskedLM
 
 import deid_hf
 from deid_hf.errors import InputError
+
+from ..conftest import tiny_bert as make_tiny_bert
 
 TEXT = "Patient Maria Gonzalez, 67 years old, saw Dr. Tanaka in Boston. Call (217) 555-0143."
 
@@ -42,9 +42,7 @@ def test_saved_substitution_pipeline_is_a_hub_repo_and_reloads_identically(tmp_p
 
 @pytest.fixture(scope="module")
 def tiny_bert(minilm_tokenizer):
-    torch.manual_seed(0)
-    return BertForMaskedLM(BertConfig(vocab_size=minilm_tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1,
-                                      num_attention_heads=2, intermediate_size=37)).eval(), minilm_tokenizer
+    return make_tiny_bert(minilm_tokenizer, num_hidden_layers=1, max_position_embeddings=512), minilm_tokenizer
 
 
 def test_pfilter_and_ndd_pipelines_reload(tmp_path, tiny_bert):

@@ -1,11 +1,13 @@
 import json
 
 import pytest
-import torch
-from transformers import BertConfig, BertForMaskedLM, LlamaConfig, LlamaForCausalLM, pipeline
+from transformers import pipeline
 
 import deid_hf
 from deid_hf.errors import InputError
+
+from ..conftest import tiny_bert as make_tiny_bert
+from ..conftest import tiny_llama as make_tiny_llama
 
 TEXT = "Patient Maria Gonzalez was seen in Boston. Tom Becker called on Tuesday."
 
@@ -13,19 +15,12 @@ TEXT = "Patient Maria Gonzalez was seen in Boston. Tom Becker called on Tuesday.
 @pytest.fixture(scope="module")
 def tiny_llama(smollm2):
     _, tokenizer = smollm2
-    torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=256,
-                         pad_token_id=tokenizer.pad_token_id)
-    return LlamaForCausalLM(config).eval(), tokenizer
+    return make_tiny_llama(tokenizer, max_position_embeddings=256), tokenizer
 
 
 @pytest.fixture(scope="module")
 def tiny_bert(minilm_tokenizer):
-    torch.manual_seed(0)
-    config = BertConfig(vocab_size=minilm_tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1,
-                        num_attention_heads=2, intermediate_size=37)
-    return BertForMaskedLM(config).eval(), minilm_tokenizer
+    return make_tiny_bert(minilm_tokenizer, num_hidden_layers=1, max_position_embeddings=512), minilm_tokenizer
 
 
 @pytest.mark.parametrize("mode", ["substitutive", "generative"])

@@ -1,8 +1,6 @@
 import random
 
 import pytest
-import torch
-from transformers import BertConfig, BertForMaskedLM
 
 import deid_hf
 from deid_hf.errors import InputError
@@ -12,13 +10,12 @@ from deid_hf.replace.shape import random_digits_like
 from deid_hf.replace.zsts import ZSTSSubstitution
 from deid_hf.spans import Span
 
+from ..conftest import tiny_bert as make_tiny_bert
+
 
 @pytest.fixture(scope="module")
 def tiny_bert(minilm_tokenizer):
-    torch.manual_seed(0)
-    config = BertConfig(vocab_size=minilm_tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1,
-                        num_attention_heads=2, intermediate_size=37)
-    return BertForMaskedLM(config).eval(), minilm_tokenizer
+    return make_tiny_bert(minilm_tokenizer, num_hidden_layers=1, max_position_embeddings=512), minilm_tokenizer
 
 
 def test_numbers_keep_their_shape():
