@@ -65,7 +65,8 @@ def bio_spans(tokens: Sequence[str], tags: Sequence[str]) -> list[Span]:
         starts.append(pos)
         pos += len(token) + 1
     mapping = {**SNIPS_SLOT_LABELS, **NER_LABELS}
-    return [Span(starts[a], starts[b - 1] + len(tokens[b - 1]), mapping.get(kind, "OTHER"), 1.0, "gold")
+    return [Span(starts[a], starts[b - 1] + len(tokens[b - 1]), mapping.get(kind, mapping.get(kind.upper(), "OTHER")),
+                 1.0, "gold")
             for a, b, kind in bio_entities(tags)]
 
 

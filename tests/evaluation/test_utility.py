@@ -28,6 +28,7 @@ def test_bio_entities_and_spans():
     assert [(text[s.start:s.end], s.label) for s in bio_spans(tokens, tags)] == [
         ("beatles", "PERSON"), ("new york city", "LOCATION")]
     assert bio_entities(["I-PER", "I-PER", "B-PER", "O", "I-LOC"]) == [(0, 2, "PER"), (2, 3, "PER"), (4, 5, "LOC")]
+    assert [s.label for s in bio_spans(["Ann", "in", "Rome"], ["B-person", "O", "B-location"])] == ["PERSON", "LOCATION"]
 
 
 def test_entity_f1():
