@@ -59,9 +59,8 @@ def common_edit(a: str, b: str) -> tuple[int, int, str] | None:
         starts.append(pos)
         pos += len(word)
     start = starts[p] if p < len(wa) else len(a)
+    # a pure insertion (nothing of a differs) is an empty edit at the first differing position
     end = starts[len(wa) - s - 1] + len(wa[len(wa) - s - 1]) if len(wa) - s > p else start
-    if p >= len(wa) - s:  # pure insertion: attach to the next word boundary
-        end = start
     return start, end, " ".join(wb[p:len(wb) - s])
 
 

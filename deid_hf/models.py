@@ -213,14 +213,6 @@ def load_causal_lm(name_or_path: str = "smollm2-135m"):
     return model, load_tokenizer(name_or_path)
 
 
-def load_masked_lm(name_or_path: str):
-    """(model, tokenizer) of a masked LM (fill-mask head) in eval mode."""
-    from transformers import AutoModelForMaskedLM
-
-    model = _from_pretrained(AutoModelForMaskedLM, name_or_path).eval()
-    return model, load_tokenizer(name_or_path)
-
-
 def load_encoder(name_or_path: str = "minilm"):
     """(model, tokenizer) of a bare encoder for embeddings, in eval mode."""
     from transformers import AutoModel
