@@ -17,7 +17,7 @@ from _common import data_path, print_table, write_results
 
 import deid_hf
 from deid_hf.detect import get_detector
-from deid_hf.evaluation.detection import DetectionCounts, load_gold
+from deid_hf.evaluation.detection import detection_report, load_gold
 
 
 def presidio_analyzer():
@@ -35,10 +35,7 @@ def measure(name, docs, detect_all, replace_all):
     predictions = detect_all(docs)
     seconds = time.perf_counter() - start
     outputs = replace_all(docs, predictions)
-    counts = DetectionCounts()
-    for doc, pred, out in zip(docs, predictions, outputs):
-        counts.add(doc, pred, out)
-    report = counts.report()
+    report = detection_report(docs, predictions, outputs)
     return {"tool": name, **{k: v for k, v in report.items() if k != "per_type_recall"},
             "docs_per_s": len(docs) / seconds, "per_type_recall": report["per_type_recall"]}
 

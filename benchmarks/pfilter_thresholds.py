@@ -16,7 +16,7 @@ from _common import data_path, print_table, write_results
 
 from deid_hf.detect import get_detector
 from deid_hf.detect.pfilter import make_scorer, stop_words
-from deid_hf.evaluation.detection import DetectionCounts, load_gold
+from deid_hf.evaluation.detection import DetectionCounts, detection_report, load_gold
 from deid_hf.models import load_causal_lm
 from deid_hf.spans import Span, merge_spans
 
@@ -53,10 +53,7 @@ def main():
             rows.append({"detector": name, "threshold": f"{threshold:.0e}", "precision": r["token_precision"],
                          "recall": r["token_recall"], "f1": r["token_f1"],
                          "fully_protected": r["entities_fully_protected"]})
-    base = DetectionCounts()
-    for doc, spans in zip(docs, ensemble):
-        base.add(doc, spans)
-    r = base.report()
+    r = detection_report(docs, ensemble)
     rows.append({"detector": "default (baseline)", "threshold": "-", "precision": r["token_precision"],
                  "recall": r["token_recall"], "f1": r["token_f1"], "fully_protected": r["entities_fully_protected"]})
     print(f"presidio_synth_pii, {len(docs)} records; smollm2-135m scoring: {len(docs) / seconds:.1f} docs/s"

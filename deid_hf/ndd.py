@@ -101,8 +101,8 @@ class NDD:
             raise InputError(f"edit [{start}, {end}) is outside the text (length {len(text)})")
         if not replacements or not all(isinstance(r, str) for r in replacements):
             raise InputError("NDD needs at least one replacement string")
-        text, start, end = self._fit_window(text, start, end, max(len(r) for r in replacements))
         old = _encode(self.tokenizer, text)
+        text, start, end, old = self._fit_window(text, start, end, max(len(r) for r in replacements), old)
         news = [_encode(self.tokenizer, text[:start] + r + text[end:]) for r in replacements]
         plans = []
         for new, r in zip(news, replacements):
@@ -113,19 +113,20 @@ class NDD:
             return self._causal(old, news, plans)
         return self._masked(old, news, plans)
 
-    def _fit_window(self, text: str, start: int, end: int, longest: int) -> tuple[str, int, int]:
-        """The text, or for texts longer than the model window the part centred on the edit that fits
-        (room is kept for special tokens and for a replacement of ``longest`` characters)."""
-        offsets = [o for o in _encode(self.tokenizer, text).offsets if o]
+    def _fit_window(self, text: str, start: int, end: int, longest: int, old: _Encoded):
+        """(text, start, end, encoding): unchanged, or for texts longer than the model window the part centred
+        on the edit that fits (room is kept for special tokens and a replacement of ``longest`` characters)."""
+        offsets = [o for o in old.offsets if o]
         budget = self.window - 8 - longest
         if len(offsets) <= budget:
-            return text, start, end
+            return text, start, end, old
         if budget < 16 or end - start > budget:
             raise InputError("the edit or its replacement is too long for the model window")
         first = next((i for i, o in enumerate(offsets) if o[1] > start), len(offsets) - 1)
         lo = max(0, min(first - budget // 2, len(offsets) - budget))
         cs, ce = offsets[lo][0], max(offsets[lo + budget - 1][1], end)
-        return text[cs:ce], start - cs, end - cs
+        cut = text[cs:ce]
+        return cut, start - cs, end - cs, _encode(self.tokenizer, cut)
 
     def _weights(self, pairs) -> torch.Tensor:
         return torch.tensor([self.mu ** d for _, _, d in pairs])

@@ -94,6 +94,15 @@ class DetectionCounts:
         }
 
 
+def detection_report(docs: Sequence[GoldDocument], predictions: Sequence[Sequence],
+                     outputs: Sequence[str] | None = None) -> dict:
+    """EVALUATION.md metrics of per-document predicted spans (and de-identified outputs, for leakage)."""
+    counts = DetectionCounts()
+    for i, (doc, predicted) in enumerate(zip(docs, predictions)):
+        counts.add(doc, predicted, outputs[i] if outputs is not None else None)
+    return counts.report()
+
+
 def load_gold(path: str | Path, text_field: str = "full_text", limit: int | None = None) -> list[GoldDocument]:
     """Gold documents from JSON (a list) or JSONL (one object per line).
 
