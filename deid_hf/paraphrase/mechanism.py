@@ -1,7 +1,8 @@
 """The exponential mechanism as a transformers `LogitsProcessor`: clamp logits to [a, b], divide by
 T = 2 (b - a) / epsilon_token, then pure multinomial sampling. Bounds are fixed (the paper's [0, 1] after
-rescaling is ``ClampBounds(0, 1)``) or calibrated as quantiles of the model's logits on sample text
-(DP-MLM style) and stored in the model config (``deid_hf_clamp``) so they travel with the checkpoint.
+rescaling is ``ClampBounds(0, 1)``) or calibrated from the model's logits on public sample text (DP-MLM
+style; see ``ClampBounds.calibrate``) and stored in the model config (``deid_hf_clamp``) so they travel with
+the checkpoint.
 """
 
 from __future__ import annotations
@@ -31,15 +32,23 @@ class ClampBounds:
         return sensitivity(self.low, self.high)
 
     @classmethod
-    def calibrate(cls, model, tokenizer, texts: Sequence[str], quantiles=(0.01, 0.99)) -> ClampBounds:
-        """Bounds from the ``quantiles`` of the logits the model produces on ``texts``."""
-        values = []
+    def calibrate(cls, model, tokenizer, texts: Sequence[str], low_quantile: float = 0.1,
+                  high_quantile: float = 0.9) -> ClampBounds:
+        """Bounds from logits the model produces on ``texts`` (public text, never the text to protect):
+        low = ``low_quantile`` of all logits, high = ``high_quantile`` of each position's largest logit (so
+        the ranking of the top candidates survives clamping); sensitivity = high - low. Raising low shrinks
+        the sensitivity but lifts the tail: with the fine-tuned smollm2 paraphraser, low at the median put
+        ~10% of sampled tokens in the tail at the epsilon where T = 1, low at the 10% quantile none (measured
+        on held-out training pairs, total variation to the unclamped distribution 0.08 at epsilon 60)."""
+        everything, maxima = [], []
         for text in texts:
             enc = tokenizer(text, return_tensors="pt")
             with torch.no_grad():
-                values.append(model(**enc).logits.float().flatten()[::97])  # a strided sample of the logits
-        sample = torch.cat(values)
-        low, high = torch.quantile(sample, torch.tensor(quantiles, dtype=sample.dtype)).tolist()
+                logits = model(**enc).logits[0].float()
+            everything.append(logits.flatten()[::97])  # a strided sample of all logits
+            maxima.append(logits.max(-1).values)
+        low = torch.quantile(torch.cat(everything), low_quantile)
+        high = torch.quantile(torch.cat(maxima), high_quantile)
         return cls(float(low), float(high))
 
     def store(self, model) -> None:
@@ -61,38 +70,48 @@ class ClampedTemperatureLogitsProcessor(LogitsProcessor):
         return scores.clamp(self.bounds.low, self.bounds.high) / self.temperature
 
 
-def dp_generate(model, inputs: dict, *, epsilon_token: float, bounds: ClampBounds, max_new_tokens: int,
+def dp_generate(model, inputs: dict, *, epsilon_token: float | None, bounds: ClampBounds, max_new_tokens: int,
                 allow_non_dp: bool = False, **generate_options):
     """Sample with the mechanism; returns (generated ids without the prompt, privacy report).
 
     Options that change the distribution (top-k/p, repetition penalty, beams, ...) are refused unless
-    ``allow_non_dp=True``, in which case the report says there is no DP guarantee.
+    ``allow_non_dp=True``, in which case the report says there is no DP guarantee; with it,
+    ``epsilon_token=None`` is plain sampling (no clamping, ``temperature`` default 1), the reference point.
     """
     changed = {k: v for k, v in generate_options.items() if k in NON_DP_OPTIONS and v != NON_DP_OPTIONS[k]}
     unknown = set(generate_options) - set(NON_DP_OPTIONS) - {"pad_token_id", "eos_token_id"}
     if unknown:
         raise InputError(f"unsupported generate option(s): {', '.join(sorted(unknown))}")
+    if epsilon_token is None:
+        changed["epsilon"] = None
     if changed and not allow_non_dp:
         raise InputError(f"{', '.join(sorted(changed))} would break the DP guarantee of pure sampling; pass "
                          f"allow_non_dp=True to use them without a guarantee")
     if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 1:
         raise InputError(f"max_new_tokens must be a positive integer, got {max_new_tokens!r}")
-    temperature = temperature_for(epsilon_token, bounds.sensitivity)
     options = {**NON_DP_OPTIONS, **generate_options}
-    options.pop("temperature")
-    processors = LogitsProcessorList([ClampedTemperatureLogitsProcessor(bounds, temperature)])
+    if epsilon_token is None:
+        temperature, processors = options.pop("temperature"), LogitsProcessorList()
+    else:
+        options.pop("temperature")
+        temperature = temperature_for(epsilon_token, bounds.sensitivity)
+        processors = LogitsProcessorList([ClampedTemperatureLogitsProcessor(bounds, temperature)])
     out = model.generate(**inputs, logits_processor=processors, max_new_tokens=max_new_tokens,
-                         temperature=1.0, **options)
+                         temperature=1.0 if processors else temperature, **options)
     generated = out[:, inputs["input_ids"].shape[1]:]
     dp = not changed
+    reasons = ", ".join(sorted(k for k in changed if k != "epsilon"))
     report = {
-        "dp": dp, "mechanism": "exponential (clamped logits, temperature sampling)",
-        "clamp": asdict(bounds), "sensitivity": bounds.sensitivity, "temperature": temperature,
+        "dp": dp, "mechanism": "exponential (clamped logits, temperature sampling)" if processors else
+        "plain sampling (logits not clamped)",
+        "clamp": asdict(bounds) if processors else None, "sensitivity": bounds.sensitivity if processors else None,
+        "temperature": temperature,
         "epsilon_per_token": epsilon_per_token(temperature, bounds.sensitivity) if dp else None,
         "max_new_tokens": max_new_tokens,
         "epsilon_bound": total_epsilon(epsilon_token, max_new_tokens) if dp else None,
         "guarantee": (f"epsilon = {epsilon_token:g} per token, at most {epsilon_token * max_new_tokens:g} for "
                       f"{max_new_tokens} tokens (Mattern et al. 2022, sec. 4.2)") if dp else
-                     f"no DP guarantee ({', '.join(sorted(changed))} change the sampling distribution)",
+                     f"no DP guarantee ({reasons + ' change' if reasons else 'plain sampling changes'} "
+                     f"the sampling distribution)",
     }
     return generated, report

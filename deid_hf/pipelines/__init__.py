@@ -23,9 +23,15 @@ def register() -> None:
                                                 pt_model=(AutoModelForMaskedLM, AutoModelForCausalLM), type="text")
 
 
-def pipeline(task: str, model="smollm2-135m", backend: str = "pt", int8: bool = False, provider: str = "cpu",
-             **kwargs):
+#: the offline default model of each task (``smollm2-135m`` where not listed)
+DEFAULT_MODELS = {"deid-paraphrase": "smollm2-135m-paraphraser"}
+
+
+def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, provider: str = "cpu", **kwargs):
     """`transformers.pipeline` with offline-registry names resolved to local checkpoints.
+
+    ``model`` defaults to the task's offline default (``DEFAULT_MODELS``; the fine-tuned paraphraser is built
+    once on first use).
 
     ``backend="onnx"``: ``model`` is an exported directory, an ``ORTModel*`` instance or an offline name
     (exported once into the cache); ``int8`` picks the quantized graph, ``provider`` the execution provider
@@ -37,6 +43,7 @@ def pipeline(task: str, model="smollm2-135m", backend: str = "pt", int8: bool = 
     from ..errors import InputError
     from ..models import REGISTRY, model_path
 
+    model = model or DEFAULT_MODELS.get(task, "smollm2-135m")
     if backend == "onnx":
         from ..export.onnx import cached_export, load_ort_model
 

@@ -49,6 +49,9 @@ class SavableOptionsMixin:
         super().save_pretrained(save_directory, **kwargs)
         base = getattr(self.model.config, "_name_or_path", "") or type(self.model).__name__
         write_card(Path(save_directory), kind="fill-mask" if lm_kind(self.model) == "masked" else "causal-lm",
-                   base_model=base, license="other", onnx=False,
-                   extra={"privacy": f"`{self.task_name}` pipeline with options {self.model.config.deid_hf}. "
-                                     + getattr(self, "privacy_summary", "")})
+                   base_model=base, license="other",
+                   text={"title": f"{self.task_name} pipeline for deid-hf",
+                         "summary": f"A saved deid-hf `{self.task_name}` pipeline on `{base}`; load it with "
+                                    f"`transformers.pipeline(model=<this folder>, trust_remote_code=True)`.",
+                         "usage": f'pipe = transformers.pipeline(model="{save_directory}", trust_remote_code=True)',
+                         "privacy": f"Options {self.model.config.deid_hf}. " + getattr(self, "privacy_summary", "")})

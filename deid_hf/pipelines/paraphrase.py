@@ -3,25 +3,29 @@ mechanism), prompting the causal LM in the "source => paraphrase" format of Witt
 
 Output: ``paraphrase`` (the sentences' paraphrases joined), ``sentences`` (source, paraphrase, tokens,
 epsilon), ``privacy`` (epsilon per token, total = sum over sentences of epsilon * tokens, clamp bounds,
-temperature). Bounds come from the model config (``deid_hf_clamp``, stored by calibration or fine-tuning),
-else from ``bounds=(low, high)``, else they are calibrated on deid-hf's bundled example texts.
+temperature). Clamp bounds: ``bounds=(low, high)`` if given, else the model config's ``deid_hf_clamp``
+(stored by calibration or fine-tuning), else calibrated on deid-hf's bundled example texts. Sampling uses
+torch's generator seeded from ``secrets`` per call, or from ``seed=`` for reproducible runs (same inputs and
+batch size give the same output).
 """
 
 from __future__ import annotations
 
 import re
+import secrets
 from typing import ClassVar
 
 import torch
 from transformers import Pipeline
 
 from deid_hf.errors import InputError
-from deid_hf.paraphrase import ClampBounds, dp_generate
+from deid_hf.paraphrase import ClampBounds, dp_generate, prompt
 from deid_hf.pipelines.base import SavableOptionsMixin
 from deid_hf.pipelines.substitution import check_text
 
+#: per-token epsilon when none is given
+DEFAULT_EPSILON = 50.0
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
-PROMPT = "{source} =>"
 
 
 def split_sentences(text: str) -> list[str]:
@@ -53,43 +57,50 @@ class DeidParaphrasePipeline(SavableOptionsMixin, Pipeline):
         newline = self.tokenizer("\n", add_special_tokens=False)["input_ids"]
         self.stop_ids = sorted({self.tokenizer.eos_token_id, *newline[-1:]} - {None})
 
-    def _sanitize_parameters(self, epsilon=None, max_new_tokens=None, allow_non_dp=None, **generate_options):
-        forward = {"epsilon": 50.0 if epsilon is None else epsilon,
+    def _sanitize_parameters(self, epsilon=DEFAULT_EPSILON, max_new_tokens=None, allow_non_dp=None, seed=None,
+                             **generate_options):
+        """``epsilon=None`` with ``allow_non_dp=True``: plain sampling, no guarantee (the reference point)."""
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise InputError(f"seed must be an integer, got {seed!r}")
+        forward = {"epsilon": epsilon,
                    "max_new_tokens": 48 if max_new_tokens is None else max_new_tokens,
-                   "allow_non_dp": bool(allow_non_dp), "generate_options": generate_options}
+                   "allow_non_dp": bool(allow_non_dp), "seed": seed, "generate_options": generate_options}
         return {}, forward, {}
 
     def preprocess(self, inputs):
         return {"text": check_text(inputs)}
 
-    def _forward(self, model_inputs, epsilon, max_new_tokens, allow_non_dp, generate_options):
+    def _forward(self, model_inputs, epsilon, max_new_tokens, allow_non_dp, seed, generate_options):
+        """Every sentence of every text in the batch is sampled in one left-padded ``generate`` call."""
         texts = model_inputs["text"]
         texts = [texts] if isinstance(texts, str) else list(texts)
-        return {"result": [self._paraphrase(t, epsilon, max_new_tokens, allow_non_dp, generate_options)
-                           for t in texts]}
-
-    def _paraphrase(self, text, epsilon, max_new_tokens, allow_non_dp, generate_options) -> dict:
-        sentences, report = [], None
-        for source in split_sentences(text):
-            enc = self.tokenizer(PROMPT.format(source=source), return_tensors="pt")
+        sources = [split_sentences(text) for text in texts]
+        flat = [prompt(source) for sentences in sources for source in sentences]
+        enc = self.tokenizer(flat, return_tensors="pt", padding=True, padding_side="left")
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(secrets.randbits(63) if seed is None else seed)
             ids, report = dp_generate(self.model, dict(enc), epsilon_token=epsilon, bounds=self.bounds,
                                       max_new_tokens=max_new_tokens, allow_non_dp=allow_non_dp,
                                       eos_token_id=self.stop_ids, pad_token_id=self.tokenizer.pad_token_id,
                                       **generate_options)
-            row = ids[0]
+        rows = iter(ids)
+        return {"result": [self._assemble([(source, next(rows)) for source in sentences], epsilon, report)
+                           for sentences in sources]}
+
+    def _assemble(self, generated, epsilon, report) -> dict:
+        sentences = []
+        for source, row in generated:
             stops = torch.isin(row, torch.tensor(self.stop_ids)).nonzero()
             tokens = int(stops[0, 0]) + 1 if len(stops) else len(row)
             sentences.append({"source": source, "paraphrase": self.tokenizer.decode(row[:tokens],
                                                                                     skip_special_tokens=True).strip(),
                               "tokens": tokens, "epsilon": epsilon * tokens if report["dp"] else None})
-        dp = report["dp"]
+        dp, tokens = report["dp"], sum(s["tokens"] for s in sentences)
         privacy = {**{k: report[k] for k in ("dp", "mechanism", "clamp", "sensitivity", "temperature",
                                              "epsilon_per_token", "max_new_tokens")},
-                   "tokens": sum(s["tokens"] for s in sentences),
-                   "epsilon_total": sum(s["epsilon"] for s in sentences) if dp else None,
-                   "guarantee": report["guarantee"] + (f"; this text: epsilon = "
-                                                       f"{sum(s['epsilon'] for s in sentences):g} over "
-                                                       f"{sum(s['tokens'] for s in sentences)} tokens" if dp else "")}
+                   "tokens": tokens, "epsilon_total": epsilon * tokens if dp else None,
+                   "guarantee": report["guarantee"] + (f"; this text: epsilon = {epsilon * tokens:g} over "
+                                                       f"{tokens} tokens" if dp else "")}
         return {"paraphrase": " ".join(s["paraphrase"] for s in sentences), "sentences": sentences,
                 "privacy": privacy}
 

@@ -68,3 +68,16 @@ def test_repeated_mentions_are_added_once_detected():
     text = "Ann met Annie. Later Ann left; ANN stayed."
     spans = add_repeated_mentions(text, [Span(0, 3, "PERSON", 0.8, "spacy")])
     assert [(text[s.start:s.end], s.source) for s in spans] == [("Ann", "spacy"), ("Ann", "repeat")]
+
+
+def test_default_adds_improbable_proper_nouns_and_fast_needs_no_lm(smollm2):
+    model, tokenizer = smollm2
+    text = "Yesterday I met Wendeline Oszkarova near the flibbertigibbet kiosk in Qaqortoq."
+    found = lambda spec: {text[s.start:s.end]: s for s in get_detector(spec, model, tokenizer).detect(text)}
+    assert {"flibbertigibbet", "Qaqortoq"} <= set(found("pfilter"))  # every improbable word
+    assert set(found("pfilter-propn")) == {"Wendeline", "Oszkarova", "Qaqortoq"}  # proper nouns only
+    default = found("default")
+    assert default["Wendeline Oszkarova"].label == "PERSON" and "pfilter" in default["Wendeline Oszkarova"].source
+    assert "Qaqortoq" in default and "Qaqortoq" not in found("fast")
+    with pytest.raises(InputError, match="use 'fast'"):
+        get_detector("default")

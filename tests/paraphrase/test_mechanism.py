@@ -6,7 +6,6 @@ import torch
 from scipy.stats import chisquare
 from transformers import LlamaConfig, LlamaForCausalLM
 
-import deid_hf
 from deid_hf.errors import InputError
 from deid_hf.paraphrase import (
     ClampBounds,
@@ -81,32 +80,11 @@ def test_bounds_are_calibrated_and_stored(tiny_lm, smollm2):
     assert ClampBounds.stored(tiny_lm) == bounds
 
 
-def test_paraphrase_pipeline_reports_privacy():
-    pipe = deid_hf.pipeline("deid-paraphrase", bounds=(0.0, 1.0))
-    out = pipe("I live in Springfield. My dog is called Rex.", epsilon=2.0, max_new_tokens=5)
-    assert len(out["sentences"]) == 2 and all(1 <= s["tokens"] <= 5 for s in out["sentences"])
-    assert out["privacy"]["temperature"] == pytest.approx(1.0)  # T = 2 * 1 / 2
-    assert out["privacy"]["epsilon_total"] == pytest.approx(2.0 * out["privacy"]["tokens"])
-    with pytest.raises(InputError, match="would break"):
-        pipe("Hello.", top_k=5)
-
-
-def test_ort_generation_honours_the_processor(monkeypatch):
-    from deid_hf.export.onnx import cached_export, load_ort_model
-    from deid_hf.paraphrase import mechanism
-
-    ort = load_ort_model(cached_export("smollm2-135m", "causal-lm"))
-    calls = []
-    original = mechanism.ClampedTemperatureLogitsProcessor.__call__
-
-    def spy(self, input_ids, scores):
-        out = original(self, input_ids, scores)
-        calls.append((float(out.max()), float(out.min())))
-        return out
-
-    monkeypatch.setattr(mechanism.ClampedTemperatureLogitsProcessor, "__call__", spy)
-    pipe = deid_hf.pipeline("deid-paraphrase", model=ort, tokenizer=deid_hf.models.load_tokenizer("smollm2-135m"),
-                            bounds=(0.0, 1.0))
-    out = pipe("I live in Springfield.", epsilon=4.0, max_new_tokens=4)
-    assert len(calls) == out["privacy"]["tokens"]
-    assert all(high <= 2.0 + 1e-6 and low >= 0.0 for high, low in calls)  # clamp to [0, 1], / T = 0.5
+def test_plain_sampling_is_an_explicit_opt_out(tiny_lm):
+    inputs = {"input_ids": torch.tensor([[0, 3]]), "attention_mask": torch.ones(1, 2, dtype=torch.long)}
+    with pytest.raises(InputError, match="epsilon would break"):
+        dp_generate(tiny_lm, inputs, epsilon_token=None, bounds=ClampBounds(0, 1), max_new_tokens=2)
+    ids, report = dp_generate(tiny_lm, inputs, epsilon_token=None, bounds=ClampBounds(0, 1), max_new_tokens=2,
+                              allow_non_dp=True, pad_token_id=7)
+    assert ids.shape == (1, 2) and not report["dp"] and report["clamp"] is None
+    assert report["temperature"] == 1.0 and report["guarantee"].startswith("no DP guarantee (plain sampling")

@@ -39,12 +39,17 @@ def test_p_below_one_keeps_some_items(pipes):
     assert all(o["privacy"]["epsilon"] is None for o in outs)  # placeholders at p < 1: infinite
 
 
+def _rounded(outputs: list[dict]) -> list[dict]:
+    """Outputs with span scores rounded: padded batches move LM probabilities by float noise (~1e-12)."""
+    return [{**o, "spans": [{**s, "score": round(s["score"], 6)} for s in o["spans"]]} for o in outputs]
+
+
 def test_lists_batches_and_key_dataset(pipes):
     texts = [TEXT, "Tom lives in Paris.", "Email anna@example.org please."]
-    single = [pipes["redact"](t, seed=1) for t in texts]
-    assert pipes["redact"](texts, seed=1, batch_size=2) == single
+    single = _rounded([pipes["redact"](t, seed=1) for t in texts])
+    assert _rounded(pipes["redact"](texts, seed=1, batch_size=2)) == single
     data = Dataset.from_dict({"text": texts})
-    assert list(pipes["redact"](KeyDataset(data, "text"), seed=1, batch_size=2)) == single
+    assert _rounded(list(pipes["redact"](KeyDataset(data, "text"), seed=1, batch_size=2))) == single
 
 
 def test_dataset_map_batched(pipes):

@@ -1,0 +1,1 @@
+"""Training scripts run with accelerate: the DP paraphraser (``paraphraser``)."""

@@ -1,0 +1,353 @@
+"""Fine-tune a causal LM to paraphrase (Mattern et al. 2022, sec. 4.1) with an accelerate training loop.
+
+Data: "source => paraphrase" lines (Witteveen & Andrews 2019) from STS-B train+dev pairs scored >= 4.0 (both
+directions) and SNLI pairs whose five annotator labels are all entailment (premise => hypothesis), or any
+JSONL of ``{"source", "paraphrase"}``. The loss covers the paraphrase tokens only (the prompt is context).
+Pairs are split into train / held-out by unordered pair, so a pair and its reverse never straddle the split.
+
+The loop: gradient accumulation with ``accelerator.no_sync`` on all but the last micro-batch of a group,
+linear warm-up and decay, evaluation loss on the held-out slice, a checkpoint (``accelerator.save_state`` +
+the position in the epoch) every ``save_every`` optimizer steps, written atomically; ``resume=True`` continues
+from the newest checkpoint and reaches the same weights as an uninterrupted run (per-epoch order is a pure
+function of seed and epoch). The result is a normal transformers checkpoint with calibrated clamp bounds in
+its config (``deid_hf_clamp``) and a model card.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import json
+import math
+import random
+import shutil
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ..errors import InputError
+
+PROGRESS_FILE = "progress.json"
+TRAINING_FILE = "deid_hf_training.json"
+
+
+@dataclass
+class ParaphraserConfig:
+    model: str = "smollm2-135m"
+    epochs: int = 1
+    batch_size: int = 8
+    gradient_accumulation_steps: int = 2
+    learning_rate: float = 1e-4
+    warmup_ratio: float = 0.05
+    max_length: int = 96
+    eval_fraction: float = 0.05
+    eval_every: int = 50
+    save_every: int = 25
+    seed: int = 0
+    #: where the pairs came from, for the model card: "default" (STS-B + SNLI) or a file name
+    pairs: str = "default"
+
+    def __post_init__(self):
+        for name in ("epochs", "batch_size", "gradient_accumulation_steps", "max_length", "eval_every",
+                     "save_every"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InputError(f"{name} must be a positive integer, got {value!r}")
+        if not 0 < self.eval_fraction < 1:
+            raise InputError(f"eval_fraction must be in (0, 1), got {self.eval_fraction!r}")
+        if not self.learning_rate > 0:
+            raise InputError(f"learning_rate must be positive, got {self.learning_rate!r}")
+
+
+def stsb_pairs(folder: str | Path, min_score: float = 4.0) -> list[tuple[str, str]]:
+    """STS-B train+dev pairs with gold score >= ``min_score``, in both directions (test is kept for eval)."""
+    pairs = []
+    for split in ("train", "dev"):
+        path = Path(folder) / f"sts-{split}.csv"
+        if not path.is_file():
+            raise InputError(f"STS-B file {path} is missing")
+        for cols in csv.reader(path.open(encoding="utf-8"), delimiter="\t", quoting=csv.QUOTE_NONE):
+            if len(cols) >= 7 and float(cols[4]) >= min_score:
+                pairs += [(cols[5], cols[6]), (cols[6], cols[5])]
+    return pairs
+
+
+def snli_entailment_pairs(folder: str | Path) -> list[tuple[str, str]]:
+    """(premise, hypothesis) of every SNLI pair in ``folder``'s ``*.jsonl`` whose 5 labels are entailment."""
+    files = sorted(Path(folder).glob("*.jsonl"))
+    if not files:
+        raise InputError(f"no SNLI .jsonl files in {folder}")
+    pairs = []
+    for path in files:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            labels = row.get("annotator_labels") or []
+            if len(labels) == 5 and all(label == "entailment" for label in labels):
+                pairs.append((row["sentence1"], row["sentence2"]))
+    return pairs
+
+
+def default_pairs(data_root: str | Path) -> list[tuple[str, str]]:
+    """The paper's training mix available here: STS-B (>= 4.0, both ways) + all-entailment SNLI."""
+    root = Path(data_root)
+    if not (root / "stsbenchmark").is_dir() or not (root / "snli_partial").is_dir():
+        raise InputError(f"training the paraphraser needs {root / 'stsbenchmark'} and {root / 'snli_partial'}; "
+                         f"set DEID_HF_DATA / --data-root to the folder holding them, or pass --pairs FILE.jsonl")
+    return stsb_pairs(root / "stsbenchmark") + snli_entailment_pairs(root / "snli_partial")
+
+
+def read_pairs(path: str | Path) -> list[tuple[str, str]]:
+    """``{"source": ..., "paraphrase": ...}`` per line."""
+    if not Path(path).is_file():
+        raise InputError(f"pairs file {path} does not exist")
+    pairs = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            pairs.append((row["source"], row["paraphrase"]))
+        except (ValueError, KeyError, TypeError):
+            raise InputError(f"{path}:{number}: expected a JSON object with 'source' and 'paraphrase'") from None
+    return pairs
+
+
+def split_pairs(pairs: Sequence[tuple[str, str]], eval_fraction: float, seed: int):
+    """(train, held_out), split by unordered pair so that (a, b) and (b, a) land on the same side."""
+    keys = sorted({tuple(sorted(pair)) for pair in pairs})
+    random.Random(seed).shuffle(keys)
+    held = set(keys[:max(1, round(eval_fraction * len(keys)))])
+    train = [pair for pair in pairs if tuple(sorted(pair)) not in held]
+    held_out = [pair for pair in pairs if tuple(sorted(pair)) in held]
+    if not train:
+        raise InputError(f"{len(pairs)} pairs leave nothing to train on after holding out {eval_fraction:.0%}")
+    return train, held_out
+
+
+def encode_pair(tokenizer, source: str, paraphrase: str, max_length: int) -> dict:
+    """input_ids of prompt + completion; labels -100 on the prompt (loss on the paraphrase only)."""
+    from ..paraphrase import completion, prompt
+
+    context = tokenizer(prompt(source))["input_ids"]
+    target = tokenizer(completion(paraphrase, tokenizer.eos_token), add_special_tokens=False)["input_ids"]
+    ids = (context + target)[:max_length]
+    labels = ([-100] * len(context) + target)[:max_length]
+    return {"input_ids": ids, "labels": labels}
+
+
+def _collate(pad_id: int):
+    import torch
+
+    def collate(rows: list[dict]) -> dict:
+        width = max(len(r["input_ids"]) for r in rows)
+        pad = [width - len(r["input_ids"]) for r in rows]
+        return {"input_ids": torch.tensor([r["input_ids"] + [pad_id] * n for r, n in zip(rows, pad)]),
+                "attention_mask": torch.tensor([[1] * len(r["input_ids"]) + [0] * n for r, n in zip(rows, pad)]),
+                "labels": torch.tensor([r["labels"] + [-100] * n for r, n in zip(rows, pad)])}
+
+    return collate
+
+
+def epoch_order(size: int, seed: int, epoch: int) -> list[int]:
+    """The shuffled order of epoch ``epoch``: a pure function of (seed, epoch), so resuming can replay it."""
+    import torch
+
+    return torch.randperm(size, generator=torch.Generator().manual_seed(seed * 1000 + epoch)).tolist()
+
+
+def evaluation_loss(model, loader) -> float:
+    """Mean cross-entropy per paraphrase token over ``loader``."""
+    import torch
+
+    total, count = 0.0, 0
+    model.eval()
+    with torch.no_grad():
+        for batch in loader:
+            tokens = int((batch["labels"][:, 1:] != -100).sum())
+            total += float(model(**batch).loss) * tokens
+            count += tokens
+    model.train()
+    return total / max(count, 1)
+
+
+def latest_checkpoint(folder: Path) -> Path | None:
+    steps = [p for p in folder.glob("step-*") if (p / PROGRESS_FILE).is_file()] if folder.is_dir() else []
+    return max(steps, key=lambda p: int(p.name.split("-")[1]), default=None)
+
+
+def _save_checkpoint(accelerator, folder: Path, progress: dict) -> None:
+    """``accelerator.save_state`` into a temporary folder renamed into place; older checkpoints removed."""
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".tmp-{uuid.uuid4().hex}"
+    accelerator.save_state(str(tmp))
+    (tmp / PROGRESS_FILE).write_text(json.dumps(progress))
+    final = folder / f"step-{progress['step']}"
+    if final.exists():
+        shutil.rmtree(final)
+    tmp.rename(final)
+    for old in folder.glob("step-*"):
+        if old != final:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def train_paraphraser(pairs: Sequence[tuple[str, str]], output_dir: str | Path,
+                      config: ParaphraserConfig | None = None, *, model=None, tokenizer=None,
+                      checkpoint_dir: str | Path | None = None, resume: bool = False,
+                      stop_after: int | None = None, progress: bool = True) -> dict:
+    """Fine-tune ``config.model`` (or the given ``model`` / ``tokenizer``) on ``pairs``; returns the metrics.
+
+    ``stop_after=n`` ends the run after optimizer step n with a checkpoint (e.g. to fit a job's time limit);
+    ``resume=True`` continues from the newest checkpoint in ``checkpoint_dir`` (default output_dir/checkpoints).
+    The model is written to ``output_dir`` only when training completes.
+    """
+    import torch
+    from accelerate import Accelerator
+    from accelerate.utils import set_seed
+    from torch.utils.data import DataLoader
+    from tqdm.auto import tqdm
+    from transformers import get_linear_schedule_with_warmup
+
+    from ..models import load_causal_lm
+
+    config = config or ParaphraserConfig()
+    pairs = [(s.strip(), p.strip()) for s, p in pairs if s.strip() and p.strip()]
+    if not pairs:
+        raise InputError("no paraphrase pairs to train on")
+    output_dir = Path(output_dir)
+    checkpoints = Path(checkpoint_dir) if checkpoint_dir else output_dir / "checkpoints"
+    set_seed(config.seed)
+    if model is None:
+        model, tokenizer = load_causal_lm(config.model)
+    elif tokenizer is None:
+        raise InputError("pass the tokenizer together with the model")
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    train, held_out = split_pairs(pairs, config.eval_fraction, config.seed)
+    train_rows = [encode_pair(tokenizer, s, p, config.max_length) for s, p in train]
+    eval_rows = [encode_pair(tokenizer, s, p, config.max_length) for s, p in held_out]
+    collate = _collate(tokenizer.pad_token_id)
+
+    accelerator = Accelerator(cpu=not torch.cuda.is_available())
+    if accelerator.num_processes > 1:
+        raise InputError("train_paraphraser runs in one process (CPU or one GPU); multi-process is not supported")
+    batches_per_epoch = math.ceil(len(train_rows) / config.batch_size)
+    steps_per_epoch = math.ceil(batches_per_epoch / config.gradient_accumulation_steps)
+    total_steps = steps_per_epoch * config.epochs
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate)
+    scheduler = get_linear_schedule_with_warmup(optimizer, int(config.warmup_ratio * total_steps), total_steps)
+    eval_loader = DataLoader(eval_rows, batch_size=config.batch_size, collate_fn=collate)
+    model, optimizer, scheduler, eval_loader = accelerator.prepare(model, optimizer, scheduler, eval_loader)
+
+    state = {"step": 0, "epoch": 0, "batch": 0, "eval_loss": [], "train_loss": None}
+    found = latest_checkpoint(checkpoints) if resume else None
+    if found:
+        accelerator.load_state(str(found))
+        state = json.loads((found / PROGRESS_FILE).read_text())
+    resumed_from = state["step"]
+    if not state["eval_loss"]:
+        state["eval_loss"].append([0, evaluation_loss(model, eval_loader)])
+    bar = tqdm(total=total_steps, initial=state["step"], desc="fine-tuning paraphraser", unit="step",
+               disable=not progress or not accelerator.is_local_main_process)
+    stopped = False
+    for epoch in range(state["epoch"], config.epochs):
+        order = epoch_order(len(train_rows), config.seed, epoch)
+        loader = accelerator.prepare(DataLoader([train_rows[i] for i in order], batch_size=config.batch_size,
+                                                collate_fn=collate))
+        first = state["batch"] if epoch == state["epoch"] else 0
+        batches = accelerator.skip_first_batches(loader, first) if first else loader
+        group_loss = 0.0
+        for index, batch in enumerate(batches, start=first):
+            group_start = index - index % config.gradient_accumulation_steps
+            group_size = min(config.gradient_accumulation_steps, batches_per_epoch - group_start)
+            last = index == group_start + group_size - 1
+            with contextlib.nullcontext() if last else accelerator.no_sync(model):
+                loss = model(**batch).loss / group_size
+                accelerator.backward(loss)
+            group_loss += loss.detach().item()
+            if not last:
+                continue
+            accelerator.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+            state.update(step=state["step"] + 1, epoch=epoch, batch=index + 1, train_loss=group_loss)
+            group_loss = 0.0
+            if index + 1 == batches_per_epoch:
+                state.update(epoch=epoch + 1, batch=0)
+            bar.update(1)
+            bar.set_postfix(loss=f"{state['train_loss']:.3f}", eval=f"{state['eval_loss'][-1][1]:.3f}")
+            if state["step"] % config.eval_every == 0 or state["step"] == total_steps:
+                state["eval_loss"].append([state["step"], evaluation_loss(model, eval_loader)])
+            stopped = stop_after is not None and state["step"] >= stop_after and state["step"] < total_steps
+            if state["step"] % config.save_every == 0 or stopped:
+                _save_checkpoint(accelerator, checkpoints, state)
+            if stopped:
+                break
+        if stopped:
+            break
+    bar.close()
+    metrics = {"steps": state["step"], "total_steps": total_steps, "train_pairs": len(train),
+               "held_out_pairs": len(held_out), "train_loss": state["train_loss"],
+               "eval_loss": state["eval_loss"][-1][1], "eval_loss_before": state["eval_loss"][0][1],
+               "eval_loss_curve": state["eval_loss"], "resumed_from": resumed_from, "completed": not stopped}
+    if not stopped:
+        _write_model(accelerator.unwrap_model(model), tokenizer, output_dir, config, metrics, held_out)
+    return metrics
+
+
+def _write_model(model, tokenizer, output_dir: Path, config: ParaphraserConfig, metrics: dict,
+                 held_out: Iterable[tuple[str, str]]) -> None:
+    from ..export.cards import write_card
+    from ..models import REGISTRY
+    from ..paraphrase import ClampBounds, completion, prompt
+
+    model.eval()
+    sample = [prompt(s) + completion(p, "") for s, p in list(held_out)[:64]]
+    ClampBounds.calibrate(model, tokenizer, sample).store(model)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(output_dir, safe_serialization=True)
+    tokenizer.save_pretrained(output_dir)
+    (output_dir / TRAINING_FILE).write_text(json.dumps({"config": asdict(config), "metrics": metrics}, indent=2))
+    bounds = ClampBounds.stored(model)
+    datasets = ["sentence-transformers/stsb", "stanfordnlp/snli"] if config.pairs == "default" else None
+    base = REGISTRY[config.model].base_model if config.model in REGISTRY else config.model
+    write_card(output_dir, kind="causal-lm", base_model=base, license="apache-2.0", datasets=datasets,
+               tags=["paraphrase", "differential-privacy"], text={
+                   "title": f"{Path(config.model).name} fine-tuned as a DP paraphraser for deid-hf",
+                   "summary": (f"`{config.model}` fine-tuned to paraphrase in the \"source => paraphrase\" format "
+                               f"(Witteveen & Andrews 2019; Mattern et al. 2022) on {metrics['train_pairs']} pairs "
+                               f"({config.pairs}), {metrics['steps']} optimizer steps. Held-out loss per "
+                               f"paraphrase token: {metrics['eval_loss_before']:.3f} before, "
+                               f"{metrics['eval_loss']:.3f} after fine-tuning."),
+                   "usage": f'pipe = deid_hf.pipeline("deid-paraphrase", model="{output_dir}")\n'
+                            f'pipe("Text to paraphrase.", epsilon=100.0, max_new_tokens=48)',
+                   "privacy": (f"Clamp bounds [{bounds.low:.3f}, {bounds.high:.3f}] (10% logit quantile, 90% quantile "
+                               f"of the top logit, on held-out pairs; stored in the config as `deid_hf_clamp`), "
+                               f"sensitivity "
+                               f"{bounds.sensitivity:.3f}: sampling at temperature T = 2 * {bounds.sensitivity:.3f} "
+                               f"/ epsilon is an exponential mechanism with epsilon per generated token, epsilon * n "
+                               f"for n tokens (Mattern et al. 2022, sec. 4.2). The fine-tuning data is not "
+                               f"protected by that guarantee."),
+                   "limits": ("A 135M-parameter model paraphrases loosely; at the per-token epsilon needed for "
+                              "fluent text the guarantee is weak (see the deid-hf README for the measured "
+                              "trade-off). Named entities of the input can be copied into the output.")})
+
+
+def build_default_paraphraser(out: Path) -> dict:
+    """Builder of the cached ``smollm2-135m-paraphraser``: smollm2-135m fine-tuned on ``default_pairs`` with
+    the default config. Checkpoints go to ``<cache>/.train-smollm2-135m-paraphraser``, so a build that was
+    interrupted resumes where it stopped; they are removed once the model is complete."""
+    import sys
+
+    from ..evaluation import data_root
+    from ..models import PARAPHRASER_BUILD_NOTE, cache_dir
+
+    pairs = default_pairs(data_root())
+    checkpoints = cache_dir() / ".train-smollm2-135m-paraphraser"
+    print(f"deid-hf: building the default paraphraser once: {PARAPHRASER_BUILD_NOTE}; {len(pairs)} pairs",
+          file=sys.stderr)
+    metrics = train_paraphraser(pairs, out, ParaphraserConfig(), checkpoint_dir=checkpoints, resume=True)
+    shutil.rmtree(checkpoints, ignore_errors=True)
+    return {"base": "smollm2-135m", "eval_loss": metrics["eval_loss"], "steps": metrics["steps"]}

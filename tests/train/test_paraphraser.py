@@ -1,0 +1,99 @@
+import json
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from deid_hf.errors import InputError
+from deid_hf.paraphrase import ClampBounds
+from deid_hf.train.paraphraser import (
+    ParaphraserConfig,
+    default_pairs,
+    encode_pair,
+    read_pairs,
+    split_pairs,
+    train_paraphraser,
+)
+from tests.conftest import shared_data, tiny_llama
+
+PAIRS = [(f"The {animal} sat on the {thing} number {n}.", f"A {animal} was sitting on the {thing} {n}.")
+         for n in range(3) for animal in ("cat", "dog", "bird") for thing in ("mat", "sofa", "roof")]
+CONFIG = ParaphraserConfig(epochs=2, batch_size=4, gradient_accumulation_steps=2, learning_rate=5e-3,
+                           eval_fraction=0.15, eval_every=2, save_every=3, seed=7)
+
+
+@pytest.fixture(scope="module")
+def tokenizer(smollm2):
+    return smollm2[1]
+
+
+def test_pairs_encode_prompt_then_paraphrase(tokenizer):
+    row = encode_pair(tokenizer, "Hello there.", "Hi.", 96)
+    prompt_ids = tokenizer("Hello there. =>")["input_ids"]
+    assert row["input_ids"][:len(prompt_ids)] == prompt_ids
+    assert row["labels"][:len(prompt_ids)] == [-100] * len(prompt_ids)
+    target = row["input_ids"][len(prompt_ids):]
+    assert row["labels"][len(prompt_ids):] == target and target[-1] == tokenizer.eos_token_id
+    assert tokenizer.decode(target[:-1]) == " Hi."
+
+
+def test_split_keeps_a_pair_and_its_reverse_together():
+    pairs = [(a, b) for a, b in PAIRS] + [(b, a) for a, b in PAIRS]
+    train, held = split_pairs(pairs, 0.2, seed=1)
+    assert len(train) + len(held) == len(pairs) and held
+    held_keys = {frozenset(p) for p in held}
+    assert not any(frozenset(p) in held_keys for p in train)
+
+
+def test_default_pairs_follow_the_paper_filters():
+    root = shared_data("stsbenchmark").parent
+    pairs = default_pairs(root)
+    assert len(pairs) > 3000
+    assert pairs[0] == (pairs[1][1], pairs[1][0])  # STS-B in both directions
+    with pytest.raises(InputError, match="needs"):
+        default_pairs(root / "nowhere")
+
+
+def test_read_pairs_names_the_bad_line(tmp_path):
+    path = tmp_path / "pairs.jsonl"
+    path.write_text('{"source": "a", "paraphrase": "b"}\n{"source": "a"}\n')
+    with pytest.raises(InputError, match=":2:"):
+        read_pairs(path)
+
+
+def _train(tmp_path, tokenizer, name, **kwargs):
+    model = tiny_llama(tokenizer, tie_word_embeddings=True).train()  # tied like smollm2
+    return train_paraphraser(PAIRS, tmp_path / name, CONFIG, model=model,
+                             tokenizer=tokenizer, progress=False, **kwargs)
+
+
+def test_training_lowers_held_out_loss_and_writes_a_checkpoint(tmp_path, tokenizer):
+    metrics = _train(tmp_path, tokenizer, "full")
+    out = tmp_path / "full"
+    assert metrics["completed"] and metrics["steps"] == metrics["total_steps"] == 2 * 3  # 23 pairs: 6 batches
+    assert metrics["eval_loss"] < metrics["eval_loss_before"]
+    config = json.loads((out / "config.json").read_text())
+    assert ClampBounds(**config["deid_hf_clamp"]).sensitivity > 0
+    assert (out / "tokenizer.json").is_file() and "Privacy parameters" in (out / "README.md").read_text()
+    assert json.loads((out / "deid_hf_training.json").read_text())["metrics"]["steps"] == 6
+
+
+def test_resumed_training_reaches_the_same_weights_and_loss(tmp_path, tokenizer):
+    full = _train(tmp_path, tokenizer, "full")
+    stopped = _train(tmp_path, tokenizer, "resumed", stop_after=4)
+    assert not stopped["completed"] and stopped["steps"] == 4 and not (tmp_path / "resumed" / "config.json").exists()
+    assert sorted(p.name for p in (tmp_path / "resumed" / "checkpoints").iterdir()) == ["step-4"]
+    resumed = _train(tmp_path, tokenizer, "resumed", resume=True)
+    assert resumed["completed"] and resumed["resumed_from"] == 4 and resumed["steps"] == full["steps"]
+    assert resumed["eval_loss"] == pytest.approx(full["eval_loss"], abs=1e-6)
+    assert resumed["train_loss"] == pytest.approx(full["train_loss"], abs=1e-6)
+    a = load_file(tmp_path / "full" / "model.safetensors")
+    b = load_file(tmp_path / "resumed" / "model.safetensors")
+    assert all(torch.allclose(a[k], b[k], atol=1e-6) for k in a)
+
+
+def test_bad_config_is_refused():
+    with pytest.raises(InputError, match="batch_size"):
+        ParaphraserConfig(batch_size=0)
+    with pytest.raises(InputError, match="eval_fraction"):
+        ParaphraserConfig(eval_fraction=1.5)
