@@ -67,7 +67,7 @@ REGISTRY: dict[str, ModelSpec] = {
 }
 
 
-PARAPHRASER_BUILD_NOTE = ("fine-tuned on first use (about 15 min on 2 CPU cores, needs STS-B and SNLI under "
+PARAPHRASER_BUILD_NOTE = ("fine-tuned on first use (about 25 min on 2 CPU cores, needs STS-B and SNLI under "
                           "$DEID_HF_DATA or ../shared/data)")
 
 

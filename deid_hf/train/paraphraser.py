@@ -322,7 +322,7 @@ def _write_model(model, tokenizer, output_dir: Path, config: ParaphraserConfig, 
                                f"paraphrase token: {metrics['eval_loss_before']:.3f} before, "
                                f"{metrics['eval_loss']:.3f} after fine-tuning."),
                    "usage": f'pipe = deid_hf.pipeline("deid-paraphrase", model="{output_dir}")\n'
-                            f'pipe("Text to paraphrase.", epsilon=100.0, max_new_tokens=48)',
+                            f'pipe("Text to paraphrase.", epsilon=75.0, max_new_tokens=48)',
                    "privacy": (f"Clamp bounds [{bounds.low:.3f}, {bounds.high:.3f}] (10% logit quantile, 90% quantile "
                                f"of the top logit, on held-out pairs; stored in the config as `deid_hf_clamp`), "
                                f"sensitivity "
