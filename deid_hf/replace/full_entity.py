@@ -66,4 +66,20 @@ class FullEntity(Strategy):
             return random_digits_like(original, rng)
         if label == "DATE_TIME":
             return fake.day_of_week()
-        return fake.word()
+        return _untyped(original, fake)
+
+
+HONORIFIC = re.compile(r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?", re.IGNORECASE)
+
+
+def _untyped(original: str, fake) -> str:
+    """OTHER spans (mostly the p-filter's improbable proper nouns): an honorific becomes another honorific,
+    a capitalised word a surname-like word in the same case, anything else a random word."""
+    if HONORIFIC.fullmatch(original):
+        prefix = fake.prefix().rstrip(".")
+        return prefix + "." if original.endswith(".") else prefix
+    words = original.split()
+    if words and all(w[:1].isupper() for w in words):
+        surrogate = " ".join(fake.last_name() for _ in words)
+        return surrogate.upper() if original.isupper() else surrogate
+    return fake.word()
