@@ -107,9 +107,12 @@ def read_pairs(path: str | Path) -> list[tuple[str, str]]:
             continue
         try:
             row = json.loads(line)
-            pairs.append((row["source"], row["paraphrase"]))
+            pair = (row["source"], row["paraphrase"])
         except (ValueError, KeyError, TypeError):
-            raise InputError(f"{path}:{number}: expected a JSON object with 'source' and 'paraphrase'") from None
+            pair = None
+        if pair is None or not all(isinstance(text, str) for text in pair):
+            raise InputError(f"{path}:{number}: expected a JSON object with string 'source' and 'paraphrase'")
+        pairs.append(pair)
     return pairs
 
 
@@ -186,7 +189,7 @@ def _save_checkpoint(accelerator, folder: Path, progress: dict) -> None:
     if final.exists():
         shutil.rmtree(final)
     tmp.rename(final)
-    for old in folder.glob("step-*"):
+    for old in [*folder.glob("step-*"), *folder.glob(".tmp-*")]:  # older steps, leftovers of a crash
         if old != final:
             shutil.rmtree(old, ignore_errors=True)
 

@@ -59,6 +59,11 @@ def test_read_pairs_names_the_bad_line(tmp_path):
     path.write_text('{"source": "a", "paraphrase": "b"}\n{"source": "a"}\n')
     with pytest.raises(InputError, match=":2:"):
         read_pairs(path)
+    path.write_text('{"source": "a", "paraphrase": 3}\n')
+    with pytest.raises(InputError, match=":1: expected"):
+        read_pairs(path)
+    with pytest.raises(InputError, match="does not exist"):
+        read_pairs(tmp_path / "none.jsonl")
 
 
 def _train(tmp_path, tokenizer, name, **kwargs):
