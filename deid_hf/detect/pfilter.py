@@ -178,17 +178,15 @@ class CausalWordScorer(WordScorer):
                     break
                 start += step
         out = [[0.0] * len(ids) for ids in all_ids]
-        done = [1] * len(all_ids)  # next position still to fill per document
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        jobs.sort(key=lambda job: (len(job[2]), job[0], job[1]))  # similar lengths share a batch: less padding
         for b in range(0, len(jobs), self.batch_size):
             chunk = jobs[b:b + self.batch_size]
             logprobs = _forward_logprobs(self.model, [c[2] for c in chunk], pad)
             for row, (d, start, ids) in enumerate(chunk):
-                for local in range(1, len(ids)):
-                    pos = start + local
-                    if pos >= done[d]:
-                        out[d][pos] = logprobs[row, local - 1, ids[local]].item()
-                done[d] = max(done[d], start + len(ids))
+                # a window fills the positions after its overlap with the previous one (the first: all)
+                for local in range(1 if start == 0 else self.overlap, len(ids)):
+                    out[d][start + local] = logprobs[row, local - 1, ids[local]].item()
         return out
 
     def score_batch(self, texts, contexts=None):

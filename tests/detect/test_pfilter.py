@@ -91,6 +91,14 @@ def test_causal_long_documents_use_overlapping_windows(tiny_llama):
         logp = torch.log_softmax(model(input_ids=torch.tensor([ids[:scorer.window]])).logits[0], -1)
     assert windowed[1:scorer.window] == pytest.approx([logp[i - 1, ids[i]].item() for i in
                                                       range(1, scorer.window)], abs=1e-5)
+    start = scorer.window - 8  # the second window: it fills the positions after its 8-token overlap
+    second = ids[start:start + scorer.window]
+    with torch.no_grad():
+        logp = torch.log_softmax(model(input_ids=torch.tensor([second])).logits[0], -1)
+    end = start + len(second)
+    assert windowed[start + 8:end] == pytest.approx([logp[i - 1, second[i]].item() for i in range(8, len(second))],
+                                                    abs=1e-5)
+    assert all(value < 0 for value in windowed[1:])  # every position filled by exactly one window
     assert len(scorer.score(" ".join([TEXT] * 5))) == 5 * len(split_words(TEXT))
 
 
