@@ -243,11 +243,16 @@ def train_paraphraser(pairs: Sequence[tuple[str, str]], output_dir: str | Path,
     eval_loader = DataLoader(eval_rows, batch_size=config.batch_size, collate_fn=collate)
     model, optimizer, scheduler, eval_loader = accelerator.prepare(model, optimizer, scheduler, eval_loader)
 
-    state = {"step": 0, "epoch": 0, "batch": 0, "eval_loss": [], "train_loss": None}
+    state = {"step": 0, "epoch": 0, "batch": 0, "eval_loss": [], "train_loss": None, "config": asdict(config),
+             "pairs": len(pairs)}
     found = latest_checkpoint(checkpoints) if resume else None
     if found:
+        saved = json.loads((found / PROGRESS_FILE).read_text())
+        if (saved["config"], saved["pairs"]) != (state["config"], state["pairs"]):
+            raise InputError(f"checkpoint {found} was written with other settings or data; resume with the same "
+                             f"ones or start without --resume")
         accelerator.load_state(str(found))
-        state = json.loads((found / PROGRESS_FILE).read_text())
+        state = saved
     resumed_from = state["step"]
     if not state["eval_loss"]:
         state["eval_loss"].append([0, evaluation_loss(model, eval_loader)])
@@ -351,6 +356,10 @@ def build_default_paraphraser(out: Path) -> dict:
     checkpoints = cache_dir() / ".train-smollm2-135m-paraphraser"
     print(f"deid-hf: building the default paraphraser once: {PARAPHRASER_BUILD_NOTE}; {len(pairs)} pairs",
           file=sys.stderr)
-    metrics = train_paraphraser(pairs, out, ParaphraserConfig(), checkpoint_dir=checkpoints, resume=True)
+    try:
+        metrics = train_paraphraser(pairs, out, ParaphraserConfig(), checkpoint_dir=checkpoints, resume=True)
+    except InputError:  # checkpoints of another deid-hf version or data: start over
+        shutil.rmtree(checkpoints, ignore_errors=True)
+        metrics = train_paraphraser(pairs, out, ParaphraserConfig(), checkpoint_dir=checkpoints)
     shutil.rmtree(checkpoints, ignore_errors=True)
     return {"base": "smollm2-135m", "eval_loss": metrics["eval_loss"], "steps": metrics["steps"]}

@@ -88,6 +88,9 @@ def test_resumed_training_reaches_the_same_weights_and_loss(tmp_path, tokenizer)
     stopped = _train(tmp_path, tokenizer, "resumed", stop_after=4)
     assert not stopped["completed"] and stopped["steps"] == 4 and not (tmp_path / "resumed" / "config.json").exists()
     assert sorted(p.name for p in (tmp_path / "resumed" / "checkpoints").iterdir()) == ["step-4"]
+    with pytest.raises(InputError, match="other settings"):
+        train_paraphraser(PAIRS[:-1], tmp_path / "resumed", CONFIG, model=tiny_llama(tokenizer), tokenizer=tokenizer,
+                          progress=False, resume=True)
     resumed = _train(tmp_path, tokenizer, "resumed", resume=True)
     assert resumed["completed"] and resumed["resumed_from"] == 4 and resumed["steps"] == full["steps"]
     assert resumed["eval_loss"] == pytest.approx(full["eval_loss"], abs=1e-6)
