@@ -279,6 +279,7 @@ class MaskedWordScorer(WordScorer):
             all_jobs.extend((d, job) for job in self._jobs(ids, owners, targets))
         size = 1 if self.path == "naive" else self.batch_size
         pad = self.tokenizer.pad_token_id or 0
+        all_jobs.sort(key=lambda job: len(job[1][0]))  # copies of similar length share a batch: less padding
         for b in range(0, len(all_jobs), size):
             chunk = all_jobs[b:b + size]
             values = _read_logprobs(self.model, [job[0] for _, job in chunk],

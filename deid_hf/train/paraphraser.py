@@ -363,3 +363,11 @@ def build_default_paraphraser(out: Path) -> dict:
         metrics = train_paraphraser(pairs, out, ParaphraserConfig(), checkpoint_dir=checkpoints)
     shutil.rmtree(checkpoints, ignore_errors=True)
     return {"base": "smollm2-135m", "eval_loss": metrics["eval_loss"], "steps": metrics["steps"]}
+
+
+if __name__ == "__main__":  # accelerate launch -m deid_hf.train.paraphraser OUTPUT [options of train-paraphraser]
+    import sys
+
+    from ..cli import main
+
+    sys.exit(main(["train-paraphraser", *sys.argv[1:]]))

@@ -1,4 +1,7 @@
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -105,3 +108,17 @@ def test_bad_config_is_refused():
         ParaphraserConfig(batch_size=0)
     with pytest.raises(InputError, match="eval_fraction"):
         ParaphraserConfig(eval_fraction=1.5)
+
+
+def test_runs_under_accelerate_launch(tmp_path, tokenizer):
+    tiny_llama(tokenizer).save_pretrained(tmp_path / "tiny")
+    tokenizer.save_pretrained(tmp_path / "tiny")
+    (tmp_path / "pairs.jsonl").write_text("".join(json.dumps({"source": a, "paraphrase": b}) + "\n" for a, b in PAIRS))
+    launcher = Path(sys.executable).with_name("accelerate")
+    done = subprocess.run([str(launcher), "launch", "--num_processes", "1", "--num_machines", "1",
+                           "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "deid_hf.train.paraphraser",
+                           str(tmp_path / "out"), "--model", str(tmp_path / "tiny"),
+                           "--pairs", str(tmp_path / "pairs.jsonl"), "--batch-size", "4"],
+                          check=False, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "held-out loss" in done.stdout and (tmp_path / "out" / "model.safetensors").is_file()
