@@ -14,6 +14,23 @@ from pathlib import Path
 from deid_hf.errors import InputError
 
 
+def given_options(task: str, kwargs: dict, *stages: tuple[str, ...]) -> list[dict]:
+    """The options actually passed, split per stage (preprocess, forward, postprocess).
+
+    transformers merges a call's sanitized options over those given when the pipeline was built, so a
+    stage dict must hold only what was passed (defaults live in the stage method's signature); otherwise a
+    call would silently reset, e.g., ``p`` set at construction. Unknown names are an error; ``seed`` is
+    checked here for every pipeline.
+    """
+    unknown = set(kwargs) - {name for stage in stages for name in stage}
+    if unknown:
+        raise InputError(f"unknown option(s) for {task}: {', '.join(sorted(unknown))}")
+    seed = kwargs.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise InputError(f"seed must be an integer, got {seed!r}")
+    return [{name: kwargs[name] for name in stage if name in kwargs} for stage in stages]
+
+
 def saved_options(model) -> dict:
     """Options stored by a previous ``save_pretrained`` (empty for a plain model)."""
     return dict(getattr(getattr(model, "config", None), "deid_hf", None) or {})

@@ -25,7 +25,7 @@ from transformers import Pipeline
 from deid_hf.detect import get_detector
 from deid_hf.errors import InputError
 from deid_hf.ndd import NDD
-from deid_hf.pipelines.base import SavableOptionsMixin
+from deid_hf.pipelines.base import SavableOptionsMixin, given_options
 from deid_hf.pipelines.substitution import check_text, document_rng
 from deid_hf.replace.full_entity import FullEntity
 from deid_hf.replace.redact import REDACTED
@@ -53,12 +53,8 @@ class DeidNDDPipeline(SavableOptionsMixin, Pipeline):
         self.mode, self.bank, self.k = mode, bank, k
         self.faker = FullEntity(consistent=False)
 
-    def _sanitize_parameters(self, seed=None, **kwargs):
-        if kwargs:
-            raise InputError(f"unknown option(s) for deid-ndd: {', '.join(sorted(kwargs))}")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise InputError(f"seed must be an integer, got {seed!r}")
-        return {}, {"seed": seed}, {}
+    def _sanitize_parameters(self, **kwargs):
+        return tuple(given_options(self.task_name, kwargs, (), ("seed",), ()))
 
     def preprocess(self, inputs):
         return {"text": check_text(inputs)}

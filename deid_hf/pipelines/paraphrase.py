@@ -20,7 +20,8 @@ from transformers import Pipeline
 
 from deid_hf.errors import InputError
 from deid_hf.paraphrase import ClampBounds, dp_generate, prompt
-from deid_hf.pipelines.base import SavableOptionsMixin
+from deid_hf.paraphrase.mechanism import NON_DP_OPTIONS
+from deid_hf.pipelines.base import SavableOptionsMixin, given_options
 from deid_hf.pipelines.substitution import check_text
 
 #: per-token epsilon when none is given: the smallest on the benchmark grid where the default paraphraser keeps
@@ -58,21 +59,18 @@ class DeidParaphrasePipeline(SavableOptionsMixin, Pipeline):
         newline = self.tokenizer("\n", add_special_tokens=False)["input_ids"]
         self.stop_ids = sorted({self.tokenizer.eos_token_id, *newline[-1:]} - {None})
 
-    def _sanitize_parameters(self, epsilon=DEFAULT_EPSILON, max_new_tokens=None, allow_non_dp=None, seed=None,
-                             **generate_options):
+    def _sanitize_parameters(self, **kwargs):
         """``epsilon=None`` with ``allow_non_dp=True``: plain sampling, no guarantee (the reference point)."""
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise InputError(f"seed must be an integer, got {seed!r}")
-        forward = {"epsilon": epsilon,
-                   "max_new_tokens": 48 if max_new_tokens is None else max_new_tokens,
-                   "allow_non_dp": bool(allow_non_dp), "seed": seed, "generate_options": generate_options}
-        return {}, forward, {}
+        return tuple(given_options(self.task_name, kwargs, (), ("epsilon", "max_new_tokens", "allow_non_dp", "seed",
+                                                                *NON_DP_OPTIONS), ()))
 
     def preprocess(self, inputs):
         return {"text": check_text(inputs)}
 
-    def _forward(self, model_inputs, epsilon, max_new_tokens, allow_non_dp, seed, generate_options):
+    def _forward(self, model_inputs, epsilon=DEFAULT_EPSILON, max_new_tokens=None, allow_non_dp=False, seed=None,
+                 **generate_options):
         """Every sentence of every text in the batch is sampled in one left-padded ``generate`` call."""
+        max_new_tokens = 48 if max_new_tokens is None else max_new_tokens
         texts = model_inputs["text"]
         texts = [texts] if isinstance(texts, str) else list(texts)
         sources = [split_sentences(text) for text in texts]

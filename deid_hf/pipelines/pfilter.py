@@ -12,7 +12,7 @@ from transformers import Pipeline
 
 from deid_hf.detect.pfilter import make_scorer
 from deid_hf.errors import InputError
-from deid_hf.pipelines.base import SavableOptionsMixin
+from deid_hf.pipelines.base import SavableOptionsMixin, given_options
 from deid_hf.pipelines.substitution import check_text
 from deid_hf.privacy.randomized_response import check_probability
 
@@ -25,12 +25,13 @@ class DeidPFilterPipeline(SavableOptionsMixin, Pipeline):
         super().__init__(model, *args, **kwargs)
         self.scorer = make_scorer(self.model, self.tokenizer, **(self.options["scorer_options"] or {}))
 
-    def _sanitize_parameters(self, p=None, context=None, **kwargs):
-        if kwargs:
-            raise InputError(f"unknown option(s) for deid-pfilter: {', '.join(sorted(kwargs))}")
-        if context is not None and not isinstance(context, str):
+    def _sanitize_parameters(self, **kwargs):
+        pre, forward, post = given_options(self.task_name, kwargs, ("context",), (), ("p",))
+        if pre.get("context") is not None and not isinstance(pre["context"], str):
             raise InputError("context must be a string (the previous, already de-identified utterance)")
-        return {"context": context}, {}, {"p": check_probability(1e-3 if p is None else p, "threshold p")}
+        if "p" in post:
+            post["p"] = check_probability(1e-3 if post["p"] is None else post["p"], "threshold p")
+        return pre, forward, post
 
     def preprocess(self, inputs, context=None):
         if isinstance(inputs, dict):  # {"text": ..., "context": ...}: a context per input

@@ -16,7 +16,7 @@ from transformers import Pipeline
 from deid_hf.detect import get_detector
 from deid_hf.detect.base import add_repeated_mentions
 from deid_hf.errors import InputError
-from deid_hf.pipelines.base import SavableOptionsMixin
+from deid_hf.pipelines.base import SavableOptionsMixin, given_options
 from deid_hf.privacy.randomized_response import check_probability
 from deid_hf.replace import get_strategy
 from deid_hf.replace.apply import SubstitutionTable, apply_strategy
@@ -54,13 +54,11 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
         self.strategy = get_strategy(strategy, self.model, self.tokenizer, **(self.options["strategy_options"] or {}))
         self.table = SubstitutionTable() if self.options["shared_table"] else None
 
-    def _sanitize_parameters(self, p=None, seed=None, return_mapping=None, **kwargs):
-        if kwargs:
-            raise InputError(f"unknown option(s) for deid-substitution: {', '.join(sorted(kwargs))}")
-        forward = {"p": check_probability(1.0 if p is None else p), "seed": seed}
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise InputError(f"seed must be an integer, got {seed!r}")
-        return {}, forward, {"return_mapping": bool(return_mapping)}
+    def _sanitize_parameters(self, **kwargs):
+        pre, forward, post = given_options(self.task_name, kwargs, (), ("p", "seed"), ("return_mapping",))
+        if "p" in forward:
+            forward["p"] = check_probability(1.0 if forward["p"] is None else forward["p"])
+        return pre, forward, post
 
     def preprocess(self, inputs):
         return {"text": check_text(inputs)}

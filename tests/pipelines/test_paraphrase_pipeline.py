@@ -54,3 +54,10 @@ def test_plain_sampling_reports_no_guarantee():
     out = pipe("I like green tea.", epsilon=None, allow_non_dp=True, max_new_tokens=6, seed=0)
     assert not out["privacy"]["dp"] and out["privacy"]["epsilon_total"] is None
     assert out["sentences"][0]["epsilon"] is None and "no DP guarantee" in out["privacy"]["guarantee"]
+
+
+def test_epsilon_given_at_construction_holds():
+    pipe = deid_hf.pipeline("deid-paraphrase", model="smollm2-135m", bounds=(0.0, 1.0), epsilon=4.0,
+                            max_new_tokens=3)
+    out = pipe("I like green tea.", seed=0)
+    assert out["privacy"]["epsilon_per_token"] == pytest.approx(4.0) and out["privacy"]["max_new_tokens"] == 3

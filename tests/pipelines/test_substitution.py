@@ -75,3 +75,10 @@ def test_bad_options(pipes, option, message):
 def test_unknown_strategy():
     with pytest.raises(InputError, match="unknown strategy 'shuffle'; choose one of redact"):
         deid_hf.pipeline("deid-substitution", strategy="shuffle")
+
+
+def test_options_given_at_construction_hold_for_every_call():
+    pipe = deid_hf.pipeline("deid-substitution", strategy="typed", p=0.5, seed=3, detector="fast")
+    first, again = pipe(TEXT), pipe(TEXT)
+    assert first["privacy"]["p"] == 0.5 and first == again  # p and seed kept, not reset by the call
+    assert pipe(TEXT, p=1.0)["privacy"]["p"] == 1.0  # a call still overrides
