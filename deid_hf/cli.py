@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from importlib import resources
 from pathlib import Path
 
 from rich.console import Console
@@ -16,16 +15,11 @@ from .errors import DeidError
 console = Console()
 
 
-def _examples() -> list[dict]:
-    text = resources.files("deid_hf").joinpath("data/examples.jsonl").read_text()
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
-
-
 def cmd_demo(args: argparse.Namespace) -> None:
     """De-identify the bundled examples with the offline defaults and show them side by side."""
-    from .demo import deidentify_examples
+    from .demo import bundled_examples, deidentify_examples
 
-    for example, result in deidentify_examples(_examples(), seed=args.seed):
+    for example, result in deidentify_examples(bundled_examples(), seed=args.seed):
         table = Table(title=f"{example['id']} ({example['kind']})", show_lines=True, expand=True)
         table.add_column("original")
         table.add_column("de-identified")

@@ -234,9 +234,13 @@ def load_encoder(name_or_path: str = "minilm"):
     return model, load_tokenizer(name_or_path)
 
 
-@functools.cache
 def load_spacy(name: str = "spacy-sm"):
-    """The spaCy pipeline, loaded once per process (detectors share it)."""
+    """The spaCy pipeline, loaded once per process and name (detectors share it)."""
+    return _load_spacy(name)
+
+
+@functools.cache
+def _load_spacy(name: str):
     import spacy
 
     target = REGISTRY[name].file if name in REGISTRY else name

@@ -8,6 +8,7 @@ A token-classification label already in the schema is kept; any other is mapped 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from ..spans import LABELS, Span
@@ -23,6 +24,13 @@ SPACY_SCORES = {"CARDINAL": 0.3, "DATE": 0.6, "TIME": 0.6}
 SPACY_DROPPED = {"MONEY", "PERCENT", "ORDINAL", "QUANTITY", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE", "PRODUCT"}
 
 
+@functools.lru_cache(maxsize=1)
+def parse(nlp, texts: tuple[str, ...]) -> list:
+    """spaCy docs of ``texts``; the last batch is kept, so detectors of one ensemble sharing ``nlp`` (NER
+    spans, the p-filter's proper nouns) parse each text once."""
+    return list(nlp.pipe(texts, batch_size=64))
+
+
 def map_ner_label(label: str) -> str:
     label = label.upper().removeprefix("B-").removeprefix("I-")
     return NER_LABELS.get(label, label if label in LABELS else "OTHER")
@@ -31,11 +39,10 @@ def map_ner_label(label: str) -> str:
 class SpacyDetector(Detector):
     name = "spacy"
 
-    def __init__(self, nlp="spacy-sm", batch_size: int = 64):
+    def __init__(self, nlp="spacy-sm"):
         from ..models import load_spacy
 
         self.nlp = load_spacy(nlp) if isinstance(nlp, str) else nlp
-        self.batch_size = batch_size
 
     def detect(self, text: str) -> list[Span]:
         return self.detect_batch([text])[0]
@@ -46,7 +53,7 @@ class SpacyDetector(Detector):
                   self.name)
              for ent in doc.ents if ent.label_ not in SPACY_DROPPED and ent.text.strip()
              and (ent.label_ != "CARDINAL" or any(ch.isdigit() for ch in ent.text))]
-            for doc in self.nlp.pipe(texts, batch_size=self.batch_size)
+            for doc in parse(self.nlp, tuple(texts))
         ]
 
 

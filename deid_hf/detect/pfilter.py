@@ -31,6 +31,7 @@ from ..errors import InputError
 from ..privacy.randomized_response import check_probability
 from ..spans import Span
 from .base import Detector
+from .ner import parse
 
 _WORD = re.compile(r"\w+(?:[-'’.]\w+)*|[^\w\s]")
 
@@ -343,7 +344,7 @@ class PFilterDetector(Detector):
             allowed = [None] * len(texts)
         else:
             allowed = [[(t.idx, t.idx + len(t.text)) for t in doc if t.pos_ == "PROPN"]
-                       for doc in self.nlp.pipe(texts, batch_size=64)]
+                       for doc in parse(self.nlp, tuple(texts))]
         return [[Span(w.start, w.end, "OTHER", 1.0 - w.probability, self.name)
                  for w in words if w.scored and w.probability < self.threshold
                  and (nouns is None or any(a < w.end and w.start < b for a, b in nouns))]

@@ -34,14 +34,6 @@ def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
 
 
-def bundled_texts() -> list[str]:
-    import json
-    from importlib import resources
-
-    lines = resources.files("deid_hf").joinpath("data/examples.jsonl").read_text().splitlines()
-    return [json.loads(line)["text"] for line in lines if line.strip()]
-
-
 class DeidParaphrasePipeline(SavableOptionsMixin, Pipeline):
     task_name = "deid-paraphrase"
     DEFAULTS: ClassVar[dict] = {"bounds": None}
@@ -52,9 +44,11 @@ class DeidParaphrasePipeline(SavableOptionsMixin, Pipeline):
 
         if lm_kind(self.model) != "causal":
             raise InputError("deid-paraphrase needs a causal language model")
+        from deid_hf.demo import bundled_examples
+
         bounds = self.options["bounds"]
-        self.bounds = (ClampBounds(*bounds) if bounds else ClampBounds.stored(self.model)
-                       or ClampBounds.calibrate(self.model, self.tokenizer, bundled_texts()))
+        self.bounds = (ClampBounds(*bounds) if bounds else ClampBounds.stored(self.model) or
+                       ClampBounds.calibrate(self.model, self.tokenizer, [e["text"] for e in bundled_examples()]))
         self.options["bounds"] = [self.bounds.low, self.bounds.high]
         newline = self.tokenizer("\n", add_special_tokens=False)["input_ids"]
         self.stop_ids = sorted({self.tokenizer.eos_token_id, *newline[-1:]} - {None})
