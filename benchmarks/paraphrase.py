@@ -22,7 +22,7 @@ from _common import data_path, print_table, write_results
 
 import deid_hf
 from deid_hf.evaluation.similarity import SentenceEncoder
-from deid_hf.models import load_causal_lm, load_spacy
+from deid_hf.models import load_spacy
 
 GRID = "10,30,45,60,75,90,120,200,500"
 
@@ -83,7 +83,7 @@ def main() -> None:
     tuned = deid_hf.pipeline("deid-paraphrase")  # builds smollm2-135m-paraphraser on first use
     base_pipe = deid_hf.pipeline("deid-paraphrase", model="smollm2-135m",
                                  bounds=(tuned.bounds.low, tuned.bounds.high))  # unused by plain sampling
-    encoder, base, nlp = SentenceEncoder(), load_causal_lm("smollm2-135m"), load_spacy()
+    encoder, base, nlp = SentenceEncoder(), (base_pipe.model, base_pipe.tokenizer), load_spacy()  # one base load
 
     def run(pipe, name, **options):
         start = time.perf_counter()
