@@ -1,11 +1,15 @@
 """p-filter speed: naive per-word masked LM vs the exact batched path vs the fast approximate path on a
-realistic-size encoder (MiniLM-L6 encoder weights with an untrained MLM head: speed does not depend on the
-head's training), and the causal offline default; documents/s and words/s in the same run.
+realistic-size encoder (MiniLM-L6 with an MLM head), and the causal offline default; documents/s and
+words/s in the same run, 2 threads.
 
-Also the recall difference of the fast path against the exact path at the same threshold (the threshold is
-the exact path's median word probability, so that both flag a non-trivial share of words).
-On 2,000-word documents the naive path is timed on its first words only (its cost per word is constant;
-the whole document would take most of an hour). Usage: python benchmarks/pfilter_speed.py [--docs N]
+The masked LM is the probe of benchmarks/mlm_probe.py (MiniLM fine-tuned as an MLM for a few CPU minutes:
+weak, but trained, so the fast path's approximations are measured on real context dependence; an untrained
+head gives near-uniform probabilities). Speed does not depend on the weights.
+Agreement: token recall and precision (shared/EVALUATION.md) of the exact and the fast path against the
+gold spans of ``--agreement-docs`` presidio records, at every threshold 1e-1 ... 1e-8.
+On 2,000-word documents the naive and exact paths are timed on the first ``--sample-words`` words only
+(their cost per word is constant; the whole document would take most of an hour per path on 2 cores).
+Usage: python benchmarks/pfilter_speed.py [--docs N] [--agreement-docs N]
 """
 
 from __future__ import annotations
@@ -17,11 +21,14 @@ import time
 
 import torch
 from _common import data_path, print_table, write_results
-from transformers import BertForMaskedLM
+from mlm_probe import load_probe
 
 from deid_hf.detect.pfilter import CausalWordScorer, MaskedWordScorer, WordScore
-from deid_hf.evaluation.detection import load_gold
-from deid_hf.models import load_causal_lm, load_tokenizer, model_path
+from deid_hf.evaluation.detection import DetectionCounts, load_gold
+from deid_hf.models import load_causal_lm
+from deid_hf.spans import Span
+
+THRESHOLDS = [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8]
 
 
 def timed(scorer, texts):
@@ -49,7 +56,7 @@ def timed_sample(scorer, text, words):
         chunk = jobs[b:b + size]
         values = _read_logprobs(scorer.model, [job[0] for job in chunk],
                                 [[(pos, target) for pos, target, _ in job[1]] for job in chunk],
-                                scorer.tokenizer.pad_token_id or 0)
+                                scorer.tokenizer.pad_token_id or 0, all_positions=scorer.path == "naive")
         for (_, reads), read_values in zip(chunk, values):
             for (_, _, w), value in zip(reads, read_values):
                 logp[w] += value
@@ -62,9 +69,29 @@ def flagged(scores, threshold):
     return [{w.start for w in doc if w.scored and w.probability < threshold} for doc in scores]
 
 
+def gold_agreement(mlm, tokenizer, docs) -> list[dict]:
+    """Token precision / recall of the exact and the fast path against the gold spans, per threshold."""
+    scores = {path: MaskedWordScorer(mlm, tokenizer, path=path, batch_size=64).score_batch([d.text for d in docs])
+              for path in ("exact", "fast")}
+    rows = []
+    for threshold in THRESHOLDS:
+        row = {"threshold": f"{threshold:.0e}"}
+        for path, scored in scores.items():
+            counts = DetectionCounts()
+            for doc, words in zip(docs, scored):
+                counts.add(doc, [Span(w.start, w.end, "OTHER", 1.0, "pfilter") for w in words
+                                 if w.scored and w.probability < threshold])
+            report = counts.report()
+            row[f"{path}_precision"], row[f"{path}_recall"] = report["token_precision"], report["token_recall"]
+        row["recall_diff"] = row["fast_recall"] - row["exact_recall"]
+        rows.append(row)
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--docs", type=int, default=100)
+    parser.add_argument("--agreement-docs", type=int, default=500)
     parser.add_argument("--long-docs", type=int, default=1)
     parser.add_argument("--sample-words", type=int, default=150,
                         help="words timed for the naive and exact paths on long documents")
@@ -76,8 +103,7 @@ def main():
         data_path("presidio_synth_pii/synth_dataset_v2.json"))).split()
     long = [" ".join(pool[i * 2000:(i + 1) * 2000]) for i in range(args.long_docs)]
 
-    tokenizer = load_tokenizer("minilm")
-    mlm = BertForMaskedLM.from_pretrained(model_path("minilm")).eval()
+    mlm, tokenizer, probe = load_probe()
     causal, causal_tok = load_causal_lm("smollm2-135m")
     rows, results = [], {}
     for corpus, texts in (("presidio (short)", short), ("2,000-word", long)):
@@ -89,7 +115,7 @@ def main():
                 scored[path] = [[WordScore(s, s, "", p, True) for s, p in sample.items()]]
             else:
                 scored[path], row = timed(scorer, texts)
-            rows.append({"corpus": corpus, "scorer": f"MiniLM-MLM {path}", **row})
+            rows.append({"corpus": corpus, "scorer": f"MiniLM-MLM probe {path}", **row})
             print(rows[-1], flush=True)
         _, row = timed(CausalWordScorer(causal, causal_tok, batch_size=16), texts)
         rows.append({"corpus": corpus, "scorer": "smollm2-135m causal", **row})
@@ -107,6 +133,8 @@ def main():
         recall_of_fast = shared / max(1, sum(len(a) for a in exact_flags))
         results[corpus] = {"exact_vs_naive_max_abs_diff": exact_max, "threshold": threshold,
                            "fast_recall_of_exact_flags": recall_of_fast}
+    agreement = gold_agreement(mlm, tokenizer, load_gold(
+        data_path("presidio_synth_pii/synth_dataset_v2.json"), limit=args.agreement_docs))
     print_table(rows, ["corpus", "scorer", "docs_per_s", "words_per_s", "x_naive"])
     print()
     for corpus, r in results.items():
@@ -114,7 +142,13 @@ def main():
         print(f"{corpus}: exact vs naive max |diff| = {'not run' if diff is None else f'{diff:.2e}'}; "
               f"fast path recovers {r['fast_recall_of_exact_flags']:.3f} of the words the exact path flags "
               f"at p = {r['threshold']:.2e}")
-    write_results("pfilter_speed", {"rows": rows, "agreement": results})
+    print(f"\nGold token precision / recall, first {args.agreement_docs} presidio records (probe MLM: masked-token "
+          f"top-1 {probe['held_out_sst2_dev']['top1']:.2f}, top-5 {probe['held_out_sst2_dev']['top5']:.2f} "
+          f"on SST-2 dev)\n")
+    print_table(agreement, ["threshold", "exact_precision", "exact_recall", "fast_precision", "fast_recall",
+                            "recall_diff"])
+    write_results("pfilter_speed", {"rows": rows, "agreement": results, "gold_agreement": agreement,
+                                    "probe": probe})
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ For an edit replacing characters [start, end) of a text by ``replacement``, NDD 
     sum_k mu^min(|k - i|, |k - j|) * div(d'_k, d_k)
 over the unedited neighbour tokens k (i..j: the edited tokens), where d_k / d'_k are the LM's predictive
 distributions at k before / after the edit and div is KL(d' || d) (default) or the Hellinger distance.
+``weights="mean"`` replaces mu^distance by 1/(number of neighbours): the "mean pooling" the paper uses in its
+STS-B experiments (section 5.1.1, with Hellinger and RoBERTa-base).
 
 - masked LM: d_k is the distribution at position k with token k masked, on both sides of the edit;
 - causal LM (adaptation for the offline default): d_k is the next-token distribution predicting token k from
@@ -59,6 +61,13 @@ def _neighbours(old: _Encoded, new: _Encoded, start: int, end: int, new_end: int
     return left, right
 
 
+def neighbour_weights(distances: Sequence[int], mu: float, weights: str = "distance") -> torch.Tensor:
+    """a_k: mu^distance (section 3) or 1/N for each of the N neighbours ("mean", section 5.1.1)."""
+    if weights == "mean":
+        return torch.full((len(distances),), 1.0 / max(1, len(distances)))
+    return torch.tensor([mu ** d for d in distances])
+
+
 def divergence(new_logp: torch.Tensor, old_logp: torch.Tensor, kind: str = "kl") -> torch.Tensor:
     """KL(new || old) or Hellinger distance between rows of log-probabilities."""
     if kind == "kl":
@@ -72,11 +81,13 @@ class NDD:
     """NDD scorer bound to one LM (``kind``: "masked" or "causal", detected from the model class)."""
 
     def __init__(self, model, tokenizer, mu: float = 0.9, divergence: str = "kl", batch_size: int = 32,
-                 max_neighbours: int | None = 64):
+                 max_neighbours: int | None = 64, weights: str = "distance"):
         if not 0 < mu <= 1:
             raise InputError(f"mu must be in (0, 1], got {mu!r}")
         if divergence not in ("kl", "hellinger"):
             raise InputError(f"divergence must be 'kl' or 'hellinger', got {divergence!r}")
+        if weights not in ("distance", "mean"):
+            raise InputError(f"weights must be 'distance' or 'mean', got {weights!r}")
         from .detect.pfilter import lm_kind
 
         self.kind = lm_kind(model)
@@ -85,6 +96,7 @@ class NDD:
         self.model, self.tokenizer = model, tokenizer
         self.mu, self.divergence, self.batch_size = mu, divergence, batch_size
         self.max_neighbours = max_neighbours
+        self.weights = weights
 
     @property
     def window(self) -> int:
@@ -129,7 +141,7 @@ class NDD:
         return cut, start - cs, end - cs, _encode(self.tokenizer, cut)
 
     def _weights(self, pairs) -> torch.Tensor:
-        return torch.tensor([self.mu ** d for _, _, d in pairs])
+        return neighbour_weights([d for _, _, d in pairs], self.mu, self.weights)
 
     def _logp(self, batch: list[list[int]]) -> torch.Tensor:
         """Log-probabilities of all sequences, in chunks of ``batch_size``, right-padded to one width."""
@@ -188,13 +200,14 @@ class NDD:
 
 
 def reference_ndd(model, tokenizer, text: str, start: int, end: int, replacement: str, mu: float = 0.9,
-                  kind: str = "kl", causal: bool = False) -> float:
+                  kind: str = "kl", causal: bool = False, weights: str = "distance") -> float:
     """Slow, obviously-correct NDD: one unbatched forward per neighbour and side (tests only)."""
     old = _encode(tokenizer, text)
     new = _encode(tokenizer, text[:start] + replacement + text[end:])
     total = 0.0
     left, right = _neighbours(old, new, start, end, start + len(replacement))
-    for a, b, d in right if causal else left + right:
+    pairs = right if causal else left + right
+    for (a, b, _), weight in zip(pairs, neighbour_weights([d for _, _, d in pairs], mu, weights).tolist()):
         with torch.no_grad():
             if causal:
                 p_old = torch.log_softmax(model(input_ids=torch.tensor([old.ids[:a]])).logits[0, -1], -1)
@@ -204,7 +217,7 @@ def reference_ndd(model, tokenizer, text: str, start: int, end: int, replacement
                 seq_old[a] = seq_new[b] = tokenizer.mask_token_id
                 p_old = torch.log_softmax(model(input_ids=torch.tensor([seq_old])).logits[0, a], -1)
                 p_new = torch.log_softmax(model(input_ids=torch.tensor([seq_new])).logits[0, b], -1)
-        total += mu ** d * float(divergence(p_new, p_old, kind))
+        total += weight * float(divergence(p_new, p_old, kind))
     return total
 
 

@@ -9,14 +9,15 @@ EDIT = (17, 30)  # "Daniel Okafor"
 CANDIDATES = ["Maria Gonzalez", "Bob", "a very long replacement name", ""]
 
 
+@pytest.mark.parametrize("weights", ["distance", "mean"])
 @pytest.mark.parametrize("kind", ["kl", "hellinger"])
 @pytest.mark.parametrize("lm", ["tiny_bert", "tiny_llama"])
-def test_batched_ndd_equals_the_slow_reference(request, lm, kind):
+def test_batched_ndd_equals_the_slow_reference(request, lm, kind, weights):
     model, tokenizer = request.getfixturevalue(lm)
-    scorer = NDD(model, tokenizer, mu=0.9, divergence=kind, batch_size=5, max_neighbours=None)
+    scorer = NDD(model, tokenizer, mu=0.9, divergence=kind, batch_size=5, max_neighbours=None, weights=weights)
     batched = scorer.batch(TEXT, *EDIT, CANDIDATES)
-    slow = [reference_ndd(model, tokenizer, TEXT, *EDIT, c, mu=0.9, kind=kind, causal=lm == "tiny_llama")
-            for c in CANDIDATES]
+    slow = [reference_ndd(model, tokenizer, TEXT, *EDIT, c, mu=0.9, kind=kind, causal=lm == "tiny_llama",
+                          weights=weights) for c in CANDIDATES]
     assert batched == pytest.approx(slow, abs=1e-5)
     assert all(v > 0 for v in batched)
 
@@ -53,3 +54,5 @@ def test_bad_parameters(tiny_bert):
         NDD(*tiny_bert, mu=1.5)
     with pytest.raises(InputError, match="divergence must be"):
         NDD(*tiny_bert, divergence="js")
+    with pytest.raises(InputError, match="weights must be"):
+        NDD(*tiny_bert, weights="max")

@@ -11,7 +11,8 @@ never scored (probability 1). A word's sub-word tokens are the LM tokens that st
   model input (the whole text, or for texts longer than the model window the window centred on the word):
   ``naive`` (one forward per masked copy), ``exact`` (the same copies, batched: equal within float error),
   ``fast`` (approximate: windows of ``fast_window`` tokens, words at least ``spacing`` tokens apart masked in
-  the same copy, and the stop-word pre-filter on by default).
+  the same copy, a word's sub-words all read from the one copy that masks the whole word instead of
+  unmasked one by one, and the stop-word pre-filter on by default).
 Either scorer takes ``prefilter=True`` (spaCy's English stop words) or a set of words never to score.
 Both accept ``context`` (e.g. the previous, already de-identified utterance), prepended to the text.
 """
@@ -23,6 +24,7 @@ import math
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass
 
 import torch
@@ -142,15 +144,36 @@ def _forward_logprobs(model, batch: list[list[int]], pad_id: int, width: int | N
     return torch.log_softmax(logits.float(), dim=-1)
 
 
-def _read_logprobs(model, batch: list[list[int]], reads: list[list[tuple[int, int]]], pad_id: int) -> list[list[float]]:
-    """log P(target) at each (position, target) of each sequence; the softmax is taken only at those rows."""
+@contextmanager
+def _logits_only_at(model, rows: torch.Tensor, cols: torch.Tensor):
+    """Within the block, the model's output layer (vocabulary projection) runs only on hidden states
+    [rows, cols], so ``.logits`` is (len(rows), vocab): the projection is the largest matrix of a small
+    encoder and the p-filter reads one position per masked word. Models without a PyTorch output layer
+    (ONNX Runtime) are left alone and return logits at every position."""
+    head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    if not isinstance(head, torch.nn.Module):
+        yield
+        return
+    handle = head.register_forward_pre_hook(lambda _, args: (args[0][rows, cols], *args[1:]))
+    try:
+        yield
+    finally:
+        handle.remove()
+
+
+def _read_logprobs(model, batch: list[list[int]], reads: list[list[tuple[int, int]]], pad_id: int,
+                   all_positions: bool = False) -> list[list[float]]:
+    """log P(target) at each (position, target) of each sequence; the softmax is taken only at those rows.
+    ``all_positions``: compute the logits at every position and index them (the naive reference)."""
     ids, mask = _padded(batch, pad_id)
-    with torch.no_grad():
-        logits = model(input_ids=ids, attention_mask=mask).logits
     rows = torch.tensor([b for b, r in enumerate(reads) for _ in r])
     cols = torch.tensor([pos for r in reads for pos, _ in r])
     targets = torch.tensor([t for r in reads for _, t in r])
-    values = torch.log_softmax(logits[rows, cols].float(), dim=-1).gather(1, targets[:, None])[:, 0].tolist()
+    with torch.no_grad(), (nullcontext() if all_positions else _logits_only_at(model, rows, cols)):
+        logits = model(input_ids=ids, attention_mask=mask).logits
+    if logits.dim() == 3:
+        logits = logits[rows, cols]
+    values = torch.log_softmax(logits.float(), dim=-1).gather(1, targets[:, None])[:, 0].tolist()
     out, cursor = [], 0
     for r in reads:
         out.append(values[cursor:cursor + len(r)])
@@ -243,11 +266,19 @@ class MaskedWordScorer(WordScorer):
         return groups
 
     def _jobs(self, ids, owners, targets):
-        """Masked copies: (input ids, [(position in copy, target id, word index)]); copy j of a group masks
-        sub-words j.. of each of its words and reads sub-word j."""
+        """Masked copies: (input ids, [(position in copy, target id, word index)]). naive/exact: copy j of a
+        word masks its sub-words j.. and reads sub-word j (iterative unmasking). fast: one copy per group masks
+        every sub-word of its words and reads them all, P(word) ~ prod_j P(t_j | whole word masked)."""
         mask = self.tokenizer.mask_token_id
         jobs = []
         for (lo, hi), group in self._groups(owners, targets, len(ids)):
+            if self.path == "fast":
+                masked = list(ids)
+                for w in group:
+                    for p in owners[w]:
+                        masked[p] = mask
+                jobs.append((masked[lo:hi], [(p - lo, ids[p], w) for w in group for p in owners[w]]))
+                continue
             for j in range(max(len(owners[w]) for w in group)):
                 masked = list(ids)
                 reads = []
@@ -284,7 +315,8 @@ class MaskedWordScorer(WordScorer):
         for b in range(0, len(all_jobs), size):
             chunk = all_jobs[b:b + size]
             values = _read_logprobs(self.model, [job[0] for _, job in chunk],
-                                    [[(pos, target) for pos, target, _ in job[1]] for _, job in chunk], pad)
+                                    [[(pos, target) for pos, target, _ in job[1]] for _, job in chunk], pad,
+                                    all_positions=self.path == "naive")
             for (d, (_, reads)), read_values in zip(chunk, values):
                 for (_, _, w), value in zip(reads, read_values):
                     logp[d][w] += value

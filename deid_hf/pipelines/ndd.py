@@ -37,11 +37,11 @@ PRIVACY = {"strategy": "ndd", "dp": False, "epsilon": None,
 class DeidNDDPipeline(SavableOptionsMixin, Pipeline):
     task_name = "deid-ndd"
     DEFAULTS: ClassVar[dict] = {"detector": "default", "mode": "substitutive", "bank": "faker", "k": 8, "mu": 0.9,
-                "divergence": "kl"}
+                "divergence": "kl", "weights": "distance"}
 
     def __init__(self, model, *args, **kwargs):
         super().__init__(model, *args, **kwargs)
-        detector, mode, bank, k, mu, divergence = (self.options[key] for key in self.DEFAULTS)
+        detector, mode, bank, k, mu, divergence, weights = (self.options[key] for key in self.DEFAULTS)
         if mode not in ("substitutive", "generative"):
             raise InputError(f"mode must be 'substitutive' or 'generative', got {mode!r}")
         if bank not in ("faker", "corpus", "corpus+faker"):
@@ -49,7 +49,7 @@ class DeidNDDPipeline(SavableOptionsMixin, Pipeline):
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InputError(f"k must be a positive integer, got {k!r}")
         self.detector = get_detector(detector, self.model, self.tokenizer)
-        self.ndd = NDD(self.model, self.tokenizer, mu=mu, divergence=divergence)
+        self.ndd = NDD(self.model, self.tokenizer, mu=mu, divergence=divergence, weights=weights)
         self.mode, self.bank, self.k = mode, bank, k
         self.faker = FullEntity(consistent=False)
 

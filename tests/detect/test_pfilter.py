@@ -9,6 +9,7 @@ from deid_hf.detect.pfilter import (
     CausalWordScorer,
     MaskedWordScorer,
     PFilterDetector,
+    _logits_only_at,
     make_scorer,
     split_words,
 )
@@ -60,6 +61,18 @@ def test_exact_path_equals_naive(tiny_bert):
     for a_doc, b_doc in zip(naive, exact):
         assert [w.word for w in a_doc] == [w.word for w in b_doc]
         assert max(abs(a.probability - b.probability) for a, b in zip(a_doc, b_doc)) < 1e-4
+
+
+def test_output_layer_runs_only_on_the_read_positions(tiny_bert):
+    model, tok = tiny_bert
+    ids = torch.tensor([tok(TEXT)["input_ids"]] * 2)
+    rows, cols = torch.tensor([0, 1, 1]), torch.tensor([2, 3, 5])
+    with torch.no_grad():
+        full = model(input_ids=ids).logits
+        with _logits_only_at(model, rows, cols):
+            read = model(input_ids=ids).logits
+    assert read.shape == (3, full.shape[-1]) and torch.allclose(read, full[rows, cols], atol=1e-5)
+    assert model(input_ids=ids).logits.dim() == 3  # the hook is removed on exit
 
 
 def test_fast_path_prefilters_stop_words(tiny_bert):
@@ -155,11 +168,27 @@ def test_bad_input(bad, options, message):
         pipe(bad, **options)
 
 
-def test_fast_path_without_approximations_equals_exact(tiny_bert):
+def test_fast_path_without_windows_or_grouping_reads_whole_word_masks(tiny_bert):
+    """With one word per copy and no window, fast = exact for one-token words; a multi-token word is
+    prod_j P(t_j | the whole word masked), all read from one copy."""
     model, tok = tiny_bert
     exact = MaskedWordScorer(model, tok, path="exact").score(TEXT)
     fast = MaskedWordScorer(model, tok, path="fast", fast_window=4000, spacing=4000, prefilter=frozenset())
-    assert [w.probability for w in fast.score(TEXT)] == pytest.approx([w.probability for w in exact], abs=1e-5)
+    ids = tok(TEXT)["input_ids"]
+    multi = 0
+    for e, f in zip(exact, fast.score(TEXT)):
+        pieces = tok(TEXT[e.start:e.end], add_special_tokens=False)["input_ids"] if e.scored else []
+        if len(pieces) == 1:
+            assert f.probability == pytest.approx(e.probability, abs=1e-5)
+        elif len(pieces) > 1:
+            multi += 1
+            first = next(i for i in range(len(ids)) if ids[i:i + len(pieces)] == pieces)
+            masked = ids[:first] + [tok.mask_token_id] * len(pieces) + ids[first + len(pieces):]
+            with torch.no_grad():
+                logits = model(input_ids=torch.tensor([masked])).logits[0, first:first + len(pieces)]
+            expected = math.prod(torch.softmax(logits, -1)[j, t].item() for j, t in enumerate(pieces))
+            assert f.probability == pytest.approx(expected, rel=1e-4)
+    assert multi >= 2
 
 
 def test_fast_path_masks_far_apart_words_together(tiny_bert):

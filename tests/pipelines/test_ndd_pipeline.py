@@ -39,6 +39,15 @@ def test_keeps_the_candidate_with_minimal_ndd(request, lm, mode):
     assert out == pipe(TEXT, seed=0)
 
 
+def test_paper_weighting_is_an_option(tiny_llama):
+    model, tokenizer = tiny_llama
+    pipe = pipeline("deid-ndd", model=model, tokenizer=tokenizer, k=3, detector="patterns", weights="mean",
+                    divergence="hellinger")
+    assert (pipe.ndd.weights, pipe.ndd.divergence) == ("mean", "hellinger")
+    span = pipe("Write to tom.becker@example.com today.", seed=0)["spans"][0]
+    assert all(0 <= span["ndd"] <= r["ndd"] <= 1 for r in span["rejected"])
+
+
 def test_one_batched_ndd_pass_per_span(tiny_llama, monkeypatch):
     model, tokenizer = tiny_llama
     pipe = pipeline("deid-ndd", model=model, tokenizer=tokenizer, k=6)
@@ -65,7 +74,7 @@ def test_offline_default_end_to_end():
 
 
 @pytest.mark.parametrize("options, message", [({"mode": "swap"}, "mode must be"), ({"k": 0}, "k must be"),
-                                              ({"mu": 2.0}, "mu must be")])
+                                              ({"mu": 2.0}, "mu must be"), ({"weights": "max"}, "weights must be")])
 def test_bad_options(tiny_llama, options, message):
     model, tokenizer = tiny_llama
     with pytest.raises(InputError, match=message):
