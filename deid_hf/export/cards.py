@@ -1,4 +1,5 @@
-"""Model cards (huggingface_hub ModelCard / ModelCardData) from the template in ``model_cards/``."""
+"""Model cards (huggingface_hub ModelCard / ModelCardData) from the template in ``model_cards/`` (linked
+into the package as ``deid_hf/export/model_cards`` so that installed wheels carry it)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 from huggingface_hub import ModelCard, ModelCardData
 
-TEMPLATE = Path(__file__).resolve().parents[2] / "model_cards" / "export.md"
+TEMPLATE = Path(__file__).resolve().parent / "model_cards" / "export.md"  # a link to the top-level model_cards/
 PIPELINE_TAGS = {"fill-mask": "fill-mask", "causal-lm": "text-generation",
                  "token-classification": "token-classification", "feature-extraction": "feature-extraction"}
 PRIVACY_TEXT = {
