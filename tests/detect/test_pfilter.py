@@ -75,6 +75,29 @@ def test_output_layer_runs_only_on_the_read_positions(tiny_bert):
     assert model(input_ids=ids).logits.dim() == 3  # the hook is removed on exit
 
 
+@pytest.mark.parametrize("architecture", ["roberta", "distilbert", "electra", "albert"])
+def test_exact_equals_naive_for_other_fill_mask_heads(minilm_tokenizer, architecture):
+    """The output-layer restriction works for the usual fill-mask heads, not only BERT's."""
+    from transformers import AutoConfig, AutoModelForMaskedLM
+
+    torch.manual_seed(0)
+    sizes = {"roberta": {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
+                         "intermediate_size": 64, "max_position_embeddings": 80},
+             "distilbert": {"dim": 32, "n_layers": 2, "n_heads": 2, "hidden_dim": 64},
+             "electra": {"hidden_size": 32, "embedding_size": 16, "num_hidden_layers": 2,
+                         "num_attention_heads": 2, "intermediate_size": 64},
+             "albert": {"hidden_size": 32, "embedding_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2,
+                        "intermediate_size": 64}}[architecture]
+    config = AutoConfig.for_model(architecture, vocab_size=minilm_tokenizer.vocab_size, **sizes)
+    model = AutoModelForMaskedLM.from_config(config).eval()
+    naive = MaskedWordScorer(model, minilm_tokenizer, path="naive").score(TEXT)
+    exact = MaskedWordScorer(model, minilm_tokenizer, path="exact", batch_size=8).score(TEXT)
+    assert max(abs(a.probability - b.probability) for a, b in zip(naive, exact)) < 1e-4
+    assert any(w.scored and w.probability < 1 for w in exact)
+    with torch.no_grad(), _logits_only_at(model, torch.tensor([0]), torch.tensor([3])):
+        assert model(input_ids=torch.tensor([minilm_tokenizer(TEXT)["input_ids"]])).logits.dim() == 2
+
+
 def test_fast_path_prefilters_stop_words(tiny_bert):
     model, tok = tiny_bert
     words = MaskedWordScorer(model, tok, path="fast").score(" ".join([TEXT] * 3))
