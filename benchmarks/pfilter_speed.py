@@ -9,7 +9,7 @@ Agreement: token recall and precision (shared/EVALUATION.md) of the exact and th
 gold spans of ``--agreement-docs`` presidio records, at every threshold 1e-1 ... 1e-8.
 On 2,000-word documents the naive and exact paths are timed on the first ``--sample-words`` words only
 (their cost per word is constant; the whole document would take most of an hour per path on 2 cores).
-Usage: python benchmarks/pfilter_speed.py [--docs N] [--agreement-docs N]
+Usage: python benchmarks/pfilter_speed.py [--docs N] [--agreement-docs N] [--mlm LOCAL_FILL_MASK_CHECKPOINT]
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import argparse
 import math
 import statistics
 import time
+from pathlib import Path
 
 import torch
 from _common import data_path, print_table, write_results
@@ -92,6 +93,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--docs", type=int, default=100)
     parser.add_argument("--agreement-docs", type=int, default=500)
+    parser.add_argument("--mlm", help="a local fill-mask checkpoint to use instead of the probe (e.g. bert-base-cased)")
     parser.add_argument("--long-docs", type=int, default=1)
     parser.add_argument("--sample-words", type=int, default=150,
                         help="words timed for the naive and exact paths on long documents")
@@ -103,7 +105,14 @@ def main():
         data_path("presidio_synth_pii/synth_dataset_v2.json"))).split()
     long = [" ".join(pool[i * 2000:(i + 1) * 2000]) for i in range(args.long_docs)]
 
-    mlm, tokenizer, probe = load_probe()
+    if args.mlm:
+        from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+        mlm, tokenizer = AutoModelForMaskedLM.from_pretrained(args.mlm).eval(), AutoTokenizer.from_pretrained(args.mlm)
+        probe = {"model": args.mlm}
+    else:
+        mlm, tokenizer, probe = load_probe()
+    mlm_name = Path(args.mlm).name if args.mlm else "MiniLM-MLM probe"
     causal, causal_tok = load_causal_lm("smollm2-135m")
     rows, results = [], {}
     for corpus, texts in (("presidio (short)", short), ("2,000-word", long)):
@@ -115,7 +124,7 @@ def main():
                 scored[path] = [[WordScore(s, s, "", p, True) for s, p in sample.items()]]
             else:
                 scored[path], row = timed(scorer, texts)
-            rows.append({"corpus": corpus, "scorer": f"MiniLM-MLM probe {path}", **row})
+            rows.append({"corpus": corpus, "scorer": f"{mlm_name} {path}", **row})
             print(rows[-1], flush=True)
         _, row = timed(CausalWordScorer(causal, causal_tok, batch_size=16), texts)
         rows.append({"corpus": corpus, "scorer": "smollm2-135m causal", **row})
@@ -142,9 +151,10 @@ def main():
         print(f"{corpus}: exact vs naive max |diff| = {'not run' if diff is None else f'{diff:.2e}'}; "
               f"fast path recovers {r['fast_recall_of_exact_flags']:.3f} of the words the exact path flags "
               f"at p = {r['threshold']:.2e}")
-    print(f"\nGold token precision / recall, first {args.agreement_docs} presidio records (probe MLM: masked-token "
-          f"top-1 {probe['held_out_sst2_dev']['top1']:.2f}, top-5 {probe['held_out_sst2_dev']['top5']:.2f} "
-          f"on SST-2 dev)\n")
+    instrument = (f"probe MLM: masked-token top-1 {probe['held_out_sst2_dev']['top1']:.2f}, top-5 "
+                  f"{probe['held_out_sst2_dev']['top5']:.2f} on SST-2 dev" if "held_out_sst2_dev" in probe
+                  else args.mlm)
+    print(f"\nGold token precision / recall, first {args.agreement_docs} presidio records ({instrument})\n")
     print_table(agreement, ["threshold", "exact_precision", "exact_recall", "fast_precision", "fast_recall",
                             "recall_diff"])
     write_results("pfilter_speed", {"rows": rows, "agreement": results, "gold_agreement": agreement,
