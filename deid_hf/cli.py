@@ -50,7 +50,8 @@ def cmd_models(args: argparse.Namespace) -> None:
                 models.model_path(row["name"])
     table = Table(title=f"deid-hf offline models (cache: {models.cache_dir()})")
     for column in ("name", "kind", "package", "ready", "path", "note"):
-        table.add_column(column, overflow="fold")
+        # names are what users type: never wrapped; long paths and notes fold instead
+        table.add_column(column, overflow="fold", no_wrap=column in ("name", "ready"))
     for row in models.status():
         table.add_row(row["name"], row["kind"], row["package"], "yes" if row["ready"] else "no",
                       row["path"] or "-", row["note"])
