@@ -143,54 +143,50 @@ class NDD:
     def _weights(self, pairs) -> torch.Tensor:
         return neighbour_weights([d for _, _, d in pairs], self.mu, self.weights)
 
-    def _logp(self, batch: list[list[int]]) -> torch.Tensor:
-        """Log-probabilities of all sequences, in chunks of ``batch_size``, right-padded to one width."""
-        from .detect.pfilter import _forward_logprobs
+    def _rows(self, batch: list[list[int]], positions: list[list[int]]) -> list[torch.Tensor]:
+        """Log-probability rows (len(positions[b]), vocab) at ``positions[b]`` of each sequence b, in chunks of
+        ``batch_size`` right-padded to one width; the output layer runs only at those positions."""
+        from .detect.pfilter import _logprobs_at
 
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         width = max(len(x) for x in batch)
-        return torch.cat([_forward_logprobs(self.model, batch[i:i + self.batch_size], pad, width)
-                          for i in range(0, len(batch), self.batch_size)])
+        out = []
+        for i in range(0, len(batch), self.batch_size):
+            chunk = positions[i:i + self.batch_size]
+            out.extend(_logprobs_at(self.model, batch[i:i + self.batch_size], chunk, pad, width)
+                       .split([len(p) for p in chunk]))
+        return out
 
     def _causal(self, old, news, plans) -> list[float]:
-        logp = self._logp([old.ids] + [n.ids for n in news])
-        scores = []
-        for c, pairs in enumerate(plans, 1):
-            if not pairs:
-                scores.append(0.0)
-                continue
-            old_rows = logp[0, [a - 1 for a, _, _ in pairs]]
-            new_rows = logp[c, [b - 1 for _, b, _ in pairs]]
-            scores.append(float((self._weights(pairs) * divergence(new_rows, old_rows, self.divergence)).sum()))
-        return scores
+        old_positions = sorted({a - 1 for pairs in plans for a, _, _ in pairs})
+        rows = self._rows([old.ids] + [n.ids for n in news],
+                          [old_positions] + [[b - 1 for _, b, _ in pairs] for pairs in plans])
+        old_row = dict(zip(old_positions, rows[0]))
+        return [self._score(pairs, rows[c], torch.stack([old_row[a - 1] for a, _, _ in pairs]) if pairs else None)
+                for c, pairs in enumerate(plans, 1)]
 
     def _masked(self, old, news, plans) -> list[float]:
         mask = self.tokenizer.mask_token_id
         old_positions = sorted({a for pairs in plans for a, _, _ in pairs})
-        jobs = []  # (sequence, position to read)
-        for a in old_positions:
-            jobs.append((self._masked_copy(old.ids, a, mask), a))
-        for new, pairs in zip(news, plans):
-            for _, b, _ in pairs:
-                jobs.append((self._masked_copy(new.ids, b, mask), b))
+        jobs = [(self._masked_copy(old.ids, a, mask), a) for a in old_positions]
+        jobs += [(self._masked_copy(new.ids, b, mask), b) for new, pairs in zip(news, plans) for _, b, _ in pairs]
         if not jobs:
             return [0.0] * len(news)
-        rows = []
-        for i in range(0, len(jobs), self.batch_size):
-            chunk = jobs[i:i + self.batch_size]
-            logp = self._logp([seq for seq, _ in chunk])
-            rows.extend(logp[r, pos] for r, (_, pos) in enumerate(chunk))
-        old_row = {a: rows[i] for i, a in enumerate(old_positions)}
+        rows = [r[0] for r in self._rows([seq for seq, _ in jobs], [[pos] for _, pos in jobs])]
+        old_row = dict(zip(old_positions, rows))
         cursor, scores = len(old_positions), []
         for pairs in plans:
-            if not pairs:
-                scores.append(0.0)
-                continue
-            new_rows = torch.stack(rows[cursor:cursor + len(pairs)])
+            new_rows = rows[cursor:cursor + len(pairs)]
             cursor += len(pairs)
-            old_rows = torch.stack([old_row[a] for a, _, _ in pairs])
-            scores.append(float((self._weights(pairs) * divergence(new_rows, old_rows, self.divergence)).sum()))
+            scores.append(self._score(pairs, torch.stack(new_rows) if pairs else None,
+                                      torch.stack([old_row[a] for a, _, _ in pairs]) if pairs else None))
         return scores
+
+    def _score(self, pairs, new_rows, old_rows) -> float:
+        """sum_k a_k div(d'_k, d_k) over the aligned neighbours (0 when there are none)."""
+        if not pairs:
+            return 0.0
+        return float((self._weights(pairs) * divergence(new_rows, old_rows, self.divergence)).sum())
 
     @staticmethod
     def _masked_copy(ids: list[int], position: int, mask: int) -> list[int]:

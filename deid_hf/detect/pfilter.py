@@ -161,19 +161,28 @@ def _logits_only_at(model, rows: torch.Tensor, cols: torch.Tensor):
         handle.remove()
 
 
-def _read_logprobs(model, batch: list[list[int]], reads: list[list[tuple[int, int]]], pad_id: int,
-                   all_positions: bool = False) -> list[list[float]]:
-    """log P(target) at each (position, target) of each sequence; the softmax is taken only at those rows.
-    ``all_positions``: compute the logits at every position and index them (the naive reference)."""
-    ids, mask = _padded(batch, pad_id)
-    rows = torch.tensor([b for b, r in enumerate(reads) for _ in r])
-    cols = torch.tensor([pos for r in reads for pos, _ in r])
-    targets = torch.tensor([t for r in reads for _, t in r])
+def _logprobs_at(model, batch: list[list[int]], positions: list[list[int]], pad_id: int,
+                 width: int | None = None, all_positions: bool = False) -> torch.Tensor:
+    """Log-softmax rows at ``positions[b]`` of each right-padded sequence b, stacked in that order:
+    (sum of len(positions[b]), vocab). ``all_positions``: compute the logits at every position and index them
+    (the naive reference); otherwise the output layer runs only at the rows read."""
+    ids, mask = _padded(batch, pad_id, width)
+    rows = torch.tensor([b for b, p in enumerate(positions) for _ in p], dtype=torch.long)
+    cols = torch.tensor([c for p in positions for c in p], dtype=torch.long)
     with torch.no_grad(), (nullcontext() if all_positions else _logits_only_at(model, rows, cols)):
         logits = model(input_ids=ids, attention_mask=mask).logits
     if logits.dim() == 3:
         logits = logits[rows, cols]
-    values = torch.log_softmax(logits.float(), dim=-1).gather(1, targets[:, None])[:, 0].tolist()
+    return torch.log_softmax(logits.float(), dim=-1)
+
+
+def _read_logprobs(model, batch: list[list[int]], reads: list[list[tuple[int, int]]], pad_id: int,
+                   all_positions: bool = False) -> list[list[float]]:
+    """log P(target) at each (position, target) of each sequence."""
+    logprobs = _logprobs_at(model, batch, [[pos for pos, _ in r] for r in reads], pad_id,
+                            all_positions=all_positions)
+    targets = torch.tensor([t for r in reads for _, t in r], dtype=torch.long)
+    values = logprobs.gather(1, targets[:, None])[:, 0].tolist()
     out, cursor = [], 0
     for r in reads:
         out.append(values[cursor:cursor + len(r)])
