@@ -15,7 +15,7 @@ import time
 from _common import data_path, print_table, write_results
 
 from deid_hf.detect import get_detector
-from deid_hf.detect.pfilter import make_scorer, stop_words
+from deid_hf.detect.pfilter import make_scorer, prefiltered, split_words, stop_words
 from deid_hf.evaluation.detection import DetectionCounts, detection_report, load_gold
 from deid_hf.models import load_causal_lm
 from deid_hf.spans import Span, merge_spans
@@ -39,15 +39,17 @@ def main():
     stop = stop_words()
     rows = []
     for threshold in THRESHOLDS:
-        alone, prefiltered, combined = DetectionCounts(), DetectionCounts(), DetectionCounts()
+        alone, without_stop_words, combined = DetectionCounts(), DetectionCounts(), DetectionCounts()
         for doc, words, base in zip(docs, scores, ensemble):
-            spans = [Span(w.start, w.end, "OTHER", 1.0, "pfilter") for w in words
-                     if w.scored and w.probability < threshold]
-            kept = [s for s in spans if doc.text[s.start:s.end].lower() not in stop]
+            flagged = [i for i, w in enumerate(words) if w.scored and w.probability < threshold]
+            spans = [Span(words[i].start, words[i].end, "OTHER", 1.0, "pfilter") for i in flagged]
+            tokens = split_words(doc.text)  # aligned with ``words``: one score per word or punctuation token
+            kept = [Span(words[i].start, words[i].end, "OTHER", 1.0, "pfilter") for i in flagged
+                    if not prefiltered(doc.text, tokens, i, stop)]
             alone.add(doc, spans)
-            prefiltered.add(doc, kept)
+            without_stop_words.add(doc, kept)
             combined.add(doc, merge_spans(kept + base))
-        for name, counts in (("pfilter (all words)", alone), ("pfilter, stop words skipped", prefiltered),
+        for name, counts in (("pfilter (all words)", alone), ("pfilter, stop words skipped", without_stop_words),
                              ("fast+pfilter (stop words skipped)", combined)):
             r = counts.report()
             rows.append({"detector": name, "threshold": f"{threshold:.0e}", "precision": r["token_precision"],

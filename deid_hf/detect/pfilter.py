@@ -13,7 +13,8 @@ never scored (probability 1). A word's sub-word tokens are the LM tokens that st
   ``fast`` (approximate: windows of ``fast_window`` tokens, words at least ``spacing`` tokens apart masked in
   the same copy, a word's sub-words all read from the one copy that masks the whole word instead of
   unmasked one by one, and the stop-word pre-filter on by default).
-Either scorer takes ``prefilter=True`` (spaCy's English stop words) or a set of words never to score.
+Either scorer takes ``prefilter=True`` (spaCy's English stop words) or a set of such words: lower-case ones are
+not scored unless they sit between two capitalised words (see `prefiltered`).
 Both accept ``context`` (e.g. the previous, already de-identified utterance), prepended to the text.
 """
 
@@ -88,6 +89,22 @@ def stop_words() -> frozenset[str]:
     return frozenset(STOP_WORDS)
 
 
+def prefiltered(text: str, words, i: int, stop: frozenset[str]) -> bool:
+    """The pre-filter: words[i] is not scored when it is a stop word written as any word is ("the", and "The"
+    at the start of a sentence, and "I"), unless it sits between two capitalised words, where it is part of
+    a name ("Bank of England", "Reynolds and Williamson"). Stop words capitalised inside a sentence ("May",
+    "Can Capital", "ON") are scored."""
+    s, e, _ = words[i]
+    word = text[s:e]
+    if word.lower() not in stop:
+        return False
+    sentence_start = i == 0 or text[words[i - 1][0]] in ".!?:;" or "\n" in text[words[i - 1][1]:s]
+    if not (word.islower() or word == "I" or sentence_start):
+        return False
+    capitalised = [0 <= j < len(words) and words[j][2] and text[words[j][0]].isupper() for j in (i - 1, i + 1)]
+    return not all(capitalised)
+
+
 class WordScorer(ABC):
     """One interface for both LM kinds: per-word probabilities of a batch of texts."""
 
@@ -99,9 +116,10 @@ class WordScorer(ABC):
         self.lowercase = lowercase
         self.prefilter = stop_words() if prefilter is True else frozenset(prefilter or ())
 
-    def _skipped(self, word: str) -> bool:
-        """Pre-filter: words that cannot be sensitive (stop words) are never scored."""
-        return word.lower() in self.prefilter
+    def _targets(self, text: str, words, owners) -> list[int]:
+        """Indices of the words to score: words with LM tokens that the pre-filter does not skip."""
+        return [i for i, ((_, _, is_word), own) in enumerate(zip(words, owners))
+                if is_word and own and not prefiltered(text, words, i, self.prefilter)]
 
     @property
     def window(self) -> int:
@@ -228,11 +246,10 @@ class CausalWordScorer(WordScorer):
         logprobs = self._token_logprobs_batch([ids for _, ids, _ in prepared])
         results = []
         for text, (words, _, owners), lp in zip(texts, prepared, logprobs):
-            scored = [bool(is_word and own) and not self._skipped(text[s:e]) for (s, e, is_word), own in
-                      zip(words, owners)]
+            targets = set(self._targets(text, words, owners))
             results.append([
-                WordScore(s, e, text[s:e], math.exp(sum(lp[p] for p in own)) if ok else 1.0, ok)
-                for (s, e, _), own, ok in zip(words, owners, scored)
+                WordScore(s, e, text[s:e], math.exp(sum(lp[p] for p in own)) if i in targets else 1.0, i in targets)
+                for i, ((s, e, _), own) in enumerate(zip(words, owners))
             ])
         return results
 
@@ -314,8 +331,7 @@ class MaskedWordScorer(WordScorer):
         prepared = [self._prepare(t, c) for t, c in zip(texts, contexts)]
         all_jobs, logp = [], []
         for d, (words, ids, owners) in enumerate(prepared):
-            targets = [i for i, ((s, e, is_word), own) in enumerate(zip(words, owners)) if is_word and own
-                       and not self._skipped(texts[d][s:e])]
+            targets = self._targets(texts[d], words, owners)
             logp.append({i: 0.0 for i in targets})
             all_jobs.extend((d, job) for job in self._jobs(ids, owners, targets))
         size = 1 if self.path == "naive" else self.batch_size
