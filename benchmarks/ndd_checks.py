@@ -23,6 +23,7 @@ import time
 from _common import data_path, print_table, write_results
 from scipy.stats import pearsonr
 
+from deid_hf.detect.pfilter import split_words
 from deid_hf.evaluation.similarity import SentenceEncoder
 from deid_hf.models import load_causal_lm
 from deid_hf.ndd import NDD
@@ -80,25 +81,23 @@ CONFIGS = {"default (KL, mu^d)": {"divergence": "kl", "weights": "distance"},
 
 
 def common_edit(a: str, b: str) -> tuple[int, int, str] | None:
-    """(start, end) in a and the replacement from b between their common word prefix and suffix."""
-    wa, wb = a.split(), b.split()
+    """(start, end) in a and the replacement from b between their common prefix and suffix of word and
+    punctuation tokens (so a changed last word keeps its full stop as an unedited neighbour). The edit runs
+    from the end of the common prefix to the start of the common suffix, whitespace included, so that
+    a[:start] + replacement + a[end:] is b."""
+    ta, tb = split_words(a), split_words(b)
+    words_a, words_b = [a[s:e] for s, e, _ in ta], [b[s:e] for s, e, _ in tb]
     p = 0
-    while p < min(len(wa), len(wb)) and wa[p] == wb[p]:
+    while p < min(len(ta), len(tb)) and words_a[p] == words_b[p]:
         p += 1
-    s = 0
-    while s < min(len(wa), len(wb)) - p and wa[-1 - s] == wb[-1 - s]:
-        s += 1
-    if p == len(wa) and p == len(wb):
+    if p == len(ta) == len(tb):
         return None
-    starts, pos = [], 0
-    for word in wa:
-        pos = a.index(word, pos)
-        starts.append(pos)
-        pos += len(word)
-    start = starts[p] if p < len(wa) else len(a)
-    # a pure insertion (nothing of a differs) is an empty edit at the first differing position
-    end = starts[len(wa) - s - 1] + len(wa[len(wa) - s - 1]) if len(wa) - s > p else start
-    return start, end, " ".join(wb[p:len(wb) - s])
+    s = 0
+    while s < min(len(ta), len(tb)) - p and words_a[-1 - s] == words_b[-1 - s]:
+        s += 1
+    start_a, start_b = (ta[p - 1][1], tb[p - 1][1]) if p else (0, 0)
+    end_a, end_b = (ta[len(ta) - s][0], tb[len(tb) - s][0]) if s else (len(a), len(b))
+    return start_a, end_a, b[start_b:end_b]
 
 
 def lcs_ratio(a: str, b: str) -> float:
