@@ -9,8 +9,8 @@ configurations: the library default (KL, weights mu^distance, mu = 0.9) and the 
    rule in three rows ("went higher sharply", "arrived ahead for", "very profound"); it is kept unchanged.
 2. STS-B test pairs whose word-level longest common subsequence covers >= 80% of the shorter sentence (the
    paper's "initial test"): the edit is the span between the pair's common prefix and suffix of word and
-   punctuation tokens; Pearson correlation of -NDD with the gold score, beside MiniLM cosine similarity on the same pairs
-   (paper, RoBERTa: NDD 24.0 vs SC 20.8, Pearson x 100).
+   punctuation tokens; Pearson correlation of -NDD with the gold score, beside MiniLM cosine similarity on
+   the same pairs (paper, RoBERTa: NDD 24.0 vs SC 20.8, Pearson x 100).
 Usage: python benchmarks/ndd_checks.py [--limit N]
 """
 
