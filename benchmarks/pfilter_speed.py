@@ -46,22 +46,10 @@ def timed_sample(scorer, text, words):
     """Words/s and word probabilities of a long document's first ``words`` scoreable words. Naive and exact
     cost the same full-window forwards for every word, so their rate does not depend on how many are timed
     (all 2,000 words would take most of an hour per path on 2 cores)."""
-    from deid_hf.detect.pfilter import _read_logprobs
-
     found, ids, owners = scorer._prepare(text, None)
     targets = scorer._targets(text, found, owners)[:words]
-    jobs = scorer._jobs(ids, owners, targets)
-    size = 1 if scorer.path == "naive" else scorer.batch_size
-    logp = dict.fromkeys(targets, 0.0)
     start = time.perf_counter()
-    for b in range(0, len(jobs), size):
-        chunk = jobs[b:b + size]
-        values = _read_logprobs(scorer.model, [job[0] for job in chunk],
-                                [[(pos, target) for pos, target, _ in job[1]] for job in chunk],
-                                scorer.tokenizer.pad_token_id or 0, all_positions=scorer.path == "naive")
-        for (_, reads), read_values in zip(chunk, values):
-            for (_, _, w), value in zip(reads, read_values):
-                logp[w] += value
+    logp = scorer.word_logprobs([(ids, owners, targets)])[0]
     seconds = time.perf_counter() - start
     probabilities = {found[w][0]: math.exp(v) for w, v in logp.items()}
     return probabilities, {"docs_per_s": None, "words_per_s": len(targets) / seconds, "seconds": seconds}
@@ -100,10 +88,9 @@ def main():
                         help="words timed for the naive and exact paths on long documents")
     args = parser.parse_args()
     torch.set_num_threads(2)
-    docs = load_gold(data_path("presidio_synth_pii/synth_dataset_v2.json"), limit=args.docs)
-    short = [d.text for d in docs]
-    pool = " ".join(d.text.replace("\n", " ") for d in load_gold(
-        data_path("presidio_synth_pii/synth_dataset_v2.json"))).split()
+    presidio = load_gold(data_path("presidio_synth_pii/synth_dataset_v2.json"))
+    short = [d.text for d in presidio[:args.docs]]
+    pool = " ".join(d.text.replace("\n", " ") for d in presidio).split()
     long = [" ".join(pool[i * 2000:(i + 1) * 2000]) for i in range(args.long_docs)]
 
     if args.mlm:
@@ -144,7 +131,7 @@ def main():
         results[corpus] = {"exact_vs_naive_max_abs_diff": exact_max, "threshold": threshold,
                            "fast_recall_of_exact_flags": recall_of_fast}
     n = args.agreement_docs
-    presidio, real = load_gold(data_path("presidio_synth_pii/synth_dataset_v2.json"), limit=2 * n), wikigold(2 * n)
+    real = wikigold(2 * n)
     agreement = {f"{name} {half}": gold_agreement(mlm, tokenizer, docs[lo:lo + n])
                  for name, docs in (("presidio", presidio), ("wikigold", real))
                  for half, lo in ((f"0-{n - 1}", 0), (f"{n}-{2 * n - 1}", n))}

@@ -13,8 +13,8 @@ never scored (probability 1). A word's sub-word tokens are the LM tokens that st
   ``fast`` (approximate: windows of ``fast_window`` tokens, words at least ``spacing`` tokens apart masked in
   the same copy, a word's sub-words all read from the one copy that masks the whole word instead of
   unmasked one by one, and the stop-word pre-filter on by default).
-Either scorer takes ``prefilter=True`` (spaCy's English stop words) or a set of such words: lower-case ones are
-not scored unless they sit between two capitalised words (see `prefiltered`).
+Either scorer takes ``prefilter=True`` (spaCy's English stop words) or a set of such words, skipped by the rule
+of `prefiltered` (stop words inside names and capitalised inside a sentence are still scored).
 Both accept ``context`` (e.g. the previous, already de-identified utterance), prepended to the text.
 """
 
@@ -326,14 +326,12 @@ class MaskedWordScorer(WordScorer):
         lo = max(0, min(centre - window // 2, n - window))
         return lo, lo + window
 
-    def score_batch(self, texts, contexts=None):
-        contexts = contexts or [None] * len(texts)
-        prepared = [self._prepare(t, c) for t, c in zip(texts, contexts)]
-        all_jobs, logp = [], []
-        for d, (words, ids, owners) in enumerate(prepared):
-            targets = self._targets(texts[d], words, owners)
-            logp.append({i: 0.0 for i in targets})
-            all_jobs.extend((d, job) for job in self._jobs(ids, owners, targets))
+    def word_logprobs(self, documents) -> list[dict[int, float]]:
+        """log P(word) of the ``targets`` of each prepared document (ids, owners, targets), all documents'
+        masked copies batched together (naive: one at a time, full logits)."""
+        all_jobs = [(d, job) for d, (ids, owners, targets) in enumerate(documents)
+                    for job in self._jobs(ids, owners, targets)]
+        logp = [dict.fromkeys(targets, 0.0) for _, _, targets in documents]
         size = 1 if self.path == "naive" else self.batch_size
         pad = self.tokenizer.pad_token_id or 0
         all_jobs.sort(key=lambda job: len(job[1][0]))  # copies of similar length share a batch: less padding
@@ -345,6 +343,13 @@ class MaskedWordScorer(WordScorer):
             for (d, (_, reads)), read_values in zip(chunk, values):
                 for (_, _, w), value in zip(reads, read_values):
                     logp[d][w] += value
+        return logp
+
+    def score_batch(self, texts, contexts=None):
+        contexts = contexts or [None] * len(texts)
+        prepared = [self._prepare(t, c) for t, c in zip(texts, contexts)]
+        targets = [self._targets(text, words, owners) for text, (words, _, owners) in zip(texts, prepared)]
+        logp = self.word_logprobs([(ids, owners, t) for (_, ids, owners), t in zip(prepared, targets)])
         return [
             [WordScore(s, e, texts[d][s:e], math.exp(logp[d][i]) if i in logp[d] else 1.0, i in logp[d])
              for i, (s, e, _) in enumerate(words)]
