@@ -15,18 +15,19 @@ FAST_DETECTORS = ("patterns", "spacy")
 PFILTER_THRESHOLD = 1e-3
 
 
-def get_detector(spec="default", model=None, tokenizer=None) -> Detector:
+def get_detector(spec="default", model=None, tokenizer=None, scorer_options: dict | None = None) -> Detector:
     """A detector from a name ("default", "fast", "patterns", "spacy", "pfilter[:threshold]",
     "pfilter-propn[:threshold]", "token-classification:<model>"), a list of names/detectors (their ensemble),
     or a `Detector` instance. The p-filters score words with ``model``/``tokenizer`` (the pipeline's LM);
-    ``pfilter-propn`` only flags words spaCy tags as proper nouns."""
+    ``pfilter-propn`` only flags words spaCy tags as proper nouns; ``scorer_options`` go to their word scorer
+    (e.g. ``{"path": "fast"}`` for a masked LM, see `make_scorer`)."""
     if isinstance(spec, Detector):
         return spec
     if isinstance(spec, (list, tuple)):
-        parts = [get_detector(part, model, tokenizer) for part in spec]
+        parts = [get_detector(part, model, tokenizer, scorer_options) for part in spec]
         return parts[0] if len(parts) == 1 else EnsembleDetector(parts)
     if spec == "default":
-        return get_detector(list(DEFAULT_DETECTORS), model, tokenizer)
+        return get_detector(list(DEFAULT_DETECTORS), model, tokenizer, scorer_options)
     if spec == "fast":
         return get_detector(list(FAST_DETECTORS))
     if spec == "patterns":
@@ -45,7 +46,8 @@ def get_detector(spec="default", model=None, tokenizer=None) -> Detector:
         except ValueError:
             raise InputError(f"pfilter threshold must be a number, got {spec!r}") from None
         nlp = load_spacy() if spec.startswith("pfilter-propn") else None
-        return PFilterDetector(make_scorer(model, tokenizer, prefilter=True), threshold, nlp=nlp)
+        scorer = make_scorer(model, tokenizer, **{"prefilter": True, **(scorer_options or {})})
+        return PFilterDetector(scorer, threshold, nlp=nlp)
     if isinstance(spec, str) and spec.startswith("token-classification:"):
         return TokenClassificationDetector(spec.split(":", 1)[1])
     raise InputError(

@@ -37,18 +37,19 @@ PRIVACY = {"strategy": "ndd", "dp": False, "epsilon": None,
 class DeidNDDPipeline(SavableOptionsMixin, Pipeline):
     task_name = "deid-ndd"
     DEFAULTS: ClassVar[dict] = {"detector": "default", "mode": "substitutive", "bank": "faker", "k": 8, "mu": 0.9,
-                "divergence": "kl", "weights": "distance"}
+                "divergence": "kl", "weights": "distance", "scorer_options": None}
 
     def __init__(self, model, *args, **kwargs):
         super().__init__(model, *args, **kwargs)
-        detector, mode, bank, k, mu, divergence, weights = (self.options[key] for key in self.DEFAULTS)
+        detector, mode, bank, k, mu, divergence, weights, scorer_options = (self.options[key] for key in
+                                                                            self.DEFAULTS)
         if mode not in ("substitutive", "generative"):
             raise InputError(f"mode must be 'substitutive' or 'generative', got {mode!r}")
         if bank not in ("faker", "corpus", "corpus+faker"):
             raise InputError(f"bank must be 'faker', 'corpus' or 'corpus+faker', got {bank!r}")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InputError(f"k must be a positive integer, got {k!r}")
-        self.detector = get_detector(detector, self.model, self.tokenizer)
+        self.detector = get_detector(detector, self.model, self.tokenizer, scorer_options)
         self.ndd = NDD(self.model, self.tokenizer, mu=mu, divergence=divergence, weights=weights)
         self.mode, self.bank, self.k = mode, bank, k
         self.faker = FullEntity(consistent=False)

@@ -43,14 +43,15 @@ def document_rng(seed: int | None, text: str) -> random.Random:
 
 class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
     task_name = "deid-substitution"
-    DEFAULTS: ClassVar[dict] = {"detector": None, "strategy": "full_entity", "strategy_options": None, "shared_table": False}
+    DEFAULTS: ClassVar[dict] = {"detector": None, "strategy": "full_entity", "strategy_options": None, "shared_table": False,
+                                "scorer_options": None}
 
     def __init__(self, model, *args, **kwargs):
         super().__init__(model, *args, **kwargs)
         strategy, detector = self.options["strategy"], self.options["detector"]
         if detector is None:  # ZSTS detects with its own p-filter; every other strategy with the ensemble
             detector = "pfilter" if strategy == "zsts" else "default"
-        self.detector = get_detector(detector, self.model, self.tokenizer)
+        self.detector = get_detector(detector, self.model, self.tokenizer, self.options["scorer_options"])
         self.strategy = get_strategy(strategy, self.model, self.tokenizer, **(self.options["strategy_options"] or {}))
         self.table = SubstitutionTable() if self.options["shared_table"] else None
 

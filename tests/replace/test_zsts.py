@@ -73,3 +73,17 @@ def test_zsts_pipeline_on_a_tiny_masked_lm(tiny_bert):
                     detector="pfilter:0.5", strategy_options={"s": 2.0})
     out = pipe("Daniel Okafor lives in Springfield.", seed=0)
     assert out["spans"] and out["privacy"]["strategy"] == "zsts"
+
+
+@pytest.mark.parametrize("path", ["naive", "exact", "fast"])
+def test_zsts_pipeline_takes_the_scorer_path(tiny_bert, path):
+    from transformers import pipeline
+
+    model, tok = tiny_bert
+    pipe = pipeline("deid-substitution", model=model, tokenizer=tok, strategy="zsts", detector="pfilter:0.5",
+                    scorer_options={"path": path})
+    assert pipe.detector.scorer.path == path
+    out = pipe(["Daniel Okafor lives in Springfield.", "Tom Becker called."], seed=0, batch_size=2)
+    assert len(out) == 2 and all(o["privacy"]["strategy"] == "zsts" for o in out)
+    with pytest.raises(InputError, match="path must be"):
+        pipeline("deid-substitution", model=model, tokenizer=tok, strategy="zsts", scorer_options={"path": "quick"})
