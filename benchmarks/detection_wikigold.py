@@ -31,8 +31,11 @@ def wikigold(limit: int | None) -> list[GoldDocument]:
         for token in example.tokens:
             starts.append(pos)
             pos += len(token) + 1
-        spans = tuple(GoldSpan(starts[a], starts[b - 1] + len(example.tokens[b - 1]), KINDS[kind])
-                      for a, b, kind in bio_entities(example.tags) if kind in KINDS)
+        spans = tuple(
+            GoldSpan(starts[a], starts[b - 1] + len(example.tokens[b - 1]), KINDS[kind])
+            for a, b, kind in bio_entities(example.tags)
+            if kind in KINDS
+        )
         docs.append(GoldDocument(example.text, spans))
     return docs[:limit] if limit else docs
 
@@ -45,8 +48,11 @@ def main():
     texts = [d.text for d in docs]
     analyzer = presidio_analyzer()
     model, tokenizer = load_causal_lm("smollm2-135m")
-    tools = {"Presidio 2.2.366 + spaCy sm": lambda: [[(r.start, r.end) for r in analyzer.analyze(t, language="en")]
-                                                    for t in texts]}
+    tools = {
+        "Presidio 2.2.366 + spaCy sm": lambda: [
+            [(r.start, r.end) for r in analyzer.analyze(t, language="en")] for t in texts
+        ]
+    }
     for name in ("fast", "default"):
         detector = get_detector(name, model, tokenizer)
         tools[f"deid-hf {name}"] = lambda detector=detector: detector.detect_batch(texts)
@@ -56,13 +62,30 @@ def main():
         predictions = run()
         seconds = time.perf_counter() - start
         report = detection_report(docs, predictions)
-        rows.append({"tool": name, "token_recall": report["token_recall"],
-                     "entities_fully_protected": report["entities_fully_protected"],
-                     **{f"recall_{k}": v for k, v in report["per_type_recall"].items()},
-                     "token_precision": report["token_precision"], "docs_per_s": len(docs) / seconds})
+        rows.append(
+            {
+                "tool": name,
+                "token_recall": report["token_recall"],
+                "entities_fully_protected": report["entities_fully_protected"],
+                **{f"recall_{k}": v for k, v in report["per_type_recall"].items()},
+                "token_precision": report["token_precision"],
+                "docs_per_s": len(docs) / seconds,
+            }
+        )
     print(f"wikigold, {len(docs)} sentences, gold PER/LOC/ORG only\n")
-    print_table(rows, ["tool", "token_recall", "entities_fully_protected", "recall_PERSON", "recall_LOCATION",
-                       "recall_ORG", "token_precision", "docs_per_s"])
+    print_table(
+        rows,
+        [
+            "tool",
+            "token_recall",
+            "entities_fully_protected",
+            "recall_PERSON",
+            "recall_LOCATION",
+            "recall_ORG",
+            "token_precision",
+            "docs_per_s",
+        ],
+    )
     write_results("detection_wikigold", {"sentences": len(docs), "rows": rows})
 
 

@@ -26,25 +26,32 @@ PROBE = cache_dir() / "benchmarks" / "minilm-mlm-probe"
 
 
 def _sentences() -> tuple[list[str], list[str]]:
-    train = [line.split("\t", 1)[1].strip() for line in
-             data_path("sst2/train.tsv").read_text().splitlines()[1:]]
+    train = [
+        line.split("\t", 1)[1].strip() for line in data_path("sst2/train.tsv").read_text().splitlines()[1:]
+    ]
     for name in ("snli_1.0_dev.jsonl", "snli_1.0_test.jsonl"):
-        train += list({json.loads(line)["sentence1"] for line in
-                       data_path(f"snli_partial/{name}").read_text().splitlines()})
-    held_out = [line.split("\t", 1)[1].strip() for line in
-                data_path("sst2/dev.tsv").read_text().splitlines()[1:]]
+        train += list(
+            {
+                json.loads(line)["sentence1"]
+                for line in data_path(f"snli_partial/{name}").read_text().splitlines()
+            }
+        )
+    held_out = [
+        line.split("\t", 1)[1].strip() for line in data_path("sst2/dev.tsv").read_text().splitlines()[1:]
+    ]
     return [s for s in train if len(s.split()) >= 5], held_out
 
 
 def accuracy(model, tokenizer, sentences: list[str], seed: int = 0) -> dict:
     """Top-1 / top-5 accuracy on 15% randomly masked tokens of ``sentences``."""
-    collator = DataCollatorForLanguageModeling(tokenizer, mlm_probability=0.15, mask_replace_prob=1.0,
-                                               random_replace_prob=0.0)
+    collator = DataCollatorForLanguageModeling(
+        tokenizer, mlm_probability=0.15, mask_replace_prob=1.0, random_replace_prob=0.0
+    )
     torch.manual_seed(seed)
     hits1 = hits5 = total = 0
     model.eval()
     for b in range(0, len(sentences), 64):
-        batch = collator([tokenizer(s, truncation=True, max_length=64) for s in sentences[b:b + 64]])
+        batch = collator([tokenizer(s, truncation=True, max_length=64) for s in sentences[b : b + 64]])
         with torch.no_grad():
             logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
         chosen = batch["labels"] != -100
@@ -68,7 +75,7 @@ def train_probe(minutes: float, batch_size: int = 32, seed: int = 0) -> dict:
     model.train()
     deadline, step, start = time.monotonic() + minutes * 60, 0, time.monotonic()
     while time.monotonic() < deadline:
-        rows = train[(step * batch_size) % len(train):][:batch_size]
+        rows = train[(step * batch_size) % len(train) :][:batch_size]
         batch = collator([tokenizer(s, truncation=True, max_length=64) for s in rows])
         warmup = min(1.0, (step + 1) / 100)
         for group in optimizer.param_groups:
@@ -85,8 +92,13 @@ def train_probe(minutes: float, batch_size: int = 32, seed: int = 0) -> dict:
     tmp = PROBE.with_name(PROBE.name + ".tmp")
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)
-    report = {"steps": step, "batch_size": batch_size, "minutes": minutes, "untrained_head": before,
-              "held_out_sst2_dev": after}
+    report = {
+        "steps": step,
+        "batch_size": batch_size,
+        "minutes": minutes,
+        "untrained_head": before,
+        "held_out_sst2_dev": after,
+    }
     (tmp / "probe.json").write_text(json.dumps(report, indent=2))
     tmp.replace(PROBE)
     return report
@@ -99,8 +111,11 @@ def load_probe(minutes: float = 25):
         train_probe(minutes)
     from transformers import AutoTokenizer
 
-    return (BertForMaskedLM.from_pretrained(PROBE).eval(), AutoTokenizer.from_pretrained(PROBE),
-            json.loads((PROBE / "probe.json").read_text()))
+    return (
+        BertForMaskedLM.from_pretrained(PROBE).eval(),
+        AutoTokenizer.from_pretrained(PROBE),
+        json.loads((PROBE / "probe.json").read_text()),
+    )
 
 
 if __name__ == "__main__":

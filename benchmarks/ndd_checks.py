@@ -56,8 +56,12 @@ SET_B = [
     ("He always speaks {} in meetings, so nobody misunderstands him.", "clearly", "plainly", "vaguely"),
     ("The restaurant was {} tonight, and we waited an hour for a table.", "crowded", "busy", "empty"),
     ("The city streets are {} at night, so people walk home without fear.", "safe", "secure", "dangerous"),
-    ("The exam results were {}, and the whole class celebrated together.", "excellent", "outstanding",
-     "terrible"),
+    (
+        "The exam results were {}, and the whole class celebrated together.",
+        "excellent",
+        "outstanding",
+        "terrible",
+    ),
     ("Our neighbours are very {} and often invite us over for dinner.", "generous", "kind", "stingy"),
     ("The baby was {} all night, so the parents finally got some sleep.", "quiet", "calm", "noisy"),
     ("The path up the mountain is {}, so even small children can climb it.", "gentle", "easy", "steep"),
@@ -70,14 +74,20 @@ SET_B = [
     ("His answer was {} and the teacher gave him full marks.", "correct", "right", "wrong"),
     ("The children were {} to see the circus arrive in their town.", "excited", "thrilled", "bored"),
     ("The box is {}, so one person can carry it up the stairs.", "light", "lightweight", "heavy"),
-    ("The museum was {} yesterday, so we could see every painting without waiting.", "empty", "quiet",
-     "packed"),
+    (
+        "The museum was {} yesterday, so we could see every painting without waiting.",
+        "empty",
+        "quiet",
+        "packed",
+    ),
     ("The doctor said the wound is {} and will not leave a scar.", "minor", "small", "serious"),
     ("The factory {} its production last year to meet the growing demand.", "increased", "raised", "reduced"),
     ("The old man was {} and gave all his money to the local school.", "rich", "wealthy", "poor"),
 ]
-CONFIGS = {"default (KL, mu^d)": {"divergence": "kl", "weights": "distance"},
-           "paper STS (Hellinger, mean)": {"divergence": "hellinger", "weights": "mean"}}
+CONFIGS = {
+    "default (KL, mu^d)": {"divergence": "kl", "weights": "distance"},
+    "paper STS (Hellinger, mean)": {"divergence": "hellinger", "weights": "mean"},
+}
 
 
 def common_edit(a: str, b: str) -> tuple[int, int, str] | None:
@@ -115,11 +125,16 @@ def synonym_antonym(scorers: dict[str, NDD]) -> tuple[list[dict], list[dict]]:
         for template, original, synonym, antonym in sentences:
             text = template.format(original)
             start = template.index("{}")
-            row = {"set": set_name, "sentence": template.format(f"[{original}]")[:44], "synonym": synonym,
-                   "antonym": antonym}
+            row = {
+                "set": set_name,
+                "sentence": template.format(f"[{original}]")[:44],
+                "synonym": synonym,
+                "antonym": antonym,
+            }
             for config, ndd in scorers.items():
-                row[f"{config}: syn"], row[f"{config}: ant"] = ndd.batch(text, start, start + len(original),
-                                                                          [synonym, antonym])
+                row[f"{config}: syn"], row[f"{config}: ant"] = ndd.batch(
+                    text, start, start + len(original), [synonym, antonym]
+                )
             rows.append(row)
     for config in scorers:
         for set_name in ("A", "B", "A+B"):
@@ -128,10 +143,20 @@ def synonym_antonym(scorers: dict[str, NDD]) -> tuple[list[dict], list[dict]]:
             ant = statistics.mean(r[f"{config}: ant"] for r in chosen)
             wins = sum(r[f"{config}: syn"] < r[f"{config}: ant"] for r in chosen)
             # the paper's Syn-Ant column: Pearson of -NDD with the label (1 synonym, 0 antonym) over all pairs
-            labelled = [(-r[f"{config}: syn"], 1) for r in chosen] + [(-r[f"{config}: ant"], 0) for r in chosen]
-            summary.append({"config": config, "set": set_name, "mean_ndd_synonym": syn, "mean_ndd_antonym": ant,
-                            "synonym_lower": f"{wins}/{len(chosen)}", "holds": syn < ant,
-                            "pearson_x100": 100 * pearsonr(*zip(*labelled))[0]})
+            labelled = [(-r[f"{config}: syn"], 1) for r in chosen] + [
+                (-r[f"{config}: ant"], 0) for r in chosen
+            ]
+            summary.append(
+                {
+                    "config": config,
+                    "set": set_name,
+                    "mean_ndd_synonym": syn,
+                    "mean_ndd_antonym": ant,
+                    "synonym_lower": f"{wins}/{len(chosen)}",
+                    "holds": syn < ant,
+                    "pearson_x100": 100 * pearsonr(*zip(*labelled))[0],
+                }
+            )
     return rows, summary
 
 
@@ -146,25 +171,46 @@ def stsb_pearson(scorers: dict[str, NDD], limit: int | None) -> tuple[list[dict]
     edits = [common_edit(a, b) for _, a, b in pairs]
     # diagnostic subset: the causal adaptation sees only the right context, so a sentence-final edit has
     # nothing but punctuation to compare; these are the pairs with >= 3 words right of the edit
-    right_context = [i for i, ((_, a, _), e) in enumerate(zip(pairs, edits)) if e and len(a[e[1]:].split()) >= 3]
+    right_context = [
+        i for i, ((_, a, _), e) in enumerate(zip(pairs, edits)) if e and len(a[e[1] :].split()) >= 3
+    ]
     rows = []
     for config, ndd in scorers.items():
         start_time = time.perf_counter()
         neg_ndd = [0.0 if edit is None else -ndd(a, *edit) for (_, a, _), edit in zip(pairs, edits)]
         seconds = time.perf_counter() - start_time
-        rows.append({"measure": f"-NDD smollm2-135m, {config}", "pairs": len(pairs),
-                     "pearson_x100": 100 * pearsonr(neg_ndd, gold)[0], "pairs_per_s": len(pairs) / seconds})
-        rows.append({"measure": "  same, >= 3 words right of the edit", "pairs": len(right_context),
-                     "pearson_x100": 100 * pearsonr([neg_ndd[i] for i in right_context],
-                                                    [gold[i] for i in right_context])[0]})
+        rows.append(
+            {
+                "measure": f"-NDD smollm2-135m, {config}",
+                "pairs": len(pairs),
+                "pearson_x100": 100 * pearsonr(neg_ndd, gold)[0],
+                "pairs_per_s": len(pairs) / seconds,
+            }
+        )
+        rows.append(
+            {
+                "measure": "  same, >= 3 words right of the edit",
+                "pairs": len(right_context),
+                "pearson_x100": 100
+                * pearsonr([neg_ndd[i] for i in right_context], [gold[i] for i in right_context])[0],
+            }
+        )
     cosine = SentenceEncoder().cosine([a for _, a, _ in pairs], [b for _, _, b in pairs])
-    rows += [{"measure": "MiniLM cosine (baseline, same pairs)", "pairs": len(pairs),
-              "pearson_x100": 100 * pearsonr(cosine, gold)[0]},
-             {"measure": "  same, >= 3 words right of the edit", "pairs": len(right_context),
-              "pearson_x100": 100 * pearsonr([cosine[i] for i in right_context],
-                                             [gold[i] for i in right_context])[0]},
-             {"measure": "paper: NDD (RoBERTa, Hellinger, mean)", "pearson_x100": 24.0},
-             {"measure": "paper: sentence cosine", "pearson_x100": 20.8}]
+    rows += [
+        {
+            "measure": "MiniLM cosine (baseline, same pairs)",
+            "pairs": len(pairs),
+            "pearson_x100": 100 * pearsonr(cosine, gold)[0],
+        },
+        {
+            "measure": "  same, >= 3 words right of the edit",
+            "pairs": len(right_context),
+            "pearson_x100": 100
+            * pearsonr([cosine[i] for i in right_context], [gold[i] for i in right_context])[0],
+        },
+        {"measure": "paper: NDD (RoBERTa, Hellinger, mean)", "pearson_x100": 24.0},
+        {"measure": "paper: sentence cosine", "pearson_x100": 20.8},
+    ]
     return rows, len(pairs)
 
 
@@ -176,11 +222,15 @@ def main():
     scorers = {config: NDD(model, tokenizer, **options) for config, options in CONFIGS.items()}
 
     rows, summary = synonym_antonym(scorers)
-    print_table(rows, ["set", "sentence", "synonym", "antonym", *(f"{c}: {x}" for c in CONFIGS for x in
-                                                                  ("syn", "ant"))])
+    print_table(
+        rows,
+        ["set", "sentence", "synonym", "antonym", *(f"{c}: {x}" for c in CONFIGS for x in ("syn", "ant"))],
+    )
     print()
-    print_table(summary, ["config", "set", "mean_ndd_synonym", "mean_ndd_antonym", "synonym_lower", "holds",
-                          "pearson_x100"])
+    print_table(
+        summary,
+        ["config", "set", "mean_ndd_synonym", "mean_ndd_antonym", "synonym_lower", "holds", "pearson_x100"],
+    )
     print("(pearson_x100: -NDD vs label 1 synonym / 0 antonym, the paper's Syn-Ant column: NDD 19.1, SC 7.8)")
     sts, n = stsb_pearson(scorers, args.limit)
     print(f"\nSTS-B test, {n} pairs with LCS >= 80% of the shorter sentence\n")

@@ -60,14 +60,19 @@ def score(name: str, sources: list[str], outputs: list[dict], encoder, base, nlp
         return " ".join(text.split()).casefold()
 
     return {
-        "setting": name, "eps_token": privacy["epsilon_per_token"], "temperature": privacy["temperature"],
-        "eps_sentence": statistics.mean(o["privacy"]["epsilon_total"] for o in outputs) if privacy["dp"] else None,
+        "setting": name,
+        "eps_token": privacy["epsilon_per_token"],
+        "temperature": privacy["temperature"],
+        "eps_sentence": statistics.mean(o["privacy"]["epsilon_total"] for o in outputs)
+        if privacy["dp"]
+        else None,
         "sbert_cos": statistics.mean(encoder.cosine(sources, texts)),
         "copy_rate": statistics.mean(norm(s) == norm(t) for s, t in zip(sources, texts)),
         "ppl_base": perplexity(*base, [t for t in texts if t]),
         "entity_leak": leaked / total_entities if total_entities else None,
         "len_ratio": statistics.mean(len(t.split()) / len(s.split()) for s, t in zip(sources, texts)),
-        "empty": sum(not t for t in texts), "sent_per_s": len(sources) / seconds,
+        "empty": sum(not t for t in texts),
+        "sent_per_s": len(sources) / seconds,
     }
 
 
@@ -81,39 +86,79 @@ def main() -> None:
     args = parser.parse_args()
     sources = sts_test_sentences(args.limit)
     tuned = deid_hf.pipeline("deid-paraphrase")  # builds smollm2-135m-paraphraser on first use
-    base_pipe = deid_hf.pipeline("deid-paraphrase", model="smollm2-135m",
-                                 bounds=(tuned.bounds.low, tuned.bounds.high))  # unused by plain sampling
-    encoder, base, nlp = SentenceEncoder(), (base_pipe.model, base_pipe.tokenizer), load_spacy()  # one base load
+    base_pipe = deid_hf.pipeline(
+        "deid-paraphrase", model="smollm2-135m", bounds=(tuned.bounds.low, tuned.bounds.high)
+    )  # unused by plain sampling
+    encoder, base, nlp = (
+        SentenceEncoder(),
+        (base_pipe.model, base_pipe.tokenizer),
+        load_spacy(),
+    )  # one base load
 
     def run(pipe, name, **options):
         start = time.perf_counter()
-        outputs = pipe(sources, batch_size=args.batch_size, max_new_tokens=args.max_new_tokens, seed=args.seed,
-                       **options)
+        outputs = pipe(
+            sources, batch_size=args.batch_size, max_new_tokens=args.max_new_tokens, seed=args.seed, **options
+        )
         row = score(name, sources, outputs, encoder, base, nlp, time.perf_counter() - start)
         print(f"  {name}: cosine {row['sbert_cos']:.3f}, copies {row['copy_rate']:.2f}", flush=True)
         return row, [o["paraphrase"] for o in outputs[:3]]
 
-    print(f"{len(sources)} STS-B test sentences; clamp bounds [{tuned.bounds.low:.3f}, {tuned.bounds.high:.3f}] "
-          f"(sensitivity {tuned.bounds.sensitivity:.3f})", flush=True)
+    print(
+        f"{len(sources)} STS-B test sentences; clamp bounds [{tuned.bounds.low:.3f}, {tuned.bounds.high:.3f}] "
+        f"(sensitivity {tuned.bounds.sensitivity:.3f})",
+        flush=True,
+    )
     rows, samples = [], {}
     for eps in [float(e) for e in args.epsilons.split(",")]:
         row, samples[f"eps={eps:g}"] = run(tuned, f"fine-tuned, eps={eps:g}", epsilon=eps)
         rows.append(row)
-    for pipe, name in ((tuned, "fine-tuned, plain T=1 (no DP)"), (base_pipe, "base model, plain T=1 (no DP)")):
+    for pipe, name in (
+        (tuned, "fine-tuned, plain T=1 (no DP)"),
+        (base_pipe, "base model, plain T=1 (no DP)"),
+    ):
         row, samples[name] = run(pipe, name, epsilon=None, allow_non_dp=True)
         rows.append(row)
     print()
-    print_table(rows, ["setting", "eps_token", "temperature", "eps_sentence", "sbert_cos", "copy_rate",
-                       "ppl_base", "entity_leak", "len_ratio", "empty", "sent_per_s"])
+    print_table(
+        rows,
+        [
+            "setting",
+            "eps_token",
+            "temperature",
+            "eps_sentence",
+            "sbert_cos",
+            "copy_rate",
+            "ppl_base",
+            "entity_leak",
+            "len_ratio",
+            "empty",
+            "sent_per_s",
+        ],
+    )
     ok = [r for r in rows if r["eps_token"] is not None and r["sbert_cos"] >= 0.6 and r["copy_rate"] <= 0.2]
-    print("\ntarget (cosine >= 0.6, copy rate <= 20%) with the guarantee: "
-          + (f"first met at epsilon {min(r['eps_token'] for r in ok):g} per token" if ok else "not met on this grid"))
+    print(
+        "\ntarget (cosine >= 0.6, copy rate <= 20%) with the guarantee: "
+        + (
+            f"first met at epsilon {min(r['eps_token'] for r in ok):g} per token"
+            if ok
+            else "not met on this grid"
+        )
+    )
     print("paper (GPT-2 paraphraser, Table 1): SBERT cosine 0.49-0.63")
     print("\nfirst three outputs per setting:")
     for name, texts in samples.items():
         print(f"  {name}: {texts}")
-    write_results("paraphrase", {"sentences": len(sources), "clamp": [tuned.bounds.low, tuned.bounds.high],
-                                 "rows": rows, "samples": samples, "source_samples": sources[:3]})
+    write_results(
+        "paraphrase",
+        {
+            "sentences": len(sources),
+            "clamp": [tuned.bounds.low, tuned.bounds.high],
+            "rows": rows,
+            "samples": samples,
+            "source_samples": sources[:3],
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -61,18 +61,29 @@ def flagged(scores, threshold):
 
 def gold_agreement(mlm, tokenizer, docs) -> list[dict]:
     """Token precision / recall of the exact and the fast path against the gold spans, per threshold."""
-    scores = {path: MaskedWordScorer(mlm, tokenizer, path=path, batch_size=64).score_batch([d.text for d in docs])
-              for path in ("exact", "fast")}
+    scores = {
+        path: MaskedWordScorer(mlm, tokenizer, path=path, batch_size=64).score_batch([d.text for d in docs])
+        for path in ("exact", "fast")
+    }
     rows = []
     for threshold in THRESHOLDS:
         row = {"threshold": f"{threshold:.0e}"}
         for path, scored in scores.items():
             counts = DetectionCounts()
             for doc, words in zip(docs, scored):
-                counts.add(doc, [Span(w.start, w.end, "OTHER", 1.0, "pfilter") for w in words
-                                 if w.scored and w.probability < threshold])
+                counts.add(
+                    doc,
+                    [
+                        Span(w.start, w.end, "OTHER", 1.0, "pfilter")
+                        for w in words
+                        if w.scored and w.probability < threshold
+                    ],
+                )
             report = counts.report()
-            row[f"{path}_precision"], row[f"{path}_recall"] = report["token_precision"], report["token_recall"]
+            row[f"{path}_precision"], row[f"{path}_recall"] = (
+                report["token_precision"],
+                report["token_recall"],
+            )
         row["recall_diff"] = row["fast_recall"] - row["exact_recall"]
         rows.append(row)
     return rows
@@ -82,21 +93,30 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--docs", type=int, default=100)
     parser.add_argument("--agreement-docs", type=int, default=500)
-    parser.add_argument("--mlm", help="a local fill-mask checkpoint to use instead of the probe (e.g. bert-base-cased)")
+    parser.add_argument(
+        "--mlm", help="a local fill-mask checkpoint to use instead of the probe (e.g. bert-base-cased)"
+    )
     parser.add_argument("--long-docs", type=int, default=1)
-    parser.add_argument("--sample-words", type=int, default=150,
-                        help="words timed for the naive and exact paths on long documents")
+    parser.add_argument(
+        "--sample-words",
+        type=int,
+        default=150,
+        help="words timed for the naive and exact paths on long documents",
+    )
     args = parser.parse_args()
     torch.set_num_threads(2)
     presidio = load_gold(data_path("presidio_synth_pii/synth_dataset_v2.json"))
-    short = [d.text for d in presidio[:args.docs]]
+    short = [d.text for d in presidio[: args.docs]]
     pool = " ".join(d.text.replace("\n", " ") for d in presidio).split()
-    long = [" ".join(pool[i * 2000:(i + 1) * 2000]) for i in range(args.long_docs)]
+    long = [" ".join(pool[i * 2000 : (i + 1) * 2000]) for i in range(args.long_docs)]
 
     if args.mlm:
         from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-        mlm, tokenizer = AutoModelForMaskedLM.from_pretrained(args.mlm).eval(), AutoTokenizer.from_pretrained(args.mlm)
+        mlm, tokenizer = (
+            AutoModelForMaskedLM.from_pretrained(args.mlm).eval(),
+            AutoTokenizer.from_pretrained(args.mlm),
+        )
         probe = {"model": args.mlm}
     else:
         mlm, tokenizer, probe = load_probe()
@@ -116,42 +136,60 @@ def main():
             print(rows[-1], flush=True)
         _, row = timed(CausalWordScorer(causal, causal_tok, batch_size=16), texts)
         rows.append({"corpus": corpus, "scorer": "smollm2-135m causal", **row})
-        naive_speed = next(r["words_per_s"] for r in rows if r["corpus"] == corpus and r["scorer"].endswith("naive"))
+        naive_speed = next(
+            r["words_per_s"] for r in rows if r["corpus"] == corpus and r["scorer"].endswith("naive")
+        )
         for r in rows:
             if r["corpus"] == corpus:
                 r["x_naive"] = r["words_per_s"] / naive_speed
-        exact_max = max(abs(a.probability - b.probability) for da, db in zip(scored["naive"], scored["exact"])
-                        for a, b in zip(da, db))
+        exact_max = max(
+            abs(a.probability - b.probability)
+            for da, db in zip(scored["naive"], scored["exact"])
+            for a, b in zip(da, db)
+        )
         threshold = statistics.median(w.probability for doc in scored["exact"] for w in doc if w.scored)
         sampled = {w.start for doc in scored["exact"] for w in doc}  # long documents: the sampled words only
         fast = [[w for w in doc if w.start in sampled] for doc in scored["fast"]]
         exact_flags, fast_flags = flagged(scored["exact"], threshold), flagged(fast, threshold)
         shared = sum(len(a & b) for a, b in zip(exact_flags, fast_flags))
         recall_of_fast = shared / max(1, sum(len(a) for a in exact_flags))
-        results[corpus] = {"exact_vs_naive_max_abs_diff": exact_max, "threshold": threshold,
-                           "fast_recall_of_exact_flags": recall_of_fast}
+        results[corpus] = {
+            "exact_vs_naive_max_abs_diff": exact_max,
+            "threshold": threshold,
+            "fast_recall_of_exact_flags": recall_of_fast,
+        }
     n = args.agreement_docs
     real = wikigold(2 * n)
-    agreement = {f"{name} {half}": gold_agreement(mlm, tokenizer, docs[lo:lo + n])
-                 for name, docs in (("presidio", presidio), ("wikigold", real))
-                 for half, lo in ((f"0-{n - 1}", 0), (f"{n}-{2 * n - 1}", n))}
+    agreement = {
+        f"{name} {half}": gold_agreement(mlm, tokenizer, docs[lo : lo + n])
+        for name, docs in (("presidio", presidio), ("wikigold", real))
+        for half, lo in ((f"0-{n - 1}", 0), (f"{n}-{2 * n - 1}", n))
+    }
     print_table(rows, ["corpus", "scorer", "docs_per_s", "words_per_s", "x_naive"])
     print()
     for corpus, r in results.items():
         diff = r["exact_vs_naive_max_abs_diff"]
-        print(f"{corpus}: exact vs naive max |diff| = {'not run' if diff is None else f'{diff:.2e}'}; "
-              f"fast path recovers {r['fast_recall_of_exact_flags']:.3f} of the words the exact path flags "
-              f"at p = {r['threshold']:.2e}")
-    instrument = (f"probe MLM: masked-token top-1 {probe['held_out_sst2_dev']['top1']:.2f}, top-5 "
-                  f"{probe['held_out_sst2_dev']['top5']:.2f} on SST-2 dev" if "held_out_sst2_dev" in probe
-                  else args.mlm)
+        print(
+            f"{corpus}: exact vs naive max |diff| = {'not run' if diff is None else f'{diff:.2e}'}; "
+            f"fast path recovers {r['fast_recall_of_exact_flags']:.3f} of the words the exact path flags "
+            f"at p = {r['threshold']:.2e}"
+        )
+    instrument = (
+        f"probe MLM: masked-token top-1 {probe['held_out_sst2_dev']['top1']:.2f}, top-5 "
+        f"{probe['held_out_sst2_dev']['top5']:.2f} on SST-2 dev"
+        if "held_out_sst2_dev" in probe
+        else args.mlm
+    )
     columns = ["threshold", "exact_precision", "exact_recall", "fast_precision", "fast_recall", "recall_diff"]
     for name, table in agreement.items():
-        print(f"\nGold token precision / recall, {name} ({instrument}; wikigold: real text, gold PER/LOC/ORG "
-              "only, so precision is understated)\n")
+        print(
+            f"\nGold token precision / recall, {name} ({instrument}; wikigold: real text, gold PER/LOC/ORG "
+            "only, so precision is understated)\n"
+        )
         print_table(table, columns)
-    write_results("pfilter_speed", {"rows": rows, "agreement": results, "gold_agreement": agreement,
-                                    "probe": probe})
+    write_results(
+        "pfilter_speed", {"rows": rows, "agreement": results, "gold_agreement": agreement, "probe": probe}
+    )
 
 
 if __name__ == "__main__":

@@ -44,25 +44,50 @@ def main():
             flagged = [i for i, w in enumerate(words) if w.scored and w.probability < threshold]
             spans = [Span(words[i].start, words[i].end, "OTHER", 1.0, "pfilter") for i in flagged]
             tokens = split_words(doc.text)  # aligned with ``words``: one score per word or punctuation token
-            kept = [Span(words[i].start, words[i].end, "OTHER", 1.0, "pfilter") for i in flagged
-                    if not prefiltered(doc.text, tokens, i, stop)]
+            kept = [
+                Span(words[i].start, words[i].end, "OTHER", 1.0, "pfilter")
+                for i in flagged
+                if not prefiltered(doc.text, tokens, i, stop)
+            ]
             alone.add(doc, spans)
             without_stop_words.add(doc, kept)
             combined.add(doc, merge_spans(kept + base))
-        for name, counts in (("pfilter (all words)", alone), ("pfilter, stop words skipped", without_stop_words),
-                             ("fast+pfilter (stop words skipped)", combined)):
+        for name, counts in (
+            ("pfilter (all words)", alone),
+            ("pfilter, stop words skipped", without_stop_words),
+            ("fast+pfilter (stop words skipped)", combined),
+        ):
             r = counts.report()
-            rows.append({"detector": name, "threshold": f"{threshold:.0e}", "precision": r["token_precision"],
-                         "recall": r["token_recall"], "f1": r["token_f1"],
-                         "fully_protected": r["entities_fully_protected"]})
+            rows.append(
+                {
+                    "detector": name,
+                    "threshold": f"{threshold:.0e}",
+                    "precision": r["token_precision"],
+                    "recall": r["token_recall"],
+                    "f1": r["token_f1"],
+                    "fully_protected": r["entities_fully_protected"],
+                }
+            )
     r = detection_report(docs, ensemble)
-    rows.append({"detector": "fast (baseline)", "threshold": "-", "precision": r["token_precision"],
-                 "recall": r["token_recall"], "f1": r["token_f1"], "fully_protected": r["entities_fully_protected"]})
-    print(f"presidio_synth_pii, {len(docs)} records; smollm2-135m scoring: {len(docs) / seconds:.1f} docs/s"
-          f"{' (lower-cased)' if args.lowercase else ''}\n")
+    rows.append(
+        {
+            "detector": "fast (baseline)",
+            "threshold": "-",
+            "precision": r["token_precision"],
+            "recall": r["token_recall"],
+            "f1": r["token_f1"],
+            "fully_protected": r["entities_fully_protected"],
+        }
+    )
+    print(
+        f"presidio_synth_pii, {len(docs)} records; smollm2-135m scoring: {len(docs) / seconds:.1f} docs/s"
+        f"{' (lower-cased)' if args.lowercase else ''}\n"
+    )
     print_table(rows, ["detector", "threshold", "precision", "recall", "f1", "fully_protected"])
-    write_results("pfilter_thresholds" + ("_lowercase" if args.lowercase else ""),
-                  {"records": len(docs), "docs_per_s": len(docs) / seconds, "rows": rows})
+    write_results(
+        "pfilter_thresholds" + ("_lowercase" if args.lowercase else ""),
+        {"records": len(docs), "docs_per_s": len(docs) / seconds, "rows": rows},
+    )
 
 
 if __name__ == "__main__":

@@ -7,13 +7,13 @@ from .spans import LABELS, Span, merge_spans
 register()
 
 __all__ = [
-           "LABELS",
-           "CacheError",
-           "DeidError",
-           "InputError",
-           "ModelUnavailableError",
-           "Span",
-           "merge_spans",
-           "pipeline",
+    "LABELS",
+    "CacheError",
+    "DeidError",
+    "InputError",
+    "ModelUnavailableError",
+    "Span",
+    "merge_spans",
+    "pipeline",
 ]
 __version__ = "0.1.0"

@@ -29,7 +29,9 @@ def cmd_demo(args: argparse.Namespace) -> None:
         for column in ("span", "label", "source", "replacement"):
             found.add_column(column)
         for span in result["spans"]:
-            found.add_row(f"{span['start']}-{span['end']}", span["label"], span["source"], span["replacement"])
+            found.add_row(
+                f"{span['start']}-{span['end']}", span["label"], span["source"], span["replacement"]
+            )
         console.print(found)
         console.print(f"[dim]privacy: {result['privacy']['guarantee']}[/dim]\n")
 
@@ -53,8 +55,14 @@ def cmd_models(args: argparse.Namespace) -> None:
         # names are what users type: never wrapped; long paths and notes fold instead
         table.add_column(column, overflow="fold", no_wrap=column in ("name", "ready"))
     for row in models.status():
-        table.add_row(row["name"], row["kind"], row["package"], "yes" if row["ready"] else "no",
-                      row["path"] or "-", row["note"])
+        table.add_row(
+            row["name"],
+            row["kind"],
+            row["package"],
+            "yes" if row["ready"] else "no",
+            row["path"] or "-",
+            row["note"],
+        )
     console.print(table)
 
 
@@ -66,16 +74,37 @@ def cmd_run(args: argparse.Namespace) -> None:
     from .pipelines import pipeline
 
     options = {"pool": args.pool} if args.strategy == "word_by_word" else {}
-    pipe = pipeline("deid-substitution", model=args.model, detector=args.detector.split(","),
-                    strategy=args.strategy, strategy_options=options, shared_table=args.shared_table)
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                  TimeRemainingColumn(), console=console) as bar:
+    pipe = pipeline(
+        "deid-substitution",
+        model=args.model,
+        detector=args.detector.split(","),
+        strategy=args.strategy,
+        strategy_options=options,
+        shared_table=args.shared_table,
+    )
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+    ) as bar:
         task = bar.add_task("de-identifying", total=None)
-        report = run_corpus(pipe, args.input, args.output, text_field=args.text_field, batch_size=args.batch_size,
-                            p=args.p, seed=args.seed, split=args.split,
-                            progress=lambda done, total: bar.update(task, completed=done, total=total))
-    console.print(f"wrote {report['written']} of {report['records']} records to {report['output']}; "
-                  f"{len(report['errors'])} error(s); privacy: {report['privacy']['guarantee']}")
+        report = run_corpus(
+            pipe,
+            args.input,
+            args.output,
+            text_field=args.text_field,
+            batch_size=args.batch_size,
+            p=args.p,
+            seed=args.seed,
+            split=args.split,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
+    console.print(
+        f"wrote {report['written']} of {report['records']} records to {report['output']}; "
+        f"{len(report['errors'])} error(s); privacy: {report['privacy']['guarantee']}"
+    )
     for error in report["errors"][:20]:
         console.print(f"  record {error['index']}: {error['error']}")
 
@@ -88,33 +117,50 @@ def cmd_evaluate_detection(args: argparse.Namespace) -> None:
     from .pipelines import pipeline
 
     docs = load_gold(args.data, text_field=args.text_field, limit=args.limit)
-    pipe = pipeline("deid-substitution", model=args.model, detector=args.detector.split(","),
-                    strategy=args.strategy)
+    pipe = pipeline(
+        "deid-substitution", model=args.model, detector=args.detector.split(","), strategy=args.strategy
+    )
     with Progress(console=console) as bar:
         task = bar.add_task("evaluating", total=len(docs))
-        report = evaluate_pipeline(pipe, docs, seed=args.seed,
-                                   progress=lambda done, total: bar.update(task, completed=done))
+        report = evaluate_pipeline(
+            pipe, docs, seed=args.seed, progress=lambda done, total: bar.update(task, completed=done)
+        )
     table = Table(title=f"detection on {args.data} ({len(docs)} documents, detector {args.detector})")
     table.add_column("metric")
     table.add_column("value", justify="right")
-    for key in ("token_precision", "token_recall", "token_f1", "entities_fully_protected",
-                "entities_partially_protected", "leakage"):
+    for key in (
+        "token_precision",
+        "token_recall",
+        "token_f1",
+        "entities_fully_protected",
+        "entities_partially_protected",
+        "leakage",
+    ):
         value = report[key]
         table.add_row(key, "-" if value is None else f"{value:.3f}")
     for label, value in report["per_type_recall"].items():
         table.add_row(f"recall {label}", f"{value:.3f}")
     console.print(table)
     if args.json:
-        Path(args.json).write_text(json.dumps({"data": str(args.data), "detector": args.detector,
-                                               "strategy": args.strategy, **report}, indent=2))
+        Path(args.json).write_text(
+            json.dumps(
+                {"data": str(args.data), "detector": args.detector, "strategy": args.strategy, **report},
+                indent=2,
+            )
+        )
         console.print(f"wrote {args.json}")
 
 
 def _utility_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data-root", default=None,
-                        help="folder holding the evaluation data (default: $DEID_HF_DATA or ../shared/data)")
+    parser.add_argument(
+        "--data-root",
+        default=None,
+        help="folder holding the evaluation data (default: $DEID_HF_DATA or ../shared/data)",
+    )
     parser.add_argument("--strategies", default="redact,typed,full_entity")
-    parser.add_argument("--detectors", default="gold,default", help="gold spans (p = 1 setting) and/or detectors")
+    parser.add_argument(
+        "--detectors", default="gold,default", help="gold spans (p = 1 setting) and/or detectors"
+    )
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--train-size", type=int, default=800, help="subsample the training split")
     parser.add_argument("--test-size", type=int, default=300, help="subsample the test split")
@@ -132,15 +178,25 @@ def _utility_runs(args, datasets: list[str], detectors_for: dict[str, list[str]]
     seeds = list(range(args.seeds))
 
     def make_pipe(strategy, detector):
-        return pipeline("deid-substitution", model="smollm2-135m", strategy=strategy,
-                        detector=detector if not isinstance(detector, str) else detector.split("+"))
-
+        return pipeline(
+            "deid-substitution",
+            model="smollm2-135m",
+            strategy=strategy,
+            detector=detector if not isinstance(detector, str) else detector.split("+"),
+        )
 
     rows, setups = [], {}
     for name in datasets:
         setups[name] = load_setup(name, data_root(args.data_root), args.train_size, args.test_size)
-        rows += utility_rows(setups[name], make_pipe, args.strategies.split(","), detectors_for[name], seeds,
-                             config, progress=lambda msg: console.print(f"[dim]{msg}[/dim]"))
+        rows += utility_rows(
+            setups[name],
+            make_pipe,
+            args.strategies.split(","),
+            detectors_for[name],
+            seeds,
+            config,
+            progress=lambda msg: console.print(f"[dim]{msg}[/dim]"),
+        )
     return rows, setups, make_pipe, config
 
 
@@ -151,7 +207,9 @@ def cmd_evaluate_utility(args: argparse.Namespace) -> None:
     for column in ("data", "strategy", "detector", "privacy", "score"):
         table.add_column(column)
     for r in rows:
-        table.add_row(r["data"], r["strategy"], r["detector"], r["privacy"], f"{r['mean']:.3f} ± {r['std']:.3f}")
+        table.add_row(
+            r["data"], r["strategy"], r["detector"], r["privacy"], f"{r['mean']:.3f} ± {r['std']:.3f}"
+        )
     console.print(table)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
@@ -165,23 +223,37 @@ def cmd_evaluate_report(args: argparse.Namespace) -> None:
     from .pipelines import pipeline
     from .replace.word_by_word import WordByWord
 
-    docs = load_gold(data_root(args.data_root) / "presidio_synth_pii" / "synth_dataset_v2.json",
-                     limit=args.detection_limit)
+    docs = load_gold(
+        data_root(args.data_root) / "presidio_synth_pii" / "synth_dataset_v2.json", limit=args.detection_limit
+    )
     console.print(f"[dim]detection on {len(docs)} presidio_synth_pii records[/dim]")
     detection = evaluate_pipeline(pipeline("deid-substitution", strategy="full_entity"), docs)
     detectors = args.detectors.split(",")
-    rows, setups, make_pipe, config = _utility_runs(args, ["snips", "btc"],
-                                                    {"snips": detectors, "btc": ["gold"]})
+    rows, setups, make_pipe, config = _utility_runs(
+        args, ["snips", "btc"], {"snips": detectors, "btc": ["gold"]}
+    )
     # the trade-off curve uses word-by-word value dissociation: pi = word frequencies of the training split's
     # gold entities, so every private word has pi > 0 and epsilon stays finite for p < 1 (Adelani et al. Fig. 1)
     snips = setups["snips"]
     strategy = WordByWord(pool="dissociation").fit(
-        (span.label, word) for ex in snips.train for span in ex.spans for word in ex.text[span.start:span.end].split())
+        (span.label, word)
+        for ex in snips.train
+        for span in ex.spans
+        for word in ex.text[span.start : span.end].split()
+    )
     curve = []
     for p in (0.25, 0.5, 0.75, 1.0):
-        curve += utility_rows(snips, lambda _, detector: make_pipe(strategy, detector), ["word_by_word"], ["gold"],
-                              [0], config, p=p, with_original=False,
-                              progress=lambda msg: console.print(f"[dim]{msg}[/dim]"))
+        curve += utility_rows(
+            snips,
+            lambda _, detector: make_pipe(strategy, detector),
+            ["word_by_word"],
+            ["gold"],
+            [0],
+            config,
+            p=p,
+            with_original=False,
+            progress=lambda msg: console.print(f"[dim]{msg}[/dim]"),
+        )
     out = Path(args.out)
     write_report(out, detection, rows, curve)
     console.print(f"wrote {out / 'report.md'}, {out / 'report.html'}, {out / 'tradeoff.png'}")
@@ -194,8 +266,10 @@ def cmd_export(args: argparse.Namespace) -> None:
     from .export.onnx import export
 
     folder = export(args.model, args.output, args.kind, int8=args.int8, optimize=args.optimize)
-    console.print(f"exported {args.model} ({args.kind}) to {folder}"
-                  f"{' with model_quantized.onnx (int8)' if args.int8 else ''}; model card: {folder / 'README.md'}")
+    console.print(
+        f"exported {args.model} ({args.kind}) to {folder}"
+        f"{' with model_quantized.onnx (int8)' if args.int8 else ''}; model card: {folder / 'README.md'}"
+    )
 
 
 def cmd_train_paraphraser(args: argparse.Namespace) -> None:
@@ -203,19 +277,31 @@ def cmd_train_paraphraser(args: argparse.Namespace) -> None:
     from .evaluation import data_root
     from .train.paraphraser import ParaphraserConfig, default_pairs, read_pairs, train_paraphraser
 
-    config = ParaphraserConfig(model=args.model, epochs=args.epochs, batch_size=args.batch_size,
-                               gradient_accumulation_steps=args.grad_accum, learning_rate=args.lr,
-                               max_length=args.max_length, eval_fraction=args.eval_fraction,
-                               eval_every=args.eval_every, save_every=args.save_every, seed=args.seed,
-                               pairs=Path(args.pairs).name if args.pairs else "default")
+    config = ParaphraserConfig(
+        model=args.model,
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        gradient_accumulation_steps=args.grad_accum,
+        learning_rate=args.lr,
+        max_length=args.max_length,
+        eval_fraction=args.eval_fraction,
+        eval_every=args.eval_every,
+        save_every=args.save_every,
+        seed=args.seed,
+        pairs=Path(args.pairs).name if args.pairs else "default",
+    )
     pairs = read_pairs(args.pairs) if args.pairs else default_pairs(data_root(args.data_root))
     console.print(f"[dim]{len(pairs)} paraphrase pairs[/dim]")
     metrics = train_paraphraser(pairs, args.output, config, resume=args.resume, stop_after=args.stop_after)
     if not metrics["completed"]:
-        console.print(f"stopped after step {metrics['steps']} of {metrics['total_steps']}; continue with --resume")
+        console.print(
+            f"stopped after step {metrics['steps']} of {metrics['total_steps']}; continue with --resume"
+        )
         return
-    console.print(f"wrote {args.output}: held-out loss {metrics['eval_loss_before']:.3f} -> "
-                  f"{metrics['eval_loss']:.3f} after {metrics['steps']} steps; model card {args.output}/README.md")
+    console.print(
+        f"wrote {args.output}: held-out loss {metrics['eval_loss_before']:.3f} -> "
+        f"{metrics['eval_loss']:.3f} after {metrics['steps']} steps; model card {args.output}/README.md"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -231,12 +317,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("output", help="output file: .jsonl, .csv or .parquet")
     run.add_argument("--text-field", default="text")
     run.add_argument("--split", default="train", help="split of a saved DatasetDict")
-    run.add_argument("--strategy", default="full_entity",
-                     help="redact, typed, named, word_by_word, full_entity")
+    run.add_argument(
+        "--strategy", default="full_entity", help="redact, typed, named, word_by_word, full_entity"
+    )
     run.add_argument("--pool", default="distortion", help="word_by_word pool: distortion or dissociation")
-    run.add_argument("--detector", default="default",
-                     help="comma-separated: default (patterns+spacy+pfilter-propn), fast (patterns+spacy), "
-                          "patterns, spacy, pfilter[:p], pfilter-propn[:p], token-classification:<model>")
+    run.add_argument(
+        "--detector",
+        default="default",
+        help="comma-separated: default (patterns+spacy+pfilter-propn), fast (patterns+spacy), "
+        "patterns, spacy, pfilter[:p], pfilter-propn[:p], token-classification:<model>",
+    )
     run.add_argument("--model", default="smollm2-135m", help="LM of the pipeline (offline name or path)")
     run.add_argument("--p", type=float, default=1.0, help="probability that a detected item is replaced")
     run.add_argument("--seed", type=int, default=None, help="reproducible run (default: secure randomness)")
@@ -264,35 +354,55 @@ def build_parser() -> argparse.ArgumentParser:
     _utility_arguments(report)
     report.add_argument("--detection-limit", type=int, default=None, help="presidio records (default: all)")
     report.add_argument("--out", default="report")
-    report.add_argument("--screenshot", action="store_true", help="render report.html to report.png (Chromium)")
+    report.add_argument(
+        "--screenshot", action="store_true", help="render report.html to report.png (Chromium)"
+    )
     report.set_defaults(func=cmd_evaluate_report)
     export_cmd = sub.add_parser("export", help=cmd_export.__doc__)
     export_cmd.add_argument("model", help="offline name (smollm2-135m, minilm), local path or Hub id")
     export_cmd.add_argument("output")
-    export_cmd.add_argument("--kind", required=True,
-                            help="fill-mask, causal-lm, token-classification or feature-extraction")
+    export_cmd.add_argument(
+        "--kind", required=True, help="fill-mask, causal-lm, token-classification or feature-extraction"
+    )
     export_cmd.add_argument("--int8", action="store_true", help="also write int8 dynamic quantization")
     export_cmd.add_argument("--optimize", default=None, help="ORTOptimizer level O1, O2 or O3")
     export_cmd.set_defaults(func=cmd_export)
     train = sub.add_parser("train-paraphraser", help=cmd_train_paraphraser.__doc__)
-    train.add_argument("output", help="folder for the fine-tuned checkpoint (checkpoints/ inside while training)")
-    train.add_argument("--model", default="smollm2-135m", help="causal LM to fine-tune (offline name or path)")
-    train.add_argument("--pairs", default=None, help='JSONL of {"source", "paraphrase"} (default: STS-B + SNLI)')
+    train.add_argument(
+        "output", help="folder for the fine-tuned checkpoint (checkpoints/ inside while training)"
+    )
+    train.add_argument(
+        "--model", default="smollm2-135m", help="causal LM to fine-tune (offline name or path)"
+    )
+    train.add_argument(
+        "--pairs", default=None, help='JSONL of {"source", "paraphrase"} (default: STS-B + SNLI)'
+    )
     train.add_argument("--data-root", default=None, help="folder with stsbenchmark/ and snli_partial/")
     defaults = ParaphraserConfig()
-    for flag, field, kind in (("--epochs", "epochs", int), ("--batch-size", "batch_size", int),
-                              ("--grad-accum", "gradient_accumulation_steps", int), ("--lr", "learning_rate", float),
-                              ("--max-length", "max_length", int), ("--eval-fraction", "eval_fraction", float),
-                              ("--eval-every", "eval_every", int), ("--save-every", "save_every", int),
-                              ("--seed", "seed", int)):
+    for flag, field, kind in (
+        ("--epochs", "epochs", int),
+        ("--batch-size", "batch_size", int),
+        ("--grad-accum", "gradient_accumulation_steps", int),
+        ("--lr", "learning_rate", float),
+        ("--max-length", "max_length", int),
+        ("--eval-fraction", "eval_fraction", float),
+        ("--eval-every", "eval_every", int),
+        ("--save-every", "save_every", int),
+        ("--seed", "seed", int),
+    ):
         train.add_argument(flag, type=kind, default=getattr(defaults, field))
     train.add_argument("--resume", action="store_true", help="continue from the newest checkpoint")
-    train.add_argument("--stop-after", type=int, default=None, help="stop (with a checkpoint) after this step")
+    train.add_argument(
+        "--stop-after", type=int, default=None, help="stop (with a checkpoint) after this step"
+    )
     train.set_defaults(func=cmd_train_paraphraser)
     models_cmd = sub.add_parser("models", help=cmd_models.__doc__)
     models_cmd.add_argument("--rebuild", action="store_true", help="reconvert cached models")
-    models_cmd.add_argument("--build", action="store_true",
-                            help="build every cached model that is not ready (incl. the ~20 min paraphraser)")
+    models_cmd.add_argument(
+        "--build",
+        action="store_true",
+        help="build every cached model that is not ready (incl. the ~20 min paraphraser)",
+    )
     models_cmd.set_defaults(func=cmd_models)
     return parser
 

@@ -48,7 +48,9 @@ def read_records(path: str | Path, split: str = "train") -> list[dict]:
 
         frame = pd.read_csv(path, keep_default_na=False) if path.suffix == ".csv" else pd.read_parquet(path)
         return frame.to_dict(orient="records")
-    raise InputError(f"unsupported input {path.name}: use .jsonl, .csv, .parquet or a saved dataset directory")
+    raise InputError(
+        f"unsupported input {path.name}: use .jsonl, .csv, .parquet or a saved dataset directory"
+    )
 
 
 def write_records(records: list[dict], path: Path) -> None:
@@ -60,8 +62,9 @@ def write_records(records: list[dict], path: Path) -> None:
     else:
         import pandas as pd
 
-        frame = pd.DataFrame([{k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in r.items()}
-                              for r in records])
+        frame = pd.DataFrame(
+            [{k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in r.items()} for r in records]
+        )
         frame.to_csv(tmp, index=False) if path.suffix == ".csv" else frame.to_parquet(tmp, index=False)
     os.replace(tmp, path)
 
@@ -91,7 +94,7 @@ def _record_text(record: dict, text_field: str) -> str:
 
 def _batches(pending: list[int], size: int) -> Iterator[list[int]]:
     for i in range(0, len(pending), size):
-        yield pending[i:i + size]
+        yield pending[i : i + size]
 
 
 def aggregate_privacy(reports: list[dict]) -> dict:
@@ -102,13 +105,29 @@ def aggregate_privacy(reports: list[dict]) -> dict:
     epsilon = max(r["epsilon"] for r in reports) if dp else None
     without = [r for r in reports if not r["dp"]]
     worst = without[0] if without else max(reports, key=lambda r: r["epsilon"])
-    return {"strategy": reports[0]["strategy"], "p": reports[0]["p"], "dp": dp, "epsilon": epsilon,
-            "guarantee": worst["guarantee"], "detector": reports[0]["detector"], "caveat": reports[0]["caveat"]}
+    return {
+        "strategy": reports[0]["strategy"],
+        "p": reports[0]["p"],
+        "dp": dp,
+        "epsilon": epsilon,
+        "guarantee": worst["guarantee"],
+        "detector": reports[0]["detector"],
+        "caveat": reports[0]["caveat"],
+    }
 
 
-def run_corpus(pipe, input_path: str | Path, output_path: str | Path, *, text_field: str = "text",
-               batch_size: int = 32, p: float = 1.0, seed: int | None = None, split: str = "train",
-               progress: Callable[[int, int], None] | None = None) -> dict:
+def run_corpus(
+    pipe,
+    input_path: str | Path,
+    output_path: str | Path,
+    *,
+    text_field: str = "text",
+    batch_size: int = 32,
+    p: float = 1.0,
+    seed: int | None = None,
+    split: str = "train",
+    progress: Callable[[int, int], None] | None = None,
+) -> dict:
     """De-identify ``text_field`` of every record; returns (and writes beside the output) the run report."""
     output = Path(output_path)
     if output.suffix not in FORMATS:
@@ -131,7 +150,9 @@ def run_corpus(pipe, input_path: str | Path, output_path: str | Path, *, text_fi
     ordered = [done[i] for i in range(len(records))]
     write_records([e["record"] for e in ordered if "record" in e], output)
     report = {
-        "input": str(input_path), "output": str(output), "records": len(records),
+        "input": str(input_path),
+        "output": str(output),
+        "records": len(records),
         "written": sum("record" in e for e in ordered),
         "errors": [{"index": e["index"], "error": e["error"]} for e in ordered if "error" in e],
         "privacy": aggregate_privacy([e["privacy"] for e in ordered if "privacy" in e]),
@@ -162,7 +183,10 @@ def _process_batch(pipe, records, batch, text_field, p, seed) -> list[dict]:
                 results.append(exc)
     for (i, _), result in zip(valid, results):
         if isinstance(result, Exception):
-            entries[i] = {"index": i, "error": f"{type(result).__name__}: {str(result).splitlines()[0][:200]}"}
+            entries[i] = {
+                "index": i,
+                "error": f"{type(result).__name__}: {str(result).splitlines()[0][:200]}",
+            }
             continue
         record = {**records[i], text_field: result["text"], "deid_spans": result["spans"]}
         entries[i] = {"index": i, "record": record, "privacy": result["privacy"]}
@@ -174,7 +198,9 @@ def dataset_map_function(pipe, text_field: str = "text", **call_options) -> Call
 
     def deidentify(batch: dict) -> dict:
         results = pipe(list(batch[text_field]), batch_size=len(batch[text_field]), **call_options)
-        return {text_field: [r["text"] for r in results],
-                "deid_spans": [json.dumps(r["spans"]) for r in results]}
+        return {
+            text_field: [r["text"] for r in results],
+            "deid_spans": [json.dumps(r["spans"]) for r in results],
+        }
 
     return deidentify

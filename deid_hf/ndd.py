@@ -39,7 +39,9 @@ class _Encoded:
 def _encode(tokenizer, text: str) -> _Encoded:
     enc = tokenizer(text, return_offsets_mapping=True)
     special = tokenizer.get_special_tokens_mask(enc["input_ids"], already_has_special_tokens=True)
-    return _Encoded(enc["input_ids"], [None if s else tuple(o) for o, s in zip(enc["offset_mapping"], special)])
+    return _Encoded(
+        enc["input_ids"], [None if s else tuple(o) for o, s in zip(enc["offset_mapping"], special)]
+    )
 
 
 def _neighbours(old: _Encoded, new: _Encoded, start: int, end: int, new_end: int):
@@ -50,7 +52,9 @@ def _neighbours(old: _Encoded, new: _Encoded, start: int, end: int, new_end: int
     for n, (a, b) in enumerate(zip(reversed(left_old), reversed(left_new)), 1):
         if old.ids[a] == new.ids[b]:
             left.append((a, b, n))
-    right_new = {(o[0] - new_end, o[1] - new_end): k for k, o in enumerate(new.offsets) if o and o[0] >= new_end}
+    right_new = {
+        (o[0] - new_end, o[1] - new_end): k for k, o in enumerate(new.offsets) if o and o[0] >= new_end
+    }
     distance = 0
     for k, o in enumerate(old.offsets):
         if o and o[0] >= end:
@@ -65,7 +69,7 @@ def neighbour_weights(distances: Sequence[int], mu: float, weights: str = "dista
     """a_k: mu^distance (section 3) or 1/N for each of the N neighbours ("mean", section 5.1.1)."""
     if weights == "mean":
         return torch.full((len(distances),), 1.0 / max(1, len(distances)))
-    return torch.tensor([mu ** d for d in distances])
+    return torch.tensor([mu**d for d in distances])
 
 
 def divergence(new_logp: torch.Tensor, old_logp: torch.Tensor, kind: str = "kl") -> torch.Tensor:
@@ -80,8 +84,16 @@ def divergence(new_logp: torch.Tensor, old_logp: torch.Tensor, kind: str = "kl")
 class NDD:
     """NDD scorer bound to one LM (``kind``: "masked" or "causal", detected from the model class)."""
 
-    def __init__(self, model, tokenizer, mu: float = 0.9, divergence: str = "kl", batch_size: int = 32,
-                 max_neighbours: int | None = 64, weights: str = "distance"):
+    def __init__(
+        self,
+        model,
+        tokenizer,
+        mu: float = 0.9,
+        divergence: str = "kl",
+        batch_size: int = 32,
+        max_neighbours: int | None = 64,
+        weights: str = "distance",
+    ):
         if not 0 < mu <= 1:
             raise InputError(f"mu must be in (0, 1], got {mu!r}")
         if divergence not in ("kl", "hellinger"):
@@ -120,7 +132,7 @@ class NDD:
         for new, r in zip(news, replacements):
             left, right = _neighbours(old, new, start, end, start + len(r))
             pairs = sorted(right if self.kind == "causal" else left + right, key=lambda x: x[2])
-            plans.append(pairs[:self.max_neighbours] if self.max_neighbours else pairs)
+            plans.append(pairs[: self.max_neighbours] if self.max_neighbours else pairs)
         if self.kind == "causal":
             return self._causal(old, news, plans)
         return self._masked(old, news, plans)
@@ -152,34 +164,48 @@ class NDD:
         width = max(len(x) for x in batch)
         out = []
         for i in range(0, len(batch), self.batch_size):
-            chunk = positions[i:i + self.batch_size]
-            out.extend(_logprobs_at(self.model, batch[i:i + self.batch_size], chunk, pad, width)
-                       .split([len(p) for p in chunk]))
+            chunk = positions[i : i + self.batch_size]
+            out.extend(
+                _logprobs_at(self.model, batch[i : i + self.batch_size], chunk, pad, width).split(
+                    [len(p) for p in chunk]
+                )
+            )
         return out
 
     def _causal(self, old, news, plans) -> list[float]:
         old_positions = sorted({a - 1 for pairs in plans for a, _, _ in pairs})
-        rows = self._rows([old.ids] + [n.ids for n in news],
-                          [old_positions] + [[b - 1 for _, b, _ in pairs] for pairs in plans])
+        rows = self._rows(
+            [old.ids] + [n.ids for n in news],
+            [old_positions] + [[b - 1 for _, b, _ in pairs] for pairs in plans],
+        )
         old_row = dict(zip(old_positions, rows[0]))
-        return [self._score(pairs, rows[c], torch.stack([old_row[a - 1] for a, _, _ in pairs]) if pairs else None)
-                for c, pairs in enumerate(plans, 1)]
+        return [
+            self._score(pairs, rows[c], torch.stack([old_row[a - 1] for a, _, _ in pairs]) if pairs else None)
+            for c, pairs in enumerate(plans, 1)
+        ]
 
     def _masked(self, old, news, plans) -> list[float]:
         mask = self.tokenizer.mask_token_id
         old_positions = sorted({a for pairs in plans for a, _, _ in pairs})
         jobs = [(self._masked_copy(old.ids, a, mask), a) for a in old_positions]
-        jobs += [(self._masked_copy(new.ids, b, mask), b) for new, pairs in zip(news, plans) for _, b, _ in pairs]
+        jobs += [
+            (self._masked_copy(new.ids, b, mask), b) for new, pairs in zip(news, plans) for _, b, _ in pairs
+        ]
         if not jobs:
             return [0.0] * len(news)
         rows = [r[0] for r in self._rows([seq for seq, _ in jobs], [[pos] for _, pos in jobs])]
         old_row = dict(zip(old_positions, rows))
         cursor, scores = len(old_positions), []
         for pairs in plans:
-            new_rows = rows[cursor:cursor + len(pairs)]
+            new_rows = rows[cursor : cursor + len(pairs)]
             cursor += len(pairs)
-            scores.append(self._score(pairs, torch.stack(new_rows) if pairs else None,
-                                      torch.stack([old_row[a] for a, _, _ in pairs]) if pairs else None))
+            scores.append(
+                self._score(
+                    pairs,
+                    torch.stack(new_rows) if pairs else None,
+                    torch.stack([old_row[a] for a, _, _ in pairs]) if pairs else None,
+                )
+            )
         return scores
 
     def _score(self, pairs, new_rows, old_rows) -> float:
@@ -195,8 +221,18 @@ class NDD:
         return copy
 
 
-def reference_ndd(model, tokenizer, text: str, start: int, end: int, replacement: str, mu: float = 0.9,
-                  kind: str = "kl", causal: bool = False, weights: str = "distance") -> float:
+def reference_ndd(
+    model,
+    tokenizer,
+    text: str,
+    start: int,
+    end: int,
+    replacement: str,
+    mu: float = 0.9,
+    kind: str = "kl",
+    causal: bool = False,
+    weights: str = "distance",
+) -> float:
     """Slow, obviously-correct NDD: one unbatched forward per neighbour and side (tests only)."""
     old = _encode(tokenizer, text)
     new = _encode(tokenizer, text[:start] + replacement + text[end:])

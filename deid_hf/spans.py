@@ -16,8 +16,19 @@ from .errors import InputError
 
 #: Common label schema of all detectors (see README, "Label schema").
 LABELS = (
-    "PERSON", "ORG", "LOCATION", "ADDRESS", "DATE_TIME", "PHONE", "EMAIL", "URL", "IP", "ID",
-    "NUMBER", "AGE", "OTHER",
+    "PERSON",
+    "ORG",
+    "LOCATION",
+    "ADDRESS",
+    "DATE_TIME",
+    "PHONE",
+    "EMAIL",
+    "URL",
+    "IP",
+    "ID",
+    "NUMBER",
+    "AGE",
+    "OTHER",
 )
 
 
@@ -39,7 +50,7 @@ class Span:
         return self.start < other.end and other.start < self.end
 
     def text(self, document: str) -> str:
-        return document[self.start:self.end]
+        return document[self.start : self.end]
 
     def to_dict(self) -> dict:
         return asdict(self)

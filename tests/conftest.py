@@ -38,8 +38,14 @@ def tiny_bert(tokenizer, **config):
     from transformers import BertConfig, BertForMaskedLM
 
     torch.manual_seed(0)
-    options = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64,
-               "max_position_embeddings": 64, **config}
+    options = {
+        "hidden_size": 32,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "intermediate_size": 64,
+        "max_position_embeddings": 64,
+        **config,
+    }
     return BertForMaskedLM(BertConfig(vocab_size=tokenizer.vocab_size, **options)).eval()
 
 
@@ -49,9 +55,16 @@ def tiny_llama(tokenizer, **config):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
-    options = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
-               "num_key_value_heads": 1, "max_position_embeddings": 64, "pad_token_id": tokenizer.pad_token_id,
-               **config}
+    options = {
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "num_key_value_heads": 1,
+        "max_position_embeddings": 64,
+        "pad_token_id": tokenizer.pad_token_id,
+        **config,
+    }
     return LlamaForCausalLM(LlamaConfig(vocab_size=len(tokenizer), **options)).eval()
 
 

@@ -30,10 +30,26 @@ def test_train_paraphraser_stops_and_resumes(capsys, tmp_path, smollm2):
     tiny_llama(tokenizer).save_pretrained(tmp_path / "tiny")
     tokenizer.save_pretrained(tmp_path / "tiny")
     pairs = tmp_path / "pairs.jsonl"
-    pairs.write_text("".join(json.dumps({"source": f"Item {n} is red.", "paraphrase": f"The {n}th item is red."})
-                             + "\n" for n in range(12)))
-    args = ["train-paraphraser", str(tmp_path / "out"), "--model", str(tmp_path / "tiny"), "--pairs", str(pairs),
-            "--batch-size", "2", "--grad-accum", "2", "--eval-fraction", "0.2"]
+    pairs.write_text(
+        "".join(
+            json.dumps({"source": f"Item {n} is red.", "paraphrase": f"The {n}th item is red."}) + "\n"
+            for n in range(12)
+        )
+    )
+    args = [
+        "train-paraphraser",
+        str(tmp_path / "out"),
+        "--model",
+        str(tmp_path / "tiny"),
+        "--pairs",
+        str(pairs),
+        "--batch-size",
+        "2",
+        "--grad-accum",
+        "2",
+        "--eval-fraction",
+        "0.2",
+    ]
     assert main([*args, "--stop-after", "1"]) == 0
     assert "continue with --resume" in capsys.readouterr().out
     assert main([*args, "--resume"]) == 0

@@ -13,8 +13,13 @@ import deid_hf
 from deid_hf.cli import main
 from deid_hf.replace import STRATEGIES
 
-TEXTS = ["Maria Gonzalez lives in Paris.", "Call Tom at (217) 555-0143.", "Mail anna@example.org today.",
-         "Dr. Hiroshi Tanaka saw her on March 3, 2024.", "Nothing personal here."]
+TEXTS = [
+    "Maria Gonzalez lives in Paris.",
+    "Call Tom at (217) 555-0143.",
+    "Mail anna@example.org today.",
+    "Dr. Hiroshi Tanaka saw her on March 3, 2024.",
+    "Nothing personal here.",
+]
 
 
 def write_jsonl(path, records):
@@ -29,8 +34,20 @@ def typed_pipe():
 @pytest.mark.parametrize("strategy", list(STRATEGIES))
 def test_cli_run_every_strategy(tmp_path, strategy):
     write_jsonl(tmp_path / "in.jsonl", [{"id": i, "text": t} for i, t in enumerate(TEXTS)])
-    assert main(["run", str(tmp_path / "in.jsonl"), str(tmp_path / "out.jsonl"), "--strategy", strategy,
-                 "--seed", "3"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                str(tmp_path / "in.jsonl"),
+                str(tmp_path / "out.jsonl"),
+                "--strategy",
+                strategy,
+                "--seed",
+                "3",
+            ]
+        )
+        == 0
+    )
     out = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert [r["id"] for r in out] == list(range(len(TEXTS)))
     assert "Maria Gonzalez" not in out[0]["text"] and out[4]["text"] == TEXTS[4]
@@ -42,8 +59,15 @@ def test_cli_run_every_strategy(tmp_path, strategy):
 def test_bad_records_are_reported_and_skipped(tmp_path, typed_pipe):
     from deid_hf.corpus import run_corpus
 
-    (tmp_path / "in.jsonl").write_text(json.dumps({"text": TEXTS[0]}) + "\n{oops\n" + json.dumps({"text": ""})
-                                       + "\n" + json.dumps({"body": "x"}) + "\n" + json.dumps({"text": TEXTS[1]}))
+    (tmp_path / "in.jsonl").write_text(
+        json.dumps({"text": TEXTS[0]})
+        + "\n{oops\n"
+        + json.dumps({"text": ""})
+        + "\n"
+        + json.dumps({"body": "x"})
+        + "\n"
+        + json.dumps({"text": TEXTS[1]})
+    )
     report = run_corpus(typed_pipe, tmp_path / "in.jsonl", tmp_path / "out.jsonl", seed=1)
     assert report["written"] == 2 and [e["index"] for e in report["errors"]] == [1, 2, 3]
     assert "not valid JSON" in report["errors"][0]["error"]
@@ -57,7 +81,11 @@ def test_csv_and_parquet(tmp_path, typed_pipe, suffix):
     source = tmp_path / f"in{suffix}"
     frame.to_csv(source, index=False) if suffix == ".csv" else frame.to_parquet(source)
     run_corpus(typed_pipe, source, tmp_path / f"out{suffix}", text_field="body", seed=1)
-    out = pd.read_csv(tmp_path / f"out{suffix}") if suffix == ".csv" else pd.read_parquet(tmp_path / f"out{suffix}")
+    out = (
+        pd.read_csv(tmp_path / f"out{suffix}")
+        if suffix == ".csv"
+        else pd.read_parquet(tmp_path / f"out{suffix}")
+    )
     assert list(out["n"]) == list(range(len(TEXTS))) and out["body"][0] == "<PERSON> lives in <LOCATION>."
 
 
@@ -72,14 +100,32 @@ def test_saved_dataset_input(tmp_path, typed_pipe):
 def test_killed_run_resumes_to_the_identical_output(tmp_path):
     records = [{"id": i, "text": f"{TEXTS[i % 4]} Ticket {1000 + i}."} for i in range(60)]
     write_jsonl(tmp_path / "in.jsonl", records)
-    cmd = [sys.executable, "-m", "deid_hf.cli", "run", str(tmp_path / "in.jsonl"), None, "--seed", "5",
-           "--batch-size", "2", "--strategy", "full_entity"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "deid_hf.cli",
+        "run",
+        str(tmp_path / "in.jsonl"),
+        None,
+        "--seed",
+        "5",
+        "--batch-size",
+        "2",
+        "--strategy",
+        "full_entity",
+    ]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    subprocess.run(cmd[:5] + [str(tmp_path / "full.jsonl")] + cmd[6:], check=True, env=env, capture_output=True)
+    subprocess.run(
+        cmd[:5] + [str(tmp_path / "full.jsonl")] + cmd[6:], check=True, env=env, capture_output=True
+    )
 
     partial = tmp_path / "cut.jsonl.partial.jsonl"
-    proc = subprocess.Popen(cmd[:5] + [str(tmp_path / "cut.jsonl")] + cmd[6:], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd[:5] + [str(tmp_path / "cut.jsonl")] + cmd[6:],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.time() + 120
     while time.time() < deadline and (not partial.exists() or len(partial.read_text().splitlines()) < 10):
         time.sleep(0.05)
@@ -88,5 +134,7 @@ def test_killed_run_resumes_to_the_identical_output(tmp_path):
     assert not (tmp_path / "cut.jsonl").exists(), "run finished before it could be interrupted"
     lines_before = len(partial.read_text().splitlines())
     assert 10 <= lines_before < 60
-    subprocess.run(cmd[:5] + [str(tmp_path / "cut.jsonl")] + cmd[6:], check=True, env=env, capture_output=True)
+    subprocess.run(
+        cmd[:5] + [str(tmp_path / "cut.jsonl")] + cmd[6:], check=True, env=env, capture_output=True
+    )
     assert (tmp_path / "cut.jsonl").read_text() == (tmp_path / "full.jsonl").read_text()

@@ -119,5 +119,7 @@ def test_default_paraphraser_is_fine_tuned_once_and_cached(tmp_path, monkeypatch
     row = next(r for r in models.status() if r["name"] == "smollm2-135m-paraphraser")
     assert row["ready"] and row["note"] == "cached"
     out = deid_hf.pipeline("deid-paraphrase")("Room 5 is free.", epsilon=100.0, max_new_tokens=4, seed=0)
-    assert out["privacy"]["clamp"] == json.loads(
-        (tmp_path / "smollm2-135m-paraphraser" / "config.json").read_text())["deid_hf_clamp"]
+    assert (
+        out["privacy"]["clamp"]
+        == json.loads((tmp_path / "smollm2-135m-paraphraser" / "config.json").read_text())["deid_hf_clamp"]
+    )

@@ -14,16 +14,22 @@ CANDIDATES = ["Maria Gonzalez", "Bob", "a very long replacement name", ""]
 @pytest.mark.parametrize("lm", ["tiny_bert", "tiny_llama"])
 def test_batched_ndd_equals_the_slow_reference(request, lm, kind, weights):
     model, tokenizer = request.getfixturevalue(lm)
-    scorer = NDD(model, tokenizer, mu=0.9, divergence=kind, batch_size=5, max_neighbours=None, weights=weights)
+    scorer = NDD(
+        model, tokenizer, mu=0.9, divergence=kind, batch_size=5, max_neighbours=None, weights=weights
+    )
     batched = scorer.batch(TEXT, *EDIT, CANDIDATES)
-    slow = [reference_ndd(model, tokenizer, TEXT, *EDIT, c, mu=0.9, kind=kind, causal=lm == "tiny_llama",
-                          weights=weights) for c in CANDIDATES]
+    slow = [
+        reference_ndd(
+            model, tokenizer, TEXT, *EDIT, c, mu=0.9, kind=kind, causal=lm == "tiny_llama", weights=weights
+        )
+        for c in CANDIDATES
+    ]
     assert batched == pytest.approx(slow, abs=1e-5)
     assert all(v > 0 for v in batched)
 
 
 def test_identity_edit_has_zero_ndd(tiny_bert):
-    assert NDD(*tiny_bert)(TEXT, *EDIT, TEXT[EDIT[0]:EDIT[1]]) == pytest.approx(0.0, abs=1e-6)
+    assert NDD(*tiny_bert)(TEXT, *EDIT, TEXT[EDIT[0] : EDIT[1]]) == pytest.approx(0.0, abs=1e-6)
 
 
 def test_divergences():
@@ -42,8 +48,14 @@ def test_long_texts_use_a_window_around_the_edit(tiny_llama):
     assert scorer(long_text, start, start + 13, "Maria Gonzalez") > 0
 
 
-@pytest.mark.parametrize("args, message", [(("", 0, 0, ["x"]), "non-empty"), ((TEXT, 5, 500, ["x"]), "outside"),
-                                           ((TEXT, 0, 3, []), "at least one")])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("", 0, 0, ["x"]), "non-empty"),
+        ((TEXT, 5, 500, ["x"]), "outside"),
+        ((TEXT, 0, 3, []), "at least one"),
+    ],
+)
 def test_bad_input(tiny_bert, args, message):
     with pytest.raises(InputError, match=message):
         NDD(*tiny_bert).batch(*args)

@@ -11,8 +11,13 @@ from deid_hf.spans import LABELS, Span, merge_spans
 @st.composite
 def spans(draw):
     start = draw(st.integers(0, 60))
-    return Span(start, start + draw(st.integers(1, 15)), draw(st.sampled_from(LABELS)),
-                draw(st.floats(0, 1)), draw(st.sampled_from(["spacy", "patterns", "pfilter"])))
+    return Span(
+        start,
+        start + draw(st.integers(1, 15)),
+        draw(st.sampled_from(LABELS)),
+        draw(st.floats(0, 1)),
+        draw(st.sampled_from(["spacy", "patterns", "pfilter"])),
+    )
 
 
 def covered(items):
@@ -33,8 +38,13 @@ def test_merge_is_idempotent_sorted_and_disjoint(items):
 
 
 def test_union_keeps_best_label_max_score_and_all_sources():
-    merged = merge_spans([Span(0, 5, "PERSON", 0.9, "spacy"), Span(3, 9, "ORG", 0.4, "patterns"),
-                          Span(20, 22, "AGE", 0.5, "patterns")])
+    merged = merge_spans(
+        [
+            Span(0, 5, "PERSON", 0.9, "spacy"),
+            Span(3, 9, "ORG", 0.4, "patterns"),
+            Span(20, 22, "AGE", 0.5, "patterns"),
+        ]
+    )
     assert merged == [Span(0, 9, "PERSON", 0.9, "patterns+spacy"), Span(20, 22, "AGE", 0.5, "patterns")]
 
 

@@ -4,7 +4,14 @@ from .base import Detector, EnsembleDetector
 from .ner import SpacyDetector, TokenClassificationDetector
 from .patterns import PatternDetector
 
-__all__ = ["Detector", "EnsembleDetector", "PatternDetector", "SpacyDetector", "TokenClassificationDetector", "get_detector"]
+__all__ = [
+    "Detector",
+    "EnsembleDetector",
+    "PatternDetector",
+    "SpacyDetector",
+    "TokenClassificationDetector",
+    "get_detector",
+]
 
 from ..errors import InputError
 
@@ -39,8 +46,10 @@ def get_detector(spec="default", model=None, tokenizer=None, scorer_options: dic
         from .pfilter import PFilterDetector, make_scorer
 
         if model is None or tokenizer is None:
-            raise InputError(f"the {spec.split(':')[0]} detector (part of 'default') needs a language model and "
-                             f"its tokenizer; without one use 'fast' (patterns + spaCy)")
+            raise InputError(
+                f"the {spec.split(':')[0]} detector (part of 'default') needs a language model and "
+                f"its tokenizer; without one use 'fast' (patterns + spaCy)"
+            )
         try:
             threshold = float(spec.split(":", 1)[1]) if ":" in spec else PFILTER_THRESHOLD
         except ValueError:

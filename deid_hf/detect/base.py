@@ -41,7 +41,7 @@ def add_repeated_mentions(text: str, spans: list[Span]) -> list[Span]:
     """Also mark every other whole-word occurrence of a detected item (a name detected once is protected
     everywhere in the document; ZSTS's substitution table then replaces it consistently)."""
     found = list(spans)
-    for item in {text[s.start:s.end]: s for s in spans if len(text[s.start:s.end].strip()) > 1}.items():
+    for item in {text[s.start : s.end]: s for s in spans if len(text[s.start : s.end].strip()) > 1}.items():
         surface, span = item
         for match in re.finditer(rf"(?<!\w){re.escape(surface)}(?!\w)", text):
             if not any(s.start <= match.start() and match.end() <= s.end for s in spans):

@@ -15,13 +15,33 @@ from ..spans import LABELS, Span
 from .base import Detector
 
 NER_LABELS = {
-    "PERSON": "PERSON", "PER": "PERSON", "ORG": "ORG", "ORGANIZATION": "ORG",
-    "GPE": "LOCATION", "LOC": "LOCATION", "LOCATION": "LOCATION", "FAC": "LOCATION",
-    "DATE": "DATE_TIME", "TIME": "DATE_TIME", "CARDINAL": "NUMBER", "NORP": "OTHER", "MISC": "OTHER",
+    "PERSON": "PERSON",
+    "PER": "PERSON",
+    "ORG": "ORG",
+    "ORGANIZATION": "ORG",
+    "GPE": "LOCATION",
+    "LOC": "LOCATION",
+    "LOCATION": "LOCATION",
+    "FAC": "LOCATION",
+    "DATE": "DATE_TIME",
+    "TIME": "DATE_TIME",
+    "CARDINAL": "NUMBER",
+    "NORP": "OTHER",
+    "MISC": "OTHER",
 }
 #: spaCy gives no scores: fixed ones, low for generic numbers so structured pattern labels win merges
 SPACY_SCORES = {"CARDINAL": 0.3, "DATE": 0.6, "TIME": 0.6}
-SPACY_DROPPED = {"MONEY", "PERCENT", "ORDINAL", "QUANTITY", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE", "PRODUCT"}
+SPACY_DROPPED = {
+    "MONEY",
+    "PERCENT",
+    "ORDINAL",
+    "QUANTITY",
+    "EVENT",
+    "WORK_OF_ART",
+    "LAW",
+    "LANGUAGE",
+    "PRODUCT",
+}
 
 
 @functools.lru_cache(maxsize=1)
@@ -49,10 +69,19 @@ class SpacyDetector(Detector):
 
     def detect_batch(self, texts: Sequence[str]) -> list[list[Span]]:
         return [
-            [Span(ent.start_char, ent.end_char, map_ner_label(ent.label_), SPACY_SCORES.get(ent.label_, 0.85),
-                  self.name)
-             for ent in doc.ents if ent.label_ not in SPACY_DROPPED and ent.text.strip()
-             and (ent.label_ != "CARDINAL" or any(ch.isdigit() for ch in ent.text))]
+            [
+                Span(
+                    ent.start_char,
+                    ent.end_char,
+                    map_ner_label(ent.label_),
+                    SPACY_SCORES.get(ent.label_, 0.85),
+                    self.name,
+                )
+                for ent in doc.ents
+                if ent.label_ not in SPACY_DROPPED
+                and ent.text.strip()
+                and (ent.label_ != "CARDINAL" or any(ch.isdigit() for ch in ent.text))
+            ]
             for doc in parse(self.nlp, tuple(texts))
         ]
 
@@ -62,15 +91,27 @@ class TokenClassificationDetector(Detector):
 
     name = "token-classification"
 
-    def __init__(self, model, tokenizer=None, aggregation_strategy: str = "simple", batch_size: int = 16,
-                 min_score: float = 0.0, device=None):
+    def __init__(
+        self,
+        model,
+        tokenizer=None,
+        aggregation_strategy: str = "simple",
+        batch_size: int = 16,
+        min_score: float = 0.0,
+        device=None,
+    ):
         from transformers import pipeline
 
         from ..models import model_path
 
         model = model_path(model) if isinstance(model, str) else model
-        self.pipe = pipeline("token-classification", model=model, tokenizer=tokenizer,
-                             aggregation_strategy=aggregation_strategy, device=device)
+        self.pipe = pipeline(
+            "token-classification",
+            model=model,
+            tokenizer=tokenizer,
+            aggregation_strategy=aggregation_strategy,
+            device=device,
+        )
         self.batch_size = batch_size
         self.min_score = min_score
 
@@ -80,8 +121,16 @@ class TokenClassificationDetector(Detector):
     def detect_batch(self, texts: Sequence[str]) -> list[list[Span]]:
         outputs = self.pipe(list(texts), batch_size=self.batch_size)
         return [
-            [Span(int(e["start"]), int(e["end"]), map_ner_label(e.get("entity_group") or e["entity"]),
-                  float(e["score"]), self.name)
-             for e in found if e["score"] >= self.min_score and e["end"] > e["start"]]
+            [
+                Span(
+                    int(e["start"]),
+                    int(e["end"]),
+                    map_ner_label(e.get("entity_group") or e["entity"]),
+                    float(e["score"]),
+                    self.name,
+                )
+                for e in found
+                if e["score"] >= self.min_score and e["end"] > e["start"]
+            ]
             for found in outputs
         ]

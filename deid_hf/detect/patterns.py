@@ -19,9 +19,19 @@ from ..spans import Span
 from .base import Detector
 
 PRESIDIO_LABELS = {
-    "EMAIL_ADDRESS": "EMAIL", "PHONE_NUMBER": "PHONE", "CREDIT_CARD": "ID", "IBAN_CODE": "ID",
-    "IP_ADDRESS": "IP", "URL": "URL", "US_SSN": "ID", "DATE_TIME": "DATE_TIME", "US_DRIVER_LICENSE": "ID",
-    "US_PASSPORT": "ID", "US_BANK_NUMBER": "ID", "US_ITIN": "ID", "MEDICAL_LICENSE": "ID",
+    "EMAIL_ADDRESS": "EMAIL",
+    "PHONE_NUMBER": "PHONE",
+    "CREDIT_CARD": "ID",
+    "IBAN_CODE": "ID",
+    "IP_ADDRESS": "IP",
+    "URL": "URL",
+    "US_SSN": "ID",
+    "DATE_TIME": "DATE_TIME",
+    "US_DRIVER_LICENSE": "ID",
+    "US_PASSPORT": "ID",
+    "US_BANK_NUMBER": "ID",
+    "US_ITIN": "ID",
+    "MEDICAL_LICENSE": "ID",
 }
 
 _STREET_TYPES = (
@@ -32,9 +42,16 @@ _STREET_TYPES = (
 _CAP = r"[A-ZÀ-Þ][\w'’.-]*"
 EXTRA_PATTERNS: list[tuple[str, str, float]] = [
     ("ADDRESS", rf"\b\d{{1,6}}[A-Za-z]?(?:[ \t]+{_CAP}){{1,4}}[ \t]+(?:{_STREET_TYPES})\b\.?", 0.9),
-    ("ADDRESS", rf"\b{_CAP}(?:[ \t]+{_CAP}){{0,2}}[ \t]+\d{{1,5}}[A-Za-z]?\b(?=[ \t]*(?:,|\n|$|Apt|Suite))", 0.5),
-    ("ADDRESS", r"\b(?:Apt|Apartment|Suite|Ste|Unit|Box|PSC|Unit|Floor|Fl|Room|Rm)\.?[ \t]*#?[ \t]*\d+[A-Za-z]?\b",
-     0.8),
+    (
+        "ADDRESS",
+        rf"\b{_CAP}(?:[ \t]+{_CAP}){{0,2}}[ \t]+\d{{1,5}}[A-Za-z]?\b(?=[ \t]*(?:,|\n|$|Apt|Suite))",
+        0.5,
+    ),
+    (
+        "ADDRESS",
+        r"\b(?:Apt|Apartment|Suite|Ste|Unit|Box|PSC|Unit|Floor|Fl|Room|Rm)\.?[ \t]*#?[ \t]*\d+[A-Za-z]?\b",
+        0.8,
+    ),
     ("ADDRESS", r"[^\n]*\d[^\n]*\n[^\n]+\n,[ \t]*[A-Z0-9]{1,3}\n[ \t]*[^\n]*\d+", 0.7),
     ("AGE", r"\b\d{1,3}(?=[ -]?(?:years?|yrs?)[ -]old\b|[ -]?(?:yo|y/o)\b)", 0.9),
     ("AGE", r"(?<=\baged )\d{1,3}\b|(?<=\bage )\d{1,3}\b|(?<=\bage: )\d{1,3}\b", 0.9),
@@ -68,19 +85,39 @@ class PatternDetector(Detector):
         )
 
         self.recognizers = [
-            cls() for cls in (EmailRecognizer, PhoneRecognizer, CreditCardRecognizer, IbanRecognizer,
-                              IpRecognizer, UrlRecognizer, UsSsnRecognizer, DateRecognizer,
-                              UsLicenseRecognizer, UsPassportRecognizer, UsBankRecognizer)
+            cls()
+            for cls in (
+                EmailRecognizer,
+                PhoneRecognizer,
+                CreditCardRecognizer,
+                IbanRecognizer,
+                IpRecognizer,
+                UrlRecognizer,
+                UsSsnRecognizer,
+                DateRecognizer,
+                UsLicenseRecognizer,
+                UsPassportRecognizer,
+                UsBankRecognizer,
+            )
         ]
-        self.extra = [_Compiled(label, re.compile(rx), score) for label, rx, score in EXTRA_PATTERNS] if extra else []
+        self.extra = (
+            [_Compiled(label, re.compile(rx), score) for label, rx, score in EXTRA_PATTERNS] if extra else []
+        )
 
     def detect(self, text: str) -> list[Span]:
         spans = []
         for recognizer in self.recognizers:
             for found in recognizer.analyze(text, recognizer.supported_entities, None):
                 if found.end > found.start and found.entity_type in PRESIDIO_LABELS:
-                    spans.append(Span(found.start, found.end, PRESIDIO_LABELS[found.entity_type],
-                                      float(found.score), self.name))
+                    spans.append(
+                        Span(
+                            found.start,
+                            found.end,
+                            PRESIDIO_LABELS[found.entity_type],
+                            float(found.score),
+                            self.name,
+                        )
+                    )
         for pattern in self.extra:
             for match in pattern.regex.finditer(text):
                 start, end = match.span()

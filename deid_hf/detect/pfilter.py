@@ -63,9 +63,13 @@ def _encode(tokenizer, text: str, context: str | None):
     prefix = f"{context.strip()}\n" if context else ""
     enc = tokenizer(prefix + text, return_offsets_mapping=True, add_special_tokens=True)
     offsets = []
-    for (s, e), special in zip(enc["offset_mapping"], tokenizer.get_special_tokens_mask(
-            enc["input_ids"], already_has_special_tokens=True)):
-        offsets.append(None if special or e <= len(prefix) else (max(s, len(prefix)) - len(prefix), e - len(prefix)))
+    for (s, e), special in zip(
+        enc["offset_mapping"],
+        tokenizer.get_special_tokens_mask(enc["input_ids"], already_has_special_tokens=True),
+    ):
+        offsets.append(
+            None if special or e <= len(prefix) else (max(s, len(prefix)) - len(prefix), e - len(prefix))
+        )
     return enc["input_ids"], offsets
 
 
@@ -98,18 +102,26 @@ def prefiltered(text: str, words, i: int, stop: frozenset[str]) -> bool:
     word = text[s:e]
     if word.lower() not in stop:
         return False
-    sentence_start = i == 0 or text[words[i - 1][0]] in ".!?:;" or "\n" in text[words[i - 1][1]:s]
+    sentence_start = i == 0 or text[words[i - 1][0]] in ".!?:;" or "\n" in text[words[i - 1][1] : s]
     if not (word.islower() or word == "I" or sentence_start):
         return False
-    capitalised = [0 <= j < len(words) and words[j][2] and text[words[j][0]].isupper() for j in (i - 1, i + 1)]
+    capitalised = [
+        0 <= j < len(words) and words[j][2] and text[words[j][0]].isupper() for j in (i - 1, i + 1)
+    ]
     return not all(capitalised)
 
 
 class WordScorer(ABC):
     """One interface for both LM kinds: per-word probabilities of a batch of texts."""
 
-    def __init__(self, model, tokenizer, batch_size: int = 32, lowercase: bool = False,
-                 prefilter: frozenset[str] | bool = False):
+    def __init__(
+        self,
+        model,
+        tokenizer,
+        batch_size: int = 32,
+        lowercase: bool = False,
+        prefilter: frozenset[str] | bool = False,
+    ):
         self.model = model
         self.tokenizer = tokenizer
         self.batch_size = batch_size
@@ -118,8 +130,11 @@ class WordScorer(ABC):
 
     def _targets(self, text: str, words, owners) -> list[int]:
         """Indices of the words to score: words with LM tokens that the pre-filter does not skip."""
-        return [i for i, ((_, _, is_word), own) in enumerate(zip(words, owners))
-                if is_word and own and not prefiltered(text, words, i, self.prefilter)]
+        return [
+            i
+            for i, ((_, _, is_word), own) in enumerate(zip(words, owners))
+            if is_word and own and not prefiltered(text, words, i, self.prefilter)
+        ]
 
     @property
     def window(self) -> int:
@@ -130,13 +145,17 @@ class WordScorer(ABC):
         return self.score_batch([text], [context])[0]
 
     @abstractmethod
-    def score_batch(self, texts: Sequence[str], contexts: Sequence[str | None] | None = None) -> list[list[WordScore]]:
-        ...
+    def score_batch(
+        self, texts: Sequence[str], contexts: Sequence[str | None] | None = None
+    ) -> list[list[WordScore]]: ...
 
     def _prepare(self, text: str, context: str | None):
         if not isinstance(text, str) or not text.strip():
-            raise InputError("cannot score an empty text" if isinstance(text, str) else
-                             f"expected a string, got {type(text).__name__}")
+            raise InputError(
+                "cannot score an empty text"
+                if isinstance(text, str)
+                else f"expected a string, got {type(text).__name__}"
+            )
         words = split_words(text)
         shown = text.lower() if self.lowercase else text
         ctx = context.lower() if (context and self.lowercase) else context
@@ -149,8 +168,8 @@ def _padded(batch: list[list[int]], pad_id: int, width: int | None = None):
     ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
     mask = torch.zeros((len(batch), width), dtype=torch.long)
     for i, row in enumerate(batch):
-        ids[i, :len(row)] = torch.tensor(row)
-        mask[i, :len(row)] = 1
+        ids[i, : len(row)] = torch.tensor(row)
+        mask[i, : len(row)] = 1
     return ids, mask
 
 
@@ -179,38 +198,57 @@ def _logits_only_at(model, rows: torch.Tensor, cols: torch.Tensor):
         handle.remove()
 
 
-def _logprobs_at(model, batch: list[list[int]], positions: list[list[int]], pad_id: int,
-                 width: int | None = None, all_positions: bool = False) -> torch.Tensor:
+def _logprobs_at(
+    model,
+    batch: list[list[int]],
+    positions: list[list[int]],
+    pad_id: int,
+    width: int | None = None,
+    all_positions: bool = False,
+) -> torch.Tensor:
     """Log-softmax rows at ``positions[b]`` of each right-padded sequence b, stacked in that order:
     (sum of len(positions[b]), vocab). ``all_positions``: compute the logits at every position and index them
     (the naive reference); otherwise the output layer runs only at the rows read."""
     ids, mask = _padded(batch, pad_id, width)
     rows = torch.tensor([b for b, p in enumerate(positions) for _ in p], dtype=torch.long)
     cols = torch.tensor([c for p in positions for c in p], dtype=torch.long)
-    with torch.no_grad(), (nullcontext() if all_positions else _logits_only_at(model, rows, cols)):
+    with torch.no_grad(), nullcontext() if all_positions else _logits_only_at(model, rows, cols):
         logits = model(input_ids=ids, attention_mask=mask).logits
     if logits.dim() == 3:
         logits = logits[rows, cols]
     return torch.log_softmax(logits.float(), dim=-1)
 
 
-def _read_logprobs(model, batch: list[list[int]], reads: list[list[tuple[int, int]]], pad_id: int,
-                   all_positions: bool = False) -> list[list[float]]:
+def _read_logprobs(
+    model,
+    batch: list[list[int]],
+    reads: list[list[tuple[int, int]]],
+    pad_id: int,
+    all_positions: bool = False,
+) -> list[list[float]]:
     """log P(target) at each (position, target) of each sequence."""
-    logprobs = _logprobs_at(model, batch, [[pos for pos, _ in r] for r in reads], pad_id,
-                            all_positions=all_positions)
+    logprobs = _logprobs_at(
+        model, batch, [[pos for pos, _ in r] for r in reads], pad_id, all_positions=all_positions
+    )
     targets = torch.tensor([t for r in reads for _, t in r], dtype=torch.long)
     values = logprobs.gather(1, targets[:, None])[:, 0].tolist()
     out, cursor = [], 0
     for r in reads:
-        out.append(values[cursor:cursor + len(r)])
+        out.append(values[cursor : cursor + len(r)])
         cursor += len(r)
     return out
 
 
 class CausalWordScorer(WordScorer):
-    def __init__(self, model, tokenizer, batch_size: int = 16, lowercase: bool = False, prefilter=False,
-                 overlap: int = 128):
+    def __init__(
+        self,
+        model,
+        tokenizer,
+        batch_size: int = 16,
+        lowercase: bool = False,
+        prefilter=False,
+        overlap: int = 128,
+    ):
         super().__init__(model, tokenizer, batch_size, lowercase, prefilter)
         self.overlap = overlap
 
@@ -224,15 +262,17 @@ class CausalWordScorer(WordScorer):
         for d, ids in enumerate(all_ids):
             start = 0
             while True:
-                jobs.append((d, start, ids[start:start + window]))
+                jobs.append((d, start, ids[start : start + window]))
                 if start + window >= len(ids):
                     break
                 start += step
         out = [[0.0] * len(ids) for ids in all_ids]
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
-        jobs.sort(key=lambda job: (len(job[2]), job[0], job[1]))  # similar lengths share a batch: less padding
+        jobs.sort(
+            key=lambda job: (len(job[2]), job[0], job[1])
+        )  # similar lengths share a batch: less padding
         for b in range(0, len(jobs), self.batch_size):
-            chunk = jobs[b:b + self.batch_size]
+            chunk = jobs[b : b + self.batch_size]
             logprobs = _forward_logprobs(self.model, [c[2] for c in chunk], pad)
             for row, (d, start, ids) in enumerate(chunk):
                 # a window fills the positions after its overlap with the previous one (the first: all)
@@ -247,17 +287,36 @@ class CausalWordScorer(WordScorer):
         results = []
         for text, (words, _, owners), lp in zip(texts, prepared, logprobs):
             targets = set(self._targets(text, words, owners))
-            results.append([
-                WordScore(s, e, text[s:e], math.exp(sum(lp[p] for p in own)) if i in targets else 1.0, i in targets)
-                for i, ((s, e, _), own) in enumerate(zip(words, owners))
-            ])
+            results.append(
+                [
+                    WordScore(
+                        s,
+                        e,
+                        text[s:e],
+                        math.exp(sum(lp[p] for p in own)) if i in targets else 1.0,
+                        i in targets,
+                    )
+                    for i, ((s, e, _), own) in enumerate(zip(words, owners))
+                ]
+            )
         return results
 
 
 class MaskedWordScorer(WordScorer):
-    def __init__(self, model, tokenizer, batch_size: int = 32, lowercase: bool = False, path: str = "exact",
-                 fast_window: int = 64, spacing: int = 12, prefilter: frozenset[str] | bool | None = None):
-        super().__init__(model, tokenizer, batch_size, lowercase, path == "fast" if prefilter is None else prefilter)
+    def __init__(
+        self,
+        model,
+        tokenizer,
+        batch_size: int = 32,
+        lowercase: bool = False,
+        path: str = "exact",
+        fast_window: int = 64,
+        spacing: int = 12,
+        prefilter: frozenset[str] | bool | None = None,
+    ):
+        super().__init__(
+            model, tokenizer, batch_size, lowercase, path == "fast" if prefilter is None else prefilter
+        )
         if tokenizer.mask_token_id is None:
             raise InputError("the masked-LM p-filter needs a tokenizer with a mask token")
         if path not in ("naive", "exact", "fast"):
@@ -329,17 +388,24 @@ class MaskedWordScorer(WordScorer):
     def word_logprobs(self, documents) -> list[dict[int, float]]:
         """log P(word) of the ``targets`` of each prepared document (ids, owners, targets), all documents'
         masked copies batched together (naive: one at a time, full logits)."""
-        all_jobs = [(d, job) for d, (ids, owners, targets) in enumerate(documents)
-                    for job in self._jobs(ids, owners, targets)]
+        all_jobs = [
+            (d, job)
+            for d, (ids, owners, targets) in enumerate(documents)
+            for job in self._jobs(ids, owners, targets)
+        ]
         logp = [dict.fromkeys(targets, 0.0) for _, _, targets in documents]
         size = 1 if self.path == "naive" else self.batch_size
         pad = self.tokenizer.pad_token_id or 0
         all_jobs.sort(key=lambda job: len(job[1][0]))  # copies of similar length share a batch: less padding
         for b in range(0, len(all_jobs), size):
-            chunk = all_jobs[b:b + size]
-            values = _read_logprobs(self.model, [job[0] for _, job in chunk],
-                                    [[(pos, target) for pos, target, _ in job[1]] for _, job in chunk], pad,
-                                    all_positions=self.path == "naive")
+            chunk = all_jobs[b : b + size]
+            values = _read_logprobs(
+                self.model,
+                [job[0] for _, job in chunk],
+                [[(pos, target) for pos, target, _ in job[1]] for _, job in chunk],
+                pad,
+                all_positions=self.path == "naive",
+            )
             for (d, (_, reads)), read_values in zip(chunk, values):
                 for (_, _, w), value in zip(reads, read_values):
                     logp[d][w] += value
@@ -351,14 +417,16 @@ class MaskedWordScorer(WordScorer):
         targets = [self._targets(text, words, owners) for text, (words, _, owners) in zip(texts, prepared)]
         logp = self.word_logprobs([(ids, owners, t) for (_, ids, owners), t in zip(prepared, targets)])
         return [
-            [WordScore(s, e, texts[d][s:e], math.exp(logp[d][i]) if i in logp[d] else 1.0, i in logp[d])
-             for i, (s, e, _) in enumerate(words)]
+            [
+                WordScore(s, e, texts[d][s:e], math.exp(logp[d][i]) if i in logp[d] else 1.0, i in logp[d])
+                for i, (s, e, _) in enumerate(words)
+            ]
             for d, (words, _, _) in enumerate(prepared)
         ]
 
 
 def lm_kind(model) -> str:
-    """"masked" for a fill-mask head, "causal" for a causal-LM head (PyTorch or ONNX Runtime model)."""
+    """ "masked" for a fill-mask head, "causal" for a causal-LM head (PyTorch or ONNX Runtime model)."""
     from transformers.models.auto.modeling_auto import (
         MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
         MODEL_FOR_MASKED_LM_MAPPING_NAMES,
@@ -377,8 +445,11 @@ def make_scorer(model, tokenizer, **options) -> WordScorer:
     if lm_kind(model) == "masked":
         return MaskedWordScorer(model, tokenizer, **options)
     options.pop("path", None)
-    return CausalWordScorer(model, tokenizer, **{k: v for k, v in options.items()
-                                                 if k in ("batch_size", "lowercase", "prefilter", "overlap")})
+    return CausalWordScorer(
+        model,
+        tokenizer,
+        **{k: v for k, v in options.items() if k in ("batch_size", "lowercase", "prefilter", "overlap")},
+    )
 
 
 class PFilterDetector(Detector):
@@ -405,9 +476,17 @@ class PFilterDetector(Detector):
         if self.nlp is None:
             allowed = [None] * len(texts)
         else:
-            allowed = [[(t.idx, t.idx + len(t.text)) for t in doc if t.pos_ == "PROPN"]
-                       for doc in parse(self.nlp, tuple(texts))]
-        return [[Span(w.start, w.end, "OTHER", 1.0 - w.probability, self.name)
-                 for w in words if w.scored and w.probability < self.threshold
-                 and (nouns is None or any(a < w.end and w.start < b for a, b in nouns))]
-                for words, nouns in zip(scored, allowed)]
+            allowed = [
+                [(t.idx, t.idx + len(t.text)) for t in doc if t.pos_ == "PROPN"]
+                for doc in parse(self.nlp, tuple(texts))
+            ]
+        return [
+            [
+                Span(w.start, w.end, "OTHER", 1.0 - w.probability, self.name)
+                for w in words
+                if w.scored
+                and w.probability < self.threshold
+                and (nouns is None or any(a < w.end and w.start < b for a, b in nouns))
+            ]
+            for words, nouns in zip(scored, allowed)
+        ]

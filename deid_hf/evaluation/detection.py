@@ -72,7 +72,7 @@ class DetectionCounts:
             counts[0] += len(inside)
             counts[1] += sum(pred[i] for i in inside)
         if output_text is not None:
-            strings = {doc.text[s.start:s.end].strip().lower() for s in doc.spans}
+            strings = {doc.text[s.start : s.end].strip().lower() for s in doc.spans}
             strings = {s for s in strings if len(s) >= 3}
             lowered = output_text.lower()
             self.leak_total += len(strings)
@@ -83,19 +83,26 @@ class DetectionCounts:
         recall = self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
         return {
-            "token_precision": precision, "token_recall": recall, "token_f1": f1,
-            "tp": self.tp, "fp": self.fp, "fn": self.fn,
+            "token_precision": precision,
+            "token_recall": recall,
+            "token_f1": f1,
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
             "entities": self.entities,
             "entities_fully_protected": self.fully / self.entities if self.entities else 0.0,
             "entities_partially_protected": self.partially / self.entities if self.entities else 0.0,
-            "per_type_recall": {label: (hit / total if total else 0.0)
-                                for label, (total, hit) in sorted(self.per_type.items())},
+            "per_type_recall": {
+                label: (hit / total if total else 0.0)
+                for label, (total, hit) in sorted(self.per_type.items())
+            },
             "leakage": self.leaked / self.leak_total if self.leak_total else None,
         }
 
 
-def detection_report(docs: Sequence[GoldDocument], predictions: Sequence[Sequence],
-                     outputs: Sequence[str] | None = None) -> dict:
+def detection_report(
+    docs: Sequence[GoldDocument], predictions: Sequence[Sequence], outputs: Sequence[str] | None = None
+) -> dict:
     """EVALUATION.md metrics of per-document predicted spans (and de-identified outputs, for leakage)."""
     counts = DetectionCounts()
     for i, (doc, predicted) in enumerate(zip(docs, predictions)):
@@ -103,7 +110,9 @@ def detection_report(docs: Sequence[GoldDocument], predictions: Sequence[Sequenc
     return counts.report()
 
 
-def load_gold(path: str | Path, text_field: str = "full_text", limit: int | None = None) -> list[GoldDocument]:
+def load_gold(
+    path: str | Path, text_field: str = "full_text", limit: int | None = None
+) -> list[GoldDocument]:
     """Gold documents from JSON (a list) or JSONL (one object per line).
 
     Schema: ``{"<text_field>": str, "spans": [{"start"|"start_position": int, "end"|"end_position": int,
@@ -111,30 +120,38 @@ def load_gold(path: str | Path, text_field: str = "full_text", limit: int | None
     """
     path = Path(path)
     raw = path.read_text(encoding="utf-8")
-    records = json.loads(raw) if path.suffix == ".json" else [json.loads(x) for x in raw.splitlines() if x.strip()]
+    records = (
+        json.loads(raw) if path.suffix == ".json" else [json.loads(x) for x in raw.splitlines() if x.strip()]
+    )
     docs = []
     for i, record in enumerate(records[:limit] if limit else records):
         text = record.get(text_field, record.get("text"))
         if not isinstance(text, str):
             raise InputError(f"{path}: record {i} has no string field {text_field!r}")
         spans = tuple(
-            GoldSpan(int(s.get("start", s.get("start_position"))), int(s.get("end", s.get("end_position"))),
-                     str(s.get("label", s.get("entity_type", "OTHER"))))
+            GoldSpan(
+                int(s.get("start", s.get("start_position"))),
+                int(s.get("end", s.get("end_position"))),
+                str(s.get("label", s.get("entity_type", "OTHER"))),
+            )
             for s in record.get("spans", [])
         )
         docs.append(GoldDocument(text, spans))
     return docs
 
 
-def evaluate_pipeline(pipe, docs: Sequence[GoldDocument], *, seed: int | None = 0, batch_size: int = 32,
-                      progress=None) -> dict:
+def evaluate_pipeline(
+    pipe, docs: Sequence[GoldDocument], *, seed: int | None = 0, batch_size: int = 32, progress=None
+) -> dict:
     """EVALUATION.md metrics of a `deid-substitution` pipeline: its replaced spans are the predictions and
     its output text is checked for leakage."""
     counts = DetectionCounts()
     for start in range(0, len(docs), batch_size):
-        batch = docs[start:start + batch_size]
+        batch = docs[start : start + batch_size]
         for doc, result in zip(batch, pipe([d.text for d in batch], seed=seed, batch_size=len(batch))):
-            counts.add(doc, [(s["start"], s["end"]) for s in result["spans"] if s["replaced"]], result["text"])
+            counts.add(
+                doc, [(s["start"], s["end"]) for s in result["spans"] if s["replaced"]], result["text"]
+            )
         if progress:
             progress(min(start + batch_size, len(docs)), len(docs))
     return counts.report()

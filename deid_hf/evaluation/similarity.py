@@ -18,8 +18,13 @@ class SentenceEncoder:
         """L2-normalised mean-pooled embeddings, one row per text."""
         rows = []
         for i in range(0, len(texts), self.batch_size):
-            enc = self.tokenizer(list(texts[i:i + self.batch_size]), padding=True, truncation=True,
-                                 max_length=256, return_tensors="pt")
+            enc = self.tokenizer(
+                list(texts[i : i + self.batch_size]),
+                padding=True,
+                truncation=True,
+                max_length=256,
+                return_tensors="pt",
+            )
             with torch.no_grad():
                 hidden = self.model(**enc).last_hidden_state
             mask = enc["attention_mask"].unsqueeze(-1).float()

@@ -23,11 +23,24 @@ from ..errors import InputError
 from ..spans import Span
 
 SNIPS_SLOT_LABELS = {
-    "artist": "PERSON", "city": "LOCATION", "country": "LOCATION", "state": "LOCATION",
-    "geographic_poi": "LOCATION", "timeRange": "DATE_TIME", "restaurant_name": "ORG", "party_size_number": "NUMBER",
+    "artist": "PERSON",
+    "city": "LOCATION",
+    "country": "LOCATION",
+    "state": "LOCATION",
+    "geographic_poi": "LOCATION",
+    "timeRange": "DATE_TIME",
+    "restaurant_name": "ORG",
+    "party_size_number": "NUMBER",
 }
-NER_LABELS = {"PER": "PERSON", "PERSON": "PERSON", "LOC": "LOCATION", "LOCATION": "LOCATION", "ORG": "ORG",
-              "CORPORATION": "ORG", "GROUP": "ORG"}
+NER_LABELS = {
+    "PER": "PERSON",
+    "PERSON": "PERSON",
+    "LOC": "LOCATION",
+    "LOCATION": "LOCATION",
+    "ORG": "ORG",
+    "CORPORATION": "ORG",
+    "GROUP": "ORG",
+}
 
 
 @dataclass
@@ -65,14 +78,23 @@ def bio_spans(tokens: Sequence[str], tags: Sequence[str]) -> list[Span]:
         starts.append(pos)
         pos += len(token) + 1
     mapping = {**SNIPS_SLOT_LABELS, **NER_LABELS}
-    return [Span(starts[a], starts[b - 1] + len(tokens[b - 1]), mapping.get(kind, mapping.get(kind.upper(), "OTHER")),
-                 1.0, "gold")
-            for a, b, kind in bio_entities(tags)]
+    return [
+        Span(
+            starts[a],
+            starts[b - 1] + len(tokens[b - 1]),
+            mapping.get(kind, mapping.get(kind.upper(), "OTHER")),
+            1.0,
+            "gold",
+        )
+        for a, b, kind in bio_entities(tags)
+    ]
 
 
 def load_snips(folder: str | Path, split: str) -> list[Example]:
     folder = Path(folder) / split
-    lines = [(folder / name).read_text(encoding="utf-8").splitlines() for name in ("seq.in", "seq.out", "label")]
+    lines = [
+        (folder / name).read_text(encoding="utf-8").splitlines() for name in ("seq.in", "seq.out", "label")
+    ]
     return [Example(seq.split(), tags.split(), label) for seq, tags, label in zip(*lines)]
 
 
@@ -104,7 +126,9 @@ class GoldSpanDetector(Detector):
         return self.spans[text]
 
 
-def deidentify_examples(pipe, examples: Sequence[Example], *, p: float, seed: int) -> tuple[list[Example], dict]:
+def deidentify_examples(
+    pipe, examples: Sequence[Example], *, p: float, seed: int
+) -> tuple[list[Example], dict]:
     """De-identify through `run_corpus` (the `deid-hf run` path); tags follow the replaced words
     (a replaced entity's surrogate words get B-/I- of the entity, other replaced words O).
     Returns the examples and the run's privacy report."""
@@ -112,7 +136,9 @@ def deidentify_examples(pipe, examples: Sequence[Example], *, p: float, seed: in
 
     with tempfile.TemporaryDirectory() as tmp:
         source, target = Path(tmp) / "train.jsonl", Path(tmp) / "deid.jsonl"
-        source.write_text("".join(json.dumps({"text": ex.text, "i": i}) + "\n" for i, ex in enumerate(examples)))
+        source.write_text(
+            "".join(json.dumps({"text": ex.text, "i": i}) + "\n" for i, ex in enumerate(examples))
+        )
         report = run_corpus(pipe, source, target, p=p, seed=seed, batch_size=64)
         if report["errors"]:
             raise InputError(f"{len(report['errors'])} training records could not be de-identified")
@@ -164,8 +190,14 @@ class TrainConfig:
     encoder: str = "minilm"
 
 
-def train_and_test(task: str, train: Sequence[Example], test: Sequence[Example], *, seed: int,
-                   config: TrainConfig | None = None) -> dict:
+def train_and_test(
+    task: str,
+    train: Sequence[Example],
+    test: Sequence[Example],
+    *,
+    seed: int,
+    config: TrainConfig | None = None,
+) -> dict:
     """Fine-tune MiniLM + fresh head on ``train`` with accelerate; ``score`` is accuracy (intent) or entity
     F1 (NER) on ``test``, ``final_loss`` the last training loss."""
     import torch
@@ -187,33 +219,49 @@ def train_and_test(task: str, train: Sequence[Example], test: Sequence[Example],
     tokenizer = load_tokenizer(config.encoder)
     if task == "intent":
         labels = sorted({ex.label for ex in train} | {ex.label for ex in test})
-        model = AutoModelForSequenceClassification.from_pretrained(model_path(config.encoder),
-                                                                   num_labels=len(labels))
+        model = AutoModelForSequenceClassification.from_pretrained(
+            model_path(config.encoder), num_labels=len(labels)
+        )
     else:
         kinds = sorted({t[2:] for ex in [*train, *test] for t in ex.tags if t != "O"})
         labels = ["O"] + [f"{b}-{k}" for k in kinds for b in ("B", "I")]
-        model = AutoModelForTokenClassification.from_pretrained(model_path(config.encoder),
-                                                                num_labels=len(labels))
+        model = AutoModelForTokenClassification.from_pretrained(
+            model_path(config.encoder), num_labels=len(labels)
+        )
     index = {label: i for i, label in enumerate(labels)}
 
     def encode(batch: Sequence[Example]):
-        enc = tokenizer([ex.tokens for ex in batch], is_split_into_words=True, truncation=True,
-                        max_length=config.max_length, padding=True, return_tensors="pt")
+        enc = tokenizer(
+            [ex.tokens for ex in batch],
+            is_split_into_words=True,
+            truncation=True,
+            max_length=config.max_length,
+            padding=True,
+            return_tensors="pt",
+        )
         if task == "intent":
             enc["labels"] = torch.tensor([index[ex.label] for ex in batch])
         else:
-            enc["labels"] = torch.tensor([[_first_subword_label(enc.word_ids(n), k, ex, index)
-                                           for k in range(enc["input_ids"].shape[1])]
-                                          for n, ex in enumerate(batch)])
+            enc["labels"] = torch.tensor(
+                [
+                    [
+                        _first_subword_label(enc.word_ids(n), k, ex, index)
+                        for k in range(enc["input_ids"].shape[1])
+                    ]
+                    for n, ex in enumerate(batch)
+                ]
+            )
         return enc
 
     accelerator = Accelerator(cpu=not torch.cuda.is_available())
     generator = torch.Generator().manual_seed(seed)
-    loader = DataLoader(list(train), batch_size=config.batch_size, shuffle=True, collate_fn=encode,
-                        generator=generator)
+    loader = DataLoader(
+        list(train), batch_size=config.batch_size, shuffle=True, collate_fn=encode, generator=generator
+    )
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate)
-    scheduler = get_linear_schedule_with_warmup(optimizer, int(config.warmup_ratio * config.max_steps),
-                                                config.max_steps)
+    scheduler = get_linear_schedule_with_warmup(
+        optimizer, int(config.warmup_ratio * config.max_steps), config.max_steps
+    )
     model, optimizer, loader, scheduler = accelerator.prepare(model, optimizer, loader, scheduler)
     model.train()
     step = 0
@@ -230,7 +278,7 @@ def train_and_test(task: str, train: Sequence[Example], test: Sequence[Example],
     model.eval()
     gold, predicted = [], []
     for start in range(0, len(test), 64):
-        batch = list(test[start:start + 64])
+        batch = list(test[start : start + 64])
         enc = encode(batch).to(accelerator.device)
         with torch.no_grad():
             logits = model(**{k: v for k, v in enc.items() if k != "labels"}).logits
@@ -246,8 +294,11 @@ def train_and_test(task: str, train: Sequence[Example], test: Sequence[Example],
                         tags[w] = labels[best[k]]
                 gold.append(ex.tags)
                 predicted.append(tags)
-    score = sum(a == b for a, b in zip(gold, predicted)) / len(gold) if task == "intent" else \
-        entity_f1(gold, predicted)
+    score = (
+        sum(a == b for a, b in zip(gold, predicted)) / len(gold)
+        if task == "intent"
+        else entity_f1(gold, predicted)
+    )
     return {"score": score, "final_loss": loss.item(), "steps": step}
 
 
@@ -259,5 +310,8 @@ def _first_subword_label(word_ids, k, example, index) -> int:
 
 
 def summarise(scores: Sequence[float]) -> dict:
-    return {"mean": statistics.mean(scores), "std": statistics.stdev(scores) if len(scores) > 1 else 0.0,
-            "runs": list(scores)}
+    return {
+        "mean": statistics.mean(scores),
+        "std": statistics.stdev(scores) if len(scores) > 1 else 0.0,
+        "runs": list(scores),
+    }

@@ -23,8 +23,11 @@ KINDS = {
     "feature-extraction": ("feature-extraction", "ORTModelForFeatureExtraction"),
 }
 QUANTIZED_FILE = "model_quantized.onnx"
-PROVIDERS = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider",
-             "tensorrt": "TensorrtExecutionProvider"}
+PROVIDERS = {
+    "cpu": "CPUExecutionProvider",
+    "cuda": "CUDAExecutionProvider",
+    "tensorrt": "TensorrtExecutionProvider",
+}
 
 
 def _check_kind(kind: str) -> None:
@@ -32,8 +35,9 @@ def _check_kind(kind: str) -> None:
         raise InputError(f"unknown model kind {kind!r}; choose one of {', '.join(KINDS)}")
 
 
-def export(model, output: str | Path, kind: str, *, int8: bool = False, optimize: str | None = None,
-           tokenizer=None) -> Path:
+def export(
+    model, output: str | Path, kind: str, *, int8: bool = False, optimize: str | None = None, tokenizer=None
+) -> Path:
     """Export ``model`` (registry name, path, Hub id or in-memory PreTrainedModel) to ``output``."""
     from optimum.exporters.onnx import main_export
 
@@ -57,8 +61,9 @@ def export(model, output: str | Path, kind: str, *, int8: bool = False, optimize
         try:
             main_export(source, output, task=KINDS[kind][0], do_validation=False, local_files_only=True)
         except (OSError, ValueError, KeyError) as exc:
-            raise ModelUnavailableError(f"cannot export {name!r} as {kind}: {str(exc).splitlines()[0][:200]}") \
-                from None
+            raise ModelUnavailableError(
+                f"cannot export {name!r} as {kind}: {str(exc).splitlines()[0][:200]}"
+            ) from None
     if int8:
         from optimum.onnxruntime import ORTQuantizer
         from optimum.onnxruntime.configuration import AutoQuantizationConfig
@@ -73,18 +78,29 @@ def export(model, output: str | Path, kind: str, *, int8: bool = False, optimize
         optimizer = ORTOptimizer.from_pretrained(output)
         optimizer.optimize(OptimizationConfig(optimization_level=level), save_dir=output, file_suffix="")
     spec = REGISTRY.get(name) if isinstance(name, str) else None
-    options = (", int8 dynamic quantization" if int8 else "") + (f", graph optimisation {optimize}" if optimize else "")
-    write_card(output, kind=kind, base_model=spec.base_model if spec else name,
-               license=spec.license if spec else "other", tags=["onnx"] + (["int8"] if int8 else []),
-               text={"title": f"{Path(name).name}: ONNX export for deid-hf",
-                     "summary": f"ONNX export ({kind}{options}) of `{name}`.",
-                     "usage": f'pipe = deid_hf.pipeline("deid-pfilter", model="{output}", backend="onnx")',
-                     "limits": "fp32 outputs equal the PyTorch model's within 1e-4; int8 changes probabilities "
-                               "(see the deid-hf README for the measured tolerance). " + LIMITS})
+    options = (", int8 dynamic quantization" if int8 else "") + (
+        f", graph optimisation {optimize}" if optimize else ""
+    )
+    write_card(
+        output,
+        kind=kind,
+        base_model=spec.base_model if spec else name,
+        license=spec.license if spec else "other",
+        tags=["onnx"] + (["int8"] if int8 else []),
+        text={
+            "title": f"{Path(name).name}: ONNX export for deid-hf",
+            "summary": f"ONNX export ({kind}{options}) of `{name}`.",
+            "usage": f'pipe = deid_hf.pipeline("deid-pfilter", model="{output}", backend="onnx")',
+            "limits": "fp32 outputs equal the PyTorch model's within 1e-4; int8 changes probabilities "
+            "(see the deid-hf README for the measured tolerance). " + LIMITS,
+        },
+    )
     return output
 
 
-def provider_options(provider: str, trt_cache: str | Path | None = None, fp16: bool = False) -> tuple[str, dict]:
+def provider_options(
+    provider: str, trt_cache: str | Path | None = None, fp16: bool = False
+) -> tuple[str, dict]:
     """ONNX Runtime provider name and options; a clear error when it is not available here."""
     import onnxruntime
 
@@ -94,7 +110,8 @@ def provider_options(provider: str, trt_cache: str | Path | None = None, fp16: b
     if name not in onnxruntime.get_available_providers():
         raise ModelUnavailableError(
             f"{name} is not available in this onnxruntime ({', '.join(onnxruntime.get_available_providers())}); "
-            f"on a CUDA machine install deid-hf[gpu] (onnxruntime-gpu)")
+            f"on a CUDA machine install deid-hf[gpu] (onnxruntime-gpu)"
+        )
     options = {}
     if provider == "tensorrt":
         options = {"trt_fp16_enable": fp16, "trt_engine_cache_enable": trt_cache is not None}
@@ -103,8 +120,9 @@ def provider_options(provider: str, trt_cache: str | Path | None = None, fp16: b
     return name, options
 
 
-def load_ort_model(path: str | Path, kind: str | None = None, *, int8: bool = False, provider: str = "cpu",
-                   **provider_kwargs):
+def load_ort_model(
+    path: str | Path, kind: str | None = None, *, int8: bool = False, provider: str = "cpu", **provider_kwargs
+):
     """An ``ORTModelFor*`` from an exported directory; ``kind`` is read from its config when omitted."""
     import optimum.onnxruntime as ort
     from transformers import AutoConfig

@@ -13,7 +13,12 @@ from ..errors import InputError
 
 
 def _positive(value: float, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or not math.isfinite(value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not value > 0
+        or not math.isfinite(value)
+    ):
         raise InputError(f"{name} must be a positive finite number, got {value!r}")
     return float(value)
 
@@ -44,4 +49,6 @@ def total_epsilon(epsilon_token: float, tokens: int) -> float:
 
 def max_tokens_for_budget(total_budget: float, epsilon_token: float) -> int:
     """The longest generation whose total epsilon stays within ``total_budget``."""
-    return math.floor(_positive(total_budget, "total budget") / _positive(epsilon_token, "epsilon per token") + 1e-9)
+    return math.floor(
+        _positive(total_budget, "total budget") / _positive(epsilon_token, "epsilon per token") + 1e-9
+    )

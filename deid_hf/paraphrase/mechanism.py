@@ -17,9 +17,19 @@ from ..errors import InputError
 from .accounting import epsilon_per_token, sensitivity, temperature_for, total_epsilon
 
 #: generate() options that would change the sampling distribution and so break the guarantee
-NON_DP_OPTIONS = {"top_k": 0, "top_p": 1.0, "typical_p": 1.0, "min_p": None, "repetition_penalty": 1.0,
-                  "num_beams": 1, "temperature": 1.0, "no_repeat_ngram_size": 0, "epsilon_cutoff": 0.0,
-                  "eta_cutoff": 0.0, "do_sample": True}
+NON_DP_OPTIONS = {
+    "top_k": 0,
+    "top_p": 1.0,
+    "typical_p": 1.0,
+    "min_p": None,
+    "repetition_penalty": 1.0,
+    "num_beams": 1,
+    "temperature": 1.0,
+    "no_repeat_ngram_size": 0,
+    "epsilon_cutoff": 0.0,
+    "eta_cutoff": 0.0,
+    "do_sample": True,
+}
 
 
 @dataclass(frozen=True)
@@ -32,8 +42,9 @@ class ClampBounds:
         return sensitivity(self.low, self.high)
 
     @classmethod
-    def calibrate(cls, model, tokenizer, texts: Sequence[str], low_quantile: float = 0.1,
-                  high_quantile: float = 0.9) -> ClampBounds:
+    def calibrate(
+        cls, model, tokenizer, texts: Sequence[str], low_quantile: float = 0.1, high_quantile: float = 0.9
+    ) -> ClampBounds:
         """Bounds from logits the model produces on ``texts`` (public text, never the text to protect):
         low = ``low_quantile`` of all logits, high = ``high_quantile`` of each position's largest logit (so
         the ranking of the top candidates survives clamping); sensitivity = high - low. Raising low shrinks
@@ -70,8 +81,16 @@ class ClampedTemperatureLogitsProcessor(LogitsProcessor):
         return scores.clamp(self.bounds.low, self.bounds.high) / self.temperature
 
 
-def dp_generate(model, inputs: dict, *, epsilon_token: float | None, bounds: ClampBounds, max_new_tokens: int,
-                allow_non_dp: bool = False, **generate_options):
+def dp_generate(
+    model,
+    inputs: dict,
+    *,
+    epsilon_token: float | None,
+    bounds: ClampBounds,
+    max_new_tokens: int,
+    allow_non_dp: bool = False,
+    **generate_options,
+):
     """Sample with the mechanism; returns (generated ids without the prompt, privacy report).
 
     Options that change the distribution (top-k/p, repetition penalty, beams, ...) are refused unless
@@ -85,8 +104,10 @@ def dp_generate(model, inputs: dict, *, epsilon_token: float | None, bounds: Cla
     if epsilon_token is None:
         changed["epsilon"] = None
     if changed and not allow_non_dp:
-        raise InputError(f"{', '.join(sorted(changed))} would break the DP guarantee of pure sampling; pass "
-                         f"allow_non_dp=True to use them without a guarantee")
+        raise InputError(
+            f"{', '.join(sorted(changed))} would break the DP guarantee of pure sampling; pass "
+            f"allow_non_dp=True to use them without a guarantee"
+        )
     if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 1:
         raise InputError(f"max_new_tokens must be a positive integer, got {max_new_tokens!r}")
     options = {**NON_DP_OPTIONS, **generate_options}
@@ -96,22 +117,33 @@ def dp_generate(model, inputs: dict, *, epsilon_token: float | None, bounds: Cla
         options.pop("temperature")
         temperature = temperature_for(epsilon_token, bounds.sensitivity)
         processors = LogitsProcessorList([ClampedTemperatureLogitsProcessor(bounds, temperature)])
-    out = model.generate(**inputs, logits_processor=processors, max_new_tokens=max_new_tokens,
-                         temperature=1.0 if processors else temperature, **options)
-    generated = out[:, inputs["input_ids"].shape[1]:]
+    out = model.generate(
+        **inputs,
+        logits_processor=processors,
+        max_new_tokens=max_new_tokens,
+        temperature=1.0 if processors else temperature,
+        **options,
+    )
+    generated = out[:, inputs["input_ids"].shape[1] :]
     dp = not changed
     reasons = ", ".join(sorted(k for k in changed if k != "epsilon"))
     report = {
-        "dp": dp, "mechanism": "exponential (clamped logits, temperature sampling)" if processors else
-        "plain sampling (logits not clamped)",
-        "clamp": asdict(bounds) if processors else None, "sensitivity": bounds.sensitivity if processors else None,
+        "dp": dp,
+        "mechanism": "exponential (clamped logits, temperature sampling)"
+        if processors
+        else "plain sampling (logits not clamped)",
+        "clamp": asdict(bounds) if processors else None,
+        "sensitivity": bounds.sensitivity if processors else None,
         "temperature": temperature,
         "epsilon_per_token": epsilon_per_token(temperature, bounds.sensitivity) if dp else None,
         "max_new_tokens": max_new_tokens,
         "epsilon_bound": total_epsilon(epsilon_token, max_new_tokens) if dp else None,
-        "guarantee": (f"epsilon = {epsilon_token:g} per token, at most {epsilon_token * max_new_tokens:g} for "
-                      f"{max_new_tokens} tokens (Mattern et al. 2022, sec. 4.2)") if dp else
-                     f"no DP guarantee ({reasons + ' change' if reasons else 'plain sampling changes'} "
-                     f"the sampling distribution)",
+        "guarantee": (
+            f"epsilon = {epsilon_token:g} per token, at most {epsilon_token * max_new_tokens:g} for "
+            f"{max_new_tokens} tokens (Mattern et al. 2022, sec. 4.2)"
+        )
+        if dp
+        else f"no DP guarantee ({reasons + ' change' if reasons else 'plain sampling changes'} "
+        f"the sampling distribution)",
     }
     return generated, report

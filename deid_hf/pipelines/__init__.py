@@ -19,8 +19,9 @@ TASKS = {
 def register() -> None:
     for task, cls in TASKS.items():
         if task not in PIPELINE_REGISTRY.get_supported_tasks():
-            PIPELINE_REGISTRY.register_pipeline(task, pipeline_class=cls,
-                                                pt_model=(AutoModelForMaskedLM, AutoModelForCausalLM), type="text")
+            PIPELINE_REGISTRY.register_pipeline(
+                task, pipeline_class=cls, pt_model=(AutoModelForMaskedLM, AutoModelForCausalLM), type="text"
+            )
 
 
 #: the offline default model of each task (``smollm2-135m`` where not listed)
@@ -52,7 +53,9 @@ def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, pro
             kwargs.setdefault("tokenizer", AutoTokenizer.from_pretrained(folder))
             model = load_ort_model(folder, int8=int8, provider=provider)
         elif not type(model).__module__.startswith("optimum.onnxruntime"):
-            raise InputError(f"backend='onnx' needs an exported directory or an ORTModel, got {type(model).__name__}")
+            raise InputError(
+                f"backend='onnx' needs an exported directory or an ORTModel, got {type(model).__name__}"
+            )
     elif backend != "pt":
         raise InputError(f"backend must be 'pt' or 'onnx', got {backend!r}")
     elif isinstance(model, str):
@@ -60,4 +63,11 @@ def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, pro
     return hf_pipeline(task, model=model, **kwargs)
 
 
-__all__ = ["TASKS", "DeidNDDPipeline", "DeidPFilterPipeline", "DeidSubstitutionPipeline", "pipeline", "register"]
+__all__ = [
+    "TASKS",
+    "DeidNDDPipeline",
+    "DeidPFilterPipeline",
+    "DeidSubstitutionPipeline",
+    "pipeline",
+    "register",
+]

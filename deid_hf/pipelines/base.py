@@ -43,7 +43,9 @@ def _json_option(name: str, value):
         return list(value)
     if isinstance(value, dict) and all(isinstance(v, (str, int, float, bool)) for v in value.values()):
         return value
-    raise InputError(f"option {name}={value!r} cannot be saved: pass it by name (a string) to save this pipeline")
+    raise InputError(
+        f"option {name}={value!r} cannot be saved: pass it by name (a string) to save this pipeline"
+    )
 
 
 class SavableOptionsMixin:
@@ -65,10 +67,16 @@ class SavableOptionsMixin:
         self.model.config.deid_hf = {k: _json_option(k, v) for k, v in self.options.items()}
         super().save_pretrained(save_directory, **kwargs)
         base = getattr(self.model.config, "_name_or_path", "") or type(self.model).__name__
-        write_card(Path(save_directory), kind="fill-mask" if lm_kind(self.model) == "masked" else "causal-lm",
-                   base_model=base, license="other",
-                   text={"title": f"{self.task_name} pipeline for deid-hf",
-                         "summary": f"A saved deid-hf `{self.task_name}` pipeline on `{base}`; load it with "
-                                    f"`transformers.pipeline(model=<this folder>, trust_remote_code=True)`.",
-                         "usage": f'pipe = transformers.pipeline(model="{save_directory}", trust_remote_code=True)',
-                         "privacy": f"Options {self.model.config.deid_hf}. " + getattr(self, "privacy_summary", "")})
+        write_card(
+            Path(save_directory),
+            kind="fill-mask" if lm_kind(self.model) == "masked" else "causal-lm",
+            base_model=base,
+            license="other",
+            text={
+                "title": f"{self.task_name} pipeline for deid-hf",
+                "summary": f"A saved deid-hf `{self.task_name}` pipeline on `{base}`; load it with "
+                f"`transformers.pipeline(model=<this folder>, trust_remote_code=True)`.",
+                "usage": f'pipe = transformers.pipeline(model="{save_directory}", trust_remote_code=True)',
+                "privacy": f"Options {self.model.config.deid_hf}. " + getattr(self, "privacy_summary", ""),
+            },
+        )

@@ -30,19 +30,32 @@ from deid_hf.pipelines.substitution import check_text, document_rng
 from deid_hf.replace.full_entity import FullEntity
 from deid_hf.replace.redact import REDACTED
 
-PRIVACY = {"strategy": "ndd", "dp": False, "epsilon": None,
-           "guarantee": "no DP guarantee (the replacement is chosen by its fit to the original context)"}
+PRIVACY = {
+    "strategy": "ndd",
+    "dp": False,
+    "epsilon": None,
+    "guarantee": "no DP guarantee (the replacement is chosen by its fit to the original context)",
+}
 
 
 class DeidNDDPipeline(SavableOptionsMixin, Pipeline):
     task_name = "deid-ndd"
-    DEFAULTS: ClassVar[dict] = {"detector": "default", "mode": "substitutive", "bank": "faker", "k": 8, "mu": 0.9,
-                "divergence": "kl", "weights": "distance", "scorer_options": None}
+    DEFAULTS: ClassVar[dict] = {
+        "detector": "default",
+        "mode": "substitutive",
+        "bank": "faker",
+        "k": 8,
+        "mu": 0.9,
+        "divergence": "kl",
+        "weights": "distance",
+        "scorer_options": None,
+    }
 
     def __init__(self, model, *args, **kwargs):
         super().__init__(model, *args, **kwargs)
-        detector, mode, bank, k, mu, divergence, weights, scorer_options = (self.options[key] for key in
-                                                                            self.DEFAULTS)
+        detector, mode, bank, k, mu, divergence, weights, scorer_options = (
+            self.options[key] for key in self.DEFAULTS
+        )
         if mode not in ("substitutive", "generative"):
             raise InputError(f"mode must be 'substitutive' or 'generative', got {mode!r}")
         if bank not in ("faker", "corpus", "corpus+faker"):
@@ -64,10 +77,15 @@ class DeidNDDPipeline(SavableOptionsMixin, Pipeline):
         texts = model_inputs["text"]
         texts = [texts] if isinstance(texts, str) else list(texts)
         detected = self.detector.detect_batch(texts)
-        phrases = [{(s.label, text[s.start:s.end]) for s in spans} for text, spans in zip(texts, detected)]
-        return {"result": [
-            self._deidentify(text, spans, set().union(*phrases[:i], *phrases[i + 1:]), document_rng(seed, text))
-            for i, (text, spans) in enumerate(zip(texts, detected))]}
+        phrases = [{(s.label, text[s.start : s.end]) for s in spans} for text, spans in zip(texts, detected)]
+        return {
+            "result": [
+                self._deidentify(
+                    text, spans, set().union(*phrases[:i], *phrases[i + 1 :]), document_rng(seed, text)
+                )
+                for i, (text, spans) in enumerate(zip(texts, detected))
+            ]
+        }
 
     def _deidentify(self, text, spans, others, rng: random.Random) -> dict:
         records, pieces, cursor = [], [], 0
@@ -75,18 +93,33 @@ class DeidNDDPipeline(SavableOptionsMixin, Pipeline):
             candidates = self._candidates(text, span, others, rng)
             scores = self.ndd.batch(text, span.start, span.end, candidates)
             best = min(range(len(candidates)), key=scores.__getitem__)
-            records.append({"start": span.start, "end": span.end, "label": span.label, "source": span.source,
-                            "replacement": candidates[best], "ndd": scores[best],
-                            "rejected": [{"candidate": c, "ndd": s} for i, (c, s) in
-                                         enumerate(zip(candidates, scores)) if i != best]})
-            pieces += [text[cursor:span.start], candidates[best]]
+            records.append(
+                {
+                    "start": span.start,
+                    "end": span.end,
+                    "label": span.label,
+                    "source": span.source,
+                    "replacement": candidates[best],
+                    "ndd": scores[best],
+                    "rejected": [
+                        {"candidate": c, "ndd": s}
+                        for i, (c, s) in enumerate(zip(candidates, scores))
+                        if i != best
+                    ],
+                }
+            )
+            pieces += [text[cursor : span.start], candidates[best]]
             cursor = span.end
         pieces.append(text[cursor:])
-        return {"text": "".join(pieces), "spans": records, "privacy": {**PRIVACY, "detector": self.detector.name}}
+        return {
+            "text": "".join(pieces),
+            "spans": records,
+            "privacy": {**PRIVACY, "detector": self.detector.name},
+        }
 
     def _candidates(self, text, span, others, rng: random.Random) -> list[str]:
         """k candidates; ``others``: (label, phrase) of the other texts of the call, for the corpus bank."""
-        original = text[span.start:span.end]
+        original = text[span.start : span.end]
         if self.mode == "generative":
             return self._generate(text, span, rng)
         pool = []
@@ -102,18 +135,24 @@ class DeidNDDPipeline(SavableOptionsMixin, Pipeline):
 
     def _generate(self, text, span, rng: random.Random) -> list[str]:
         torch.manual_seed(rng.getrandbits(63))
-        original = text[span.start:span.end]
+        original = text[span.start : span.end]
         tok = self.tokenizer
         n_tokens = len(tok(original, add_special_tokens=False)["input_ids"])
         if self.ndd.kind == "causal":
-            left = tok(text[:span.start].rstrip() or (tok.bos_token or ""), return_tensors="pt")
+            left = tok(text[: span.start].rstrip() or (tok.bos_token or ""), return_tensors="pt")
             with torch.no_grad():
-                out = self.model.generate(**left, do_sample=True, top_k=0, max_new_tokens=n_tokens + 3,
-                                          num_return_sequences=self.k, pad_token_id=tok.pad_token_id)
+                out = self.model.generate(
+                    **left,
+                    do_sample=True,
+                    top_k=0,
+                    max_new_tokens=n_tokens + 3,
+                    num_return_sequences=self.k,
+                    pad_token_id=tok.pad_token_id,
+                )
             words = len(original.split())
-            texts = tok.batch_decode(out[:, left["input_ids"].shape[1]:], skip_special_tokens=True)
+            texts = tok.batch_decode(out[:, left["input_ids"].shape[1] :], skip_special_tokens=True)
             return [" ".join(t.split()[:words]) or REDACTED for t in texts]
-        masked = text[:span.start] + " ".join([tok.mask_token] * n_tokens) + text[span.end:]
+        masked = text[: span.start] + " ".join([tok.mask_token] * n_tokens) + text[span.end :]
         ids = tok(masked, return_tensors="pt")["input_ids"].repeat(self.k, 1)
         positions = (ids[0] == tok.mask_token_id).nonzero().flatten().tolist()
         with torch.no_grad():

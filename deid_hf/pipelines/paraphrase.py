@@ -47,22 +47,40 @@ class DeidParaphrasePipeline(SavableOptionsMixin, Pipeline):
         from deid_hf.demo import bundled_examples
 
         bounds = self.options["bounds"]
-        self.bounds = (ClampBounds(*bounds) if bounds else ClampBounds.stored(self.model) or
-                       ClampBounds.calibrate(self.model, self.tokenizer, [e["text"] for e in bundled_examples()]))
+        self.bounds = (
+            ClampBounds(*bounds)
+            if bounds
+            else ClampBounds.stored(self.model)
+            or ClampBounds.calibrate(self.model, self.tokenizer, [e["text"] for e in bundled_examples()])
+        )
         self.options["bounds"] = [self.bounds.low, self.bounds.high]
         newline = self.tokenizer("\n", add_special_tokens=False)["input_ids"]
         self.stop_ids = sorted({self.tokenizer.eos_token_id, *newline[-1:]} - {None})
 
     def _sanitize_parameters(self, **kwargs):
         """``epsilon=None`` with ``allow_non_dp=True``: plain sampling, no guarantee (the reference point)."""
-        return tuple(given_options(self.task_name, kwargs, (), ("epsilon", "max_new_tokens", "allow_non_dp", "seed",
-                                                                *NON_DP_OPTIONS), ()))
+        return tuple(
+            given_options(
+                self.task_name,
+                kwargs,
+                (),
+                ("epsilon", "max_new_tokens", "allow_non_dp", "seed", *NON_DP_OPTIONS),
+                (),
+            )
+        )
 
     def preprocess(self, inputs):
         return {"text": check_text(inputs)}
 
-    def _forward(self, model_inputs, epsilon=DEFAULT_EPSILON, max_new_tokens=None, allow_non_dp=False, seed=None,
-                 **generate_options):
+    def _forward(
+        self,
+        model_inputs,
+        epsilon=DEFAULT_EPSILON,
+        max_new_tokens=None,
+        allow_non_dp=False,
+        seed=None,
+        **generate_options,
+    ):
         """Every sentence of every text in the batch is sampled in one left-padded ``generate`` call."""
         max_new_tokens = 48 if max_new_tokens is None else max_new_tokens
         texts = model_inputs["text"]
@@ -72,30 +90,62 @@ class DeidParaphrasePipeline(SavableOptionsMixin, Pipeline):
         enc = self.tokenizer(flat, return_tensors="pt", padding=True, padding_side="left")
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(secrets.randbits(63) if seed is None else seed)
-            ids, report = dp_generate(self.model, dict(enc), epsilon_token=epsilon, bounds=self.bounds,
-                                      max_new_tokens=max_new_tokens, allow_non_dp=allow_non_dp,
-                                      eos_token_id=self.stop_ids, pad_token_id=self.tokenizer.pad_token_id,
-                                      **generate_options)
+            ids, report = dp_generate(
+                self.model,
+                dict(enc),
+                epsilon_token=epsilon,
+                bounds=self.bounds,
+                max_new_tokens=max_new_tokens,
+                allow_non_dp=allow_non_dp,
+                eos_token_id=self.stop_ids,
+                pad_token_id=self.tokenizer.pad_token_id,
+                **generate_options,
+            )
         rows = iter(ids)
-        return {"result": [self._assemble([(source, next(rows)) for source in sentences], epsilon, report)
-                           for sentences in sources]}
+        return {
+            "result": [
+                self._assemble([(source, next(rows)) for source in sentences], epsilon, report)
+                for sentences in sources
+            ]
+        }
 
     def _assemble(self, generated, epsilon, report) -> dict:
         sentences = []
         for source, row in generated:
             stops = torch.isin(row, torch.tensor(self.stop_ids)).nonzero()
             tokens = int(stops[0, 0]) + 1 if len(stops) else len(row)
-            sentences.append({"source": source, "paraphrase": self.tokenizer.decode(row[:tokens],
-                                                                                    skip_special_tokens=True).strip(),
-                              "tokens": tokens, "epsilon": epsilon * tokens if report["dp"] else None})
+            sentences.append(
+                {
+                    "source": source,
+                    "paraphrase": self.tokenizer.decode(row[:tokens], skip_special_tokens=True).strip(),
+                    "tokens": tokens,
+                    "epsilon": epsilon * tokens if report["dp"] else None,
+                }
+            )
         dp, tokens = report["dp"], sum(s["tokens"] for s in sentences)
-        privacy = {**{k: report[k] for k in ("dp", "mechanism", "clamp", "sensitivity", "temperature",
-                                             "epsilon_per_token", "max_new_tokens")},
-                   "tokens": tokens, "epsilon_total": epsilon * tokens if dp else None,
-                   "guarantee": report["guarantee"] + (f"; this text: epsilon = {epsilon * tokens:g} over "
-                                                       f"{tokens} tokens" if dp else "")}
-        return {"paraphrase": " ".join(s["paraphrase"] for s in sentences), "sentences": sentences,
-                "privacy": privacy}
+        privacy = {
+            **{
+                k: report[k]
+                for k in (
+                    "dp",
+                    "mechanism",
+                    "clamp",
+                    "sensitivity",
+                    "temperature",
+                    "epsilon_per_token",
+                    "max_new_tokens",
+                )
+            },
+            "tokens": tokens,
+            "epsilon_total": epsilon * tokens if dp else None,
+            "guarantee": report["guarantee"]
+            + (f"; this text: epsilon = {epsilon * tokens:g} over {tokens} tokens" if dp else ""),
+        }
+        return {
+            "paraphrase": " ".join(s["paraphrase"] for s in sentences),
+            "sentences": sentences,
+            "privacy": privacy,
+        }
 
     def postprocess(self, model_outputs):
         result = model_outputs["result"]

@@ -48,5 +48,7 @@ class DeidPFilterPipeline(SavableOptionsMixin, Pipeline):
     def postprocess(self, model_outputs, p=1e-3):
         words = model_outputs["words"]
         words = words[0] if words and isinstance(words[0], list) else words
-        return {"threshold": p,
-                "words": [{**w, "sensitive": w["scored"] and w["probability"] < p} for w in words]}
+        return {
+            "threshold": p,
+            "words": [{**w, "sensitive": w["scored"] and w["probability"] < p} for w in words],
+        }

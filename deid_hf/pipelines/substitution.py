@@ -21,8 +21,10 @@ from deid_hf.privacy.randomized_response import check_probability
 from deid_hf.replace import get_strategy
 from deid_hf.replace.apply import SubstitutionTable, apply_strategy
 
-RECALL_CAVEAT = ("items the detector misses are never replaced: detector recall bounds the effective p, "
-                 "and the guarantee covers detected items only")
+RECALL_CAVEAT = (
+    "items the detector misses are never replaced: detector recall bounds the effective p, "
+    "and the guarantee covers detected items only"
+)
 
 
 def check_text(text) -> str:
@@ -43,8 +45,13 @@ def document_rng(seed: int | None, text: str) -> random.Random:
 
 class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
     task_name = "deid-substitution"
-    DEFAULTS: ClassVar[dict] = {"detector": None, "strategy": "full_entity", "strategy_options": None, "shared_table": False,
-                                "scorer_options": None}
+    DEFAULTS: ClassVar[dict] = {
+        "detector": None,
+        "strategy": "full_entity",
+        "strategy_options": None,
+        "shared_table": False,
+        "scorer_options": None,
+    }
 
     def __init__(self, model, *args, **kwargs):
         super().__init__(model, *args, **kwargs)
@@ -52,7 +59,9 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
         if detector is None:  # ZSTS detects with its own p-filter; every other strategy with the ensemble
             detector = "pfilter" if strategy == "zsts" else "default"
         self.detector = get_detector(detector, self.model, self.tokenizer, self.options["scorer_options"])
-        self.strategy = get_strategy(strategy, self.model, self.tokenizer, **(self.options["strategy_options"] or {}))
+        self.strategy = get_strategy(
+            strategy, self.model, self.tokenizer, **(self.options["strategy_options"] or {})
+        )
         self.table = SubstitutionTable() if self.options["shared_table"] else None
 
     def _sanitize_parameters(self, **kwargs):
@@ -74,12 +83,21 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
             new_text, records = apply_strategy(text, spans, self.strategy, p, document_rng(seed, text), table)
             private: dict[str, set[str]] = {}
             for r in records:
-                private.setdefault(r.label, set()).add(text[r.start:r.end])
-            privacy = {**self.strategy.privacy(p, private), "detector": self.detector.name,
-                       "caveat": RECALL_CAVEAT}
-            mapping = {text[r.start:r.end]: r.replacement for r in records if r.replaced}
-            results.append({"text": new_text, "spans": [r.to_dict() for r in records], "privacy": privacy,
-                            "mapping": mapping})
+                private.setdefault(r.label, set()).add(text[r.start : r.end])
+            privacy = {
+                **self.strategy.privacy(p, private),
+                "detector": self.detector.name,
+                "caveat": RECALL_CAVEAT,
+            }
+            mapping = {text[r.start : r.end]: r.replacement for r in records if r.replaced}
+            results.append(
+                {
+                    "text": new_text,
+                    "spans": [r.to_dict() for r in records],
+                    "privacy": privacy,
+                    "mapping": mapping,
+                }
+            )
         return {"result": results}
 
     def postprocess(self, model_outputs, return_mapping=False):

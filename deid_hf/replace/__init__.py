@@ -12,7 +12,8 @@ from .word_by_word import WordByWord
 from .zsts import ZSTSSubstitution
 
 STRATEGIES: dict[str, type[Strategy]] = {
-    cls.name: cls for cls in (Redact, TypedPlaceholder, NamedPlaceholder, WordByWord, FullEntity, ZSTSSubstitution)
+    cls.name: cls
+    for cls in (Redact, TypedPlaceholder, NamedPlaceholder, WordByWord, FullEntity, ZSTSSubstitution)
 }
 
 

@@ -41,11 +41,14 @@ class SubstitutionTable:
 def units(text: str, span: Span, per_word: bool) -> list[tuple[int, int]]:
     if not per_word:
         return [(span.start, span.end)]
-    return [(span.start + m.start(), span.start + m.end()) for m in _WORD.finditer(text[span.start:span.end])]
+    return [
+        (span.start + m.start(), span.start + m.end()) for m in _WORD.finditer(text[span.start : span.end])
+    ]
 
 
-def apply_strategy(text: str, spans: list[Span], strategy: Strategy, p: float, rng: random.Random,
-                   table: SubstitutionTable) -> tuple[str, list[Replacement]]:
+def apply_strategy(
+    text: str, spans: list[Span], strategy: Strategy, p: float, rng: random.Random, table: SubstitutionTable
+) -> tuple[str, list[Replacement]]:
     """Replace each unit with probability ``p`` (randomized response); ``spans`` must not overlap."""
     pieces, records, cursor = [], [], 0
     for span in sorted(spans, key=lambda s: s.start):

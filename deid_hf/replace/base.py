@@ -42,14 +42,29 @@ class Strategy(ABC):
         """Privacy report for replacement probability ``p`` over the private units seen, by label."""
         policies = {label: self.policy(label) for label in private}
         if self.consistent or any(pi is None for pi in policies.values()):
-            return {"strategy": self.name, "p": p, "epsilon": None, "dp": False,
-                    "guarantee": f"no DP guarantee ({self.no_guarantee_reason()})"}
-        epsilon = max((randomized_response_epsilon(p, pi, private[label]) for label, pi in policies.items()),
-                      default=0.0)
+            return {
+                "strategy": self.name,
+                "p": p,
+                "epsilon": None,
+                "dp": False,
+                "guarantee": f"no DP guarantee ({self.no_guarantee_reason()})",
+            }
+        epsilon = max(
+            (randomized_response_epsilon(p, pi, private[label]) for label, pi in policies.items()),
+            default=0.0,
+        )
         finite = math.isfinite(epsilon)
-        text = (f"epsilon = {epsilon:.4g} (randomized response, Adelani et al. 2020 lemma, p = {p})" if finite
-                else f"epsilon = infinity: with p = {p} < 1 some private units outside the support of pi "
-                     f"survive unreplaced and are then certainly original")
-        return {"strategy": self.name, "p": p, "epsilon": epsilon if finite else None, "dp": finite,
-                "guarantee": text,
-                "pi_support": {label: len(pi) for label, pi in policies.items()}}
+        text = (
+            f"epsilon = {epsilon:.4g} (randomized response, Adelani et al. 2020 lemma, p = {p})"
+            if finite
+            else f"epsilon = infinity: with p = {p} < 1 some private units outside the support of pi "
+            f"survive unreplaced and are then certainly original"
+        )
+        return {
+            "strategy": self.name,
+            "p": p,
+            "epsilon": epsilon if finite else None,
+            "dp": finite,
+            "guarantee": text,
+            "pi_support": {label: len(pi) for label, pi in policies.items()},
+        }

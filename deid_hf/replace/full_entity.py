@@ -15,8 +15,20 @@ from datetime import datetime
 from .base import Strategy
 from .shape import random_digits_like
 
-DATE_FORMATS = ("%m/%d/%Y", "%d/%m/%Y", "%Y-%m-%d", "%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%B %Y", "%Y",
-                "%B %d", "%A", "%m/%d/%y", "%d.%m.%Y")
+DATE_FORMATS = (
+    "%m/%d/%Y",
+    "%d/%m/%Y",
+    "%Y-%m-%d",
+    "%B %d, %Y",
+    "%b %d, %Y",
+    "%d %B %Y",
+    "%B %Y",
+    "%Y",
+    "%B %d",
+    "%A",
+    "%m/%d/%y",
+    "%d.%m.%Y",
+)
 
 
 def _date_format(original: str) -> str | None:

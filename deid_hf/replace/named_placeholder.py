@@ -7,9 +7,18 @@ import random
 from .base import Strategy
 
 EXEMPLARS = {
-    "PERSON": "John Smith", "ORG": "Acme Corp", "LOCATION": "London", "ADDRESS": "221B Baker Street",
-    "DATE_TIME": "January 1, 2000", "PHONE": "555-0100", "EMAIL": "john.smith@example.com",
-    "URL": "https://example.com", "IP": "192.0.2.1", "ID": "0000000000", "NUMBER": "0", "AGE": "40",
+    "PERSON": "John Smith",
+    "ORG": "Acme Corp",
+    "LOCATION": "London",
+    "ADDRESS": "221B Baker Street",
+    "DATE_TIME": "January 1, 2000",
+    "PHONE": "555-0100",
+    "EMAIL": "john.smith@example.com",
+    "URL": "https://example.com",
+    "IP": "192.0.2.1",
+    "ID": "0000000000",
+    "NUMBER": "0",
+    "AGE": "40",
     "OTHER": "something",
 }
 

@@ -19,9 +19,19 @@ from .base import Strategy
 
 POOL_SIZE = 400
 FAKER_POOLS = {
-    "PERSON": "name", "ORG": "company", "LOCATION": "city", "ADDRESS": "street_address",
-    "DATE_TIME": "date", "PHONE": "phone_number", "EMAIL": "email", "URL": "url", "IP": "ipv4",
-    "ID": "ssn", "NUMBER": "building_number", "AGE": "pyint", "OTHER": "word",
+    "PERSON": "name",
+    "ORG": "company",
+    "LOCATION": "city",
+    "ADDRESS": "street_address",
+    "DATE_TIME": "date",
+    "PHONE": "phone_number",
+    "EMAIL": "email",
+    "URL": "url",
+    "IP": "ipv4",
+    "ID": "ssn",
+    "NUMBER": "building_number",
+    "AGE": "pyint",
+    "OTHER": "word",
 }
 
 
@@ -57,6 +67,8 @@ class WordByWord(Strategy):
     def surrogate(self, original: str, label: str, rng: random.Random) -> str:
         pi = self.policies.get(label) or self.policies.get("OTHER")
         if not pi:
-            raise InputError(f"word_by_word with pool={self.pool!r} has no policy for {label}: call fit() first")
+            raise InputError(
+                f"word_by_word with pool={self.pool!r} has no policy for {label}: call fit() first"
+            )
         words = list(pi)
         return rng.choices(words, weights=[pi[w] for w in words])[0]

@@ -27,8 +27,16 @@ class ZSTSSubstitution(Strategy):
     per_word = True
     needs_lm = True
 
-    def __init__(self, model=None, tokenizer=None, n: int = 20, k: int = 3, s: float = 0.9,
-                 embeddings: str = "lm", right_tokens: int = 3):
+    def __init__(
+        self,
+        model=None,
+        tokenizer=None,
+        n: int = 20,
+        k: int = 3,
+        s: float = 0.9,
+        embeddings: str = "lm",
+        right_tokens: int = 3,
+    ):
         if model is None or tokenizer is None:
             raise InputError("the zsts strategy needs the pipeline's language model and tokenizer")
         for name, value in (("n", n), ("k", k), ("right_tokens", right_tokens)):
@@ -46,7 +54,9 @@ class ZSTSSubstitution(Strategy):
 
         self.masked = lm_kind(model) == "masked"
         if embeddings == "lm" and type(model).__module__.startswith("optimum.onnxruntime"):
-            raise InputError("embeddings='lm' needs a PyTorch model; use embeddings='glove' with ONNX Runtime")
+            raise InputError(
+                "embeddings='lm' needs a PyTorch model; use embeddings='glove' with ONNX Runtime"
+            )
         self.glove = None
         if embeddings == "glove":
             from ..models import load_glove
@@ -65,7 +75,7 @@ class ZSTSSubstitution(Strategy):
         if any(ch.isdigit() for ch in original):
             return random_digits_like(original, rng)
         ranked = self._similar(original, self._candidates(text, start, end))
-        return rng.choice(ranked[:self.k]) if len(ranked) >= self.k else REDACTED
+        return rng.choice(ranked[: self.k]) if len(ranked) >= self.k else REDACTED
 
     def _candidates(self, text: str, start: int, end: int) -> list[int]:
         tok, model = self.tokenizer, self.model
@@ -74,21 +84,29 @@ class ZSTSSubstitution(Strategy):
                 enc = tok(text[:start] + tok.mask_token + text[end:], return_tensors="pt", truncation=True)
                 position = (enc["input_ids"][0] == tok.mask_token_id).nonzero()[0, 0]
                 logits = model(**enc).logits[0, position]
-                return self._words(logits.topk(self.n * 3).indices.tolist())[:self.n]
+                return self._words(logits.topk(self.n * 3).indices.tolist())[: self.n]
             left = tok(text[:start].rstrip() or tok.bos_token or "", return_tensors="pt")["input_ids"]
             logits = model(input_ids=left, attention_mask=torch.ones_like(left)).logits[0, -1]
-            pool = self._words(logits.topk(self.n * 4).indices.tolist(), leading_space=start > 0)[:2 * self.n]
-            right = tok(text[end:], add_special_tokens=False)["input_ids"][:self.right_tokens]
+            pool = self._words(logits.topk(self.n * 4).indices.tolist(), leading_space=start > 0)[
+                : 2 * self.n
+            ]
+            right = tok(text[end:], add_special_tokens=False)["input_ids"][: self.right_tokens]
             if not pool or not right:
-                return pool[:self.n]
+                return pool[: self.n]
             first = torch.log_softmax(logits, -1)[pool]
-            batch = torch.cat([left.repeat(len(pool), 1), torch.tensor(pool)[:, None],
-                               torch.tensor(right).repeat(len(pool), 1)], dim=1)
+            batch = torch.cat(
+                [
+                    left.repeat(len(pool), 1),
+                    torch.tensor(pool)[:, None],
+                    torch.tensor(right).repeat(len(pool), 1),
+                ],
+                dim=1,
+            )
             logp = torch.log_softmax(model(input_ids=batch, attention_mask=torch.ones_like(batch)).logits, -1)
             offset = left.shape[1]
             follow = sum(logp[:, offset + i, right[i]] for i in range(len(right)))
             order = (first + follow).argsort(descending=True)
-            return [pool[i] for i in order[:self.n].tolist()]
+            return [pool[i] for i in order[: self.n].tolist()]
 
     def _words(self, ids: list[int], leading_space: bool = True) -> list[int]:
         """Token ids that decode to a whole alphabetic word (no sub-word continuation pieces)."""

@@ -49,8 +49,14 @@ class ParaphraserConfig:
     pairs: str = "default"
 
     def __post_init__(self):
-        for name in ("epochs", "batch_size", "gradient_accumulation_steps", "max_length", "eval_every",
-                     "save_every"):
+        for name in (
+            "epochs",
+            "batch_size",
+            "gradient_accumulation_steps",
+            "max_length",
+            "eval_every",
+            "save_every",
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InputError(f"{name} must be a positive integer, got {value!r}")
@@ -92,8 +98,10 @@ def default_pairs(data_root: str | Path) -> list[tuple[str, str]]:
     """The paper's training mix available here: STS-B (>= 4.0, both ways) + all-entailment SNLI."""
     root = Path(data_root)
     if not (root / "stsbenchmark").is_dir() or not (root / "snli_partial").is_dir():
-        raise InputError(f"training the paraphraser needs {root / 'stsbenchmark'} and {root / 'snli_partial'}; "
-                         f"set DEID_HF_DATA / --data-root to the folder holding them, or pass --pairs FILE.jsonl")
+        raise InputError(
+            f"training the paraphraser needs {root / 'stsbenchmark'} and {root / 'snli_partial'}; "
+            f"set DEID_HF_DATA / --data-root to the folder holding them, or pass --pairs FILE.jsonl"
+        )
     return stsb_pairs(root / "stsbenchmark") + snli_entailment_pairs(root / "snli_partial")
 
 
@@ -120,11 +128,13 @@ def split_pairs(pairs: Sequence[tuple[str, str]], eval_fraction: float, seed: in
     """(train, held_out), split by unordered pair so that (a, b) and (b, a) land on the same side."""
     keys = sorted({tuple(sorted(pair)) for pair in pairs})
     random.Random(seed).shuffle(keys)
-    held = set(keys[:max(1, round(eval_fraction * len(keys)))])
+    held = set(keys[: max(1, round(eval_fraction * len(keys)))])
     train = [pair for pair in pairs if tuple(sorted(pair)) not in held]
     held_out = [pair for pair in pairs if tuple(sorted(pair)) in held]
     if not train:
-        raise InputError(f"{len(pairs)} pairs leave nothing to train on after holding out {eval_fraction:.0%}")
+        raise InputError(
+            f"{len(pairs)} pairs leave nothing to train on after holding out {eval_fraction:.0%}"
+        )
     return train, held_out
 
 
@@ -145,9 +155,11 @@ def _collate(pad_id: int):
     def collate(rows: list[dict]) -> dict:
         width = max(len(r["input_ids"]) for r in rows)
         pad = [width - len(r["input_ids"]) for r in rows]
-        return {"input_ids": torch.tensor([r["input_ids"] + [pad_id] * n for r, n in zip(rows, pad)]),
-                "attention_mask": torch.tensor([[1] * len(r["input_ids"]) + [0] * n for r, n in zip(rows, pad)]),
-                "labels": torch.tensor([r["labels"] + [-100] * n for r, n in zip(rows, pad)])}
+        return {
+            "input_ids": torch.tensor([r["input_ids"] + [pad_id] * n for r, n in zip(rows, pad)]),
+            "attention_mask": torch.tensor([[1] * len(r["input_ids"]) + [0] * n for r, n in zip(rows, pad)]),
+            "labels": torch.tensor([r["labels"] + [-100] * n for r, n in zip(rows, pad)]),
+        }
 
     return collate
 
@@ -194,10 +206,18 @@ def _save_checkpoint(accelerator, folder: Path, progress: dict) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def train_paraphraser(pairs: Sequence[tuple[str, str]], output_dir: str | Path,
-                      config: ParaphraserConfig | None = None, *, model=None, tokenizer=None,
-                      checkpoint_dir: str | Path | None = None, resume: bool = False,
-                      stop_after: int | None = None, progress: bool = True) -> dict:
+def train_paraphraser(
+    pairs: Sequence[tuple[str, str]],
+    output_dir: str | Path,
+    config: ParaphraserConfig | None = None,
+    *,
+    model=None,
+    tokenizer=None,
+    checkpoint_dir: str | Path | None = None,
+    resume: bool = False,
+    stop_after: int | None = None,
+    progress: bool = True,
+) -> dict:
     """Fine-tune ``config.model`` (or the given ``model`` / ``tokenizer``) on ``pairs``; returns the metrics.
 
     ``stop_after=n`` ends the run after optimizer step n with a checkpoint (e.g. to fit a job's time limit);
@@ -233,36 +253,55 @@ def train_paraphraser(pairs: Sequence[tuple[str, str]], output_dir: str | Path,
 
     accelerator = Accelerator(cpu=not torch.cuda.is_available())
     if accelerator.num_processes > 1:
-        raise InputError("train_paraphraser runs in one process (CPU or one GPU); multi-process is not supported")
+        raise InputError(
+            "train_paraphraser runs in one process (CPU or one GPU); multi-process is not supported"
+        )
     batches_per_epoch = math.ceil(len(train_rows) / config.batch_size)
     steps_per_epoch = math.ceil(batches_per_epoch / config.gradient_accumulation_steps)
     total_steps = steps_per_epoch * config.epochs
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate)
-    scheduler = get_linear_schedule_with_warmup(optimizer, int(config.warmup_ratio * total_steps), total_steps)
+    scheduler = get_linear_schedule_with_warmup(
+        optimizer, int(config.warmup_ratio * total_steps), total_steps
+    )
     eval_loader = DataLoader(eval_rows, batch_size=config.batch_size, collate_fn=collate)
     model, optimizer, scheduler, eval_loader = accelerator.prepare(model, optimizer, scheduler, eval_loader)
 
-    state = {"step": 0, "epoch": 0, "batch": 0, "eval_loss": [], "train_loss": None, "config": asdict(config),
-             "pairs": len(pairs)}
+    state = {
+        "step": 0,
+        "epoch": 0,
+        "batch": 0,
+        "eval_loss": [],
+        "train_loss": None,
+        "config": asdict(config),
+        "pairs": len(pairs),
+    }
     found = latest_checkpoint(checkpoints) if resume else None
     if found:
         saved = json.loads((found / PROGRESS_FILE).read_text())
         if (saved["config"], saved["pairs"]) != (state["config"], state["pairs"]):
-            raise InputError(f"checkpoint {found} was written with other settings or data; resume with the same "
-                             f"ones or start without --resume")
+            raise InputError(
+                f"checkpoint {found} was written with other settings or data; resume with the same "
+                f"ones or start without --resume"
+            )
         accelerator.load_state(str(found))
         state = saved
     resumed_from = state["step"]
     if not state["eval_loss"]:
         state["eval_loss"].append([0, evaluation_loss(model, eval_loader)])
-    bar = tqdm(total=total_steps, initial=state["step"], desc="fine-tuning paraphraser", unit="step",
-               disable=not progress or not accelerator.is_local_main_process)
+    bar = tqdm(
+        total=total_steps,
+        initial=state["step"],
+        desc="fine-tuning paraphraser",
+        unit="step",
+        disable=not progress or not accelerator.is_local_main_process,
+    )
     stopped = False
     for epoch in range(state["epoch"], config.epochs):
         order = epoch_order(len(train_rows), config.seed, epoch)
-        loader = accelerator.prepare(DataLoader([train_rows[i] for i in order], batch_size=config.batch_size,
-                                                collate_fn=collate))
+        loader = accelerator.prepare(
+            DataLoader([train_rows[i] for i in order], batch_size=config.batch_size, collate_fn=collate)
+        )
         first = state["batch"] if epoch == state["epoch"] else 0
         batches = accelerator.skip_first_batches(loader, first) if first else loader
         group_loss = 0.0
@@ -296,17 +335,31 @@ def train_paraphraser(pairs: Sequence[tuple[str, str]], output_dir: str | Path,
         if stopped:
             break
     bar.close()
-    metrics = {"steps": state["step"], "total_steps": total_steps, "train_pairs": len(train),
-               "held_out_pairs": len(held_out), "train_loss": state["train_loss"],
-               "eval_loss": state["eval_loss"][-1][1], "eval_loss_before": state["eval_loss"][0][1],
-               "eval_loss_curve": state["eval_loss"], "resumed_from": resumed_from, "completed": not stopped}
+    metrics = {
+        "steps": state["step"],
+        "total_steps": total_steps,
+        "train_pairs": len(train),
+        "held_out_pairs": len(held_out),
+        "train_loss": state["train_loss"],
+        "eval_loss": state["eval_loss"][-1][1],
+        "eval_loss_before": state["eval_loss"][0][1],
+        "eval_loss_curve": state["eval_loss"],
+        "resumed_from": resumed_from,
+        "completed": not stopped,
+    }
     if not stopped:
         _write_model(accelerator.unwrap_model(model), tokenizer, output_dir, config, metrics, held_out)
     return metrics
 
 
-def _write_model(model, tokenizer, output_dir: Path, config: ParaphraserConfig, metrics: dict,
-                 held_out: Iterable[tuple[str, str]]) -> None:
+def _write_model(
+    model,
+    tokenizer,
+    output_dir: Path,
+    config: ParaphraserConfig,
+    metrics: dict,
+    held_out: Iterable[tuple[str, str]],
+) -> None:
     from ..export.cards import write_card
     from ..models import REGISTRY
     from ..paraphrase import ClampBounds, completion, prompt
@@ -317,30 +370,46 @@ def _write_model(model, tokenizer, output_dir: Path, config: ParaphraserConfig, 
     output_dir.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(output_dir, safe_serialization=True)
     tokenizer.save_pretrained(output_dir)
-    (output_dir / TRAINING_FILE).write_text(json.dumps({"config": asdict(config), "metrics": metrics}, indent=2))
+    (output_dir / TRAINING_FILE).write_text(
+        json.dumps({"config": asdict(config), "metrics": metrics}, indent=2)
+    )
     bounds = ClampBounds.stored(model)
     datasets = ["sentence-transformers/stsb", "stanfordnlp/snli"] if config.pairs == "default" else None
     base = REGISTRY[config.model].base_model if config.model in REGISTRY else config.model
-    write_card(output_dir, kind="causal-lm", base_model=base, license="apache-2.0", datasets=datasets,
-               tags=["paraphrase", "differential-privacy"], text={
-                   "title": f"{Path(config.model).name} fine-tuned as a DP paraphraser for deid-hf",
-                   "summary": (f"`{config.model}` fine-tuned to paraphrase in the \"source => paraphrase\" format "
-                               f"(Witteveen & Andrews 2019; Mattern et al. 2022) on {metrics['train_pairs']} pairs "
-                               f"({config.pairs}), {metrics['steps']} optimizer steps. Held-out loss per "
-                               f"paraphrase token: {metrics['eval_loss_before']:.3f} before, "
-                               f"{metrics['eval_loss']:.3f} after fine-tuning."),
-                   "usage": f'pipe = deid_hf.pipeline("deid-paraphrase", model="{output_dir}")\n'
-                            f'pipe("Text to paraphrase.", epsilon=75.0, max_new_tokens=48)',
-                   "privacy": (f"Clamp bounds [{bounds.low:.3f}, {bounds.high:.3f}] (10% logit quantile, 90% quantile "
-                               f"of the top logit, on held-out pairs; stored in the config as `deid_hf_clamp`), "
-                               f"sensitivity "
-                               f"{bounds.sensitivity:.3f}: sampling at temperature T = 2 * {bounds.sensitivity:.3f} "
-                               f"/ epsilon is an exponential mechanism with epsilon per generated token, epsilon * n "
-                               f"for n tokens (Mattern et al. 2022, sec. 4.2). The fine-tuning data is not "
-                               f"protected by that guarantee."),
-                   "limits": ("A 135M-parameter model paraphrases loosely; at the per-token epsilon needed for "
-                              "fluent text the guarantee is weak (see the deid-hf README for the measured "
-                              "trade-off). Named entities of the input can be copied into the output.")})
+    write_card(
+        output_dir,
+        kind="causal-lm",
+        base_model=base,
+        license="apache-2.0",
+        datasets=datasets,
+        tags=["paraphrase", "differential-privacy"],
+        text={
+            "title": f"{Path(config.model).name} fine-tuned as a DP paraphraser for deid-hf",
+            "summary": (
+                f'`{config.model}` fine-tuned to paraphrase in the "source => paraphrase" format '
+                f"(Witteveen & Andrews 2019; Mattern et al. 2022) on {metrics['train_pairs']} pairs "
+                f"({config.pairs}), {metrics['steps']} optimizer steps. Held-out loss per "
+                f"paraphrase token: {metrics['eval_loss_before']:.3f} before, "
+                f"{metrics['eval_loss']:.3f} after fine-tuning."
+            ),
+            "usage": f'pipe = deid_hf.pipeline("deid-paraphrase", model="{output_dir}")\n'
+            f'pipe("Text to paraphrase.", epsilon=75.0, max_new_tokens=48)',
+            "privacy": (
+                f"Clamp bounds [{bounds.low:.3f}, {bounds.high:.3f}] (10% logit quantile, 90% quantile "
+                f"of the top logit, on held-out pairs; stored in the config as `deid_hf_clamp`), "
+                f"sensitivity "
+                f"{bounds.sensitivity:.3f}: sampling at temperature T = 2 * {bounds.sensitivity:.3f} "
+                f"/ epsilon is an exponential mechanism with epsilon per generated token, epsilon * n "
+                f"for n tokens (Mattern et al. 2022, sec. 4.2). The fine-tuning data is not "
+                f"protected by that guarantee."
+            ),
+            "limits": (
+                "A 135M-parameter model paraphrases loosely; at the per-token epsilon needed for "
+                "fluent text the guarantee is weak (see the deid-hf README for the measured "
+                "trade-off). Named entities of the input can be copied into the output."
+            ),
+        },
+    )
 
 
 def build_default_paraphraser(out: Path) -> dict:
@@ -354,8 +423,10 @@ def build_default_paraphraser(out: Path) -> dict:
 
     pairs = default_pairs(data_root())
     checkpoints = cache_dir() / ".train-smollm2-135m-paraphraser"
-    print(f"deid-hf: building the default paraphraser once: {PARAPHRASER_BUILD_NOTE}; {len(pairs)} pairs",
-          file=sys.stderr)
+    print(
+        f"deid-hf: building the default paraphraser once: {PARAPHRASER_BUILD_NOTE}; {len(pairs)} pairs",
+        file=sys.stderr,
+    )
     try:
         metrics = train_paraphraser(pairs, out, ParaphraserConfig(), checkpoint_dir=checkpoints, resume=True)
     except InputError:  # checkpoints of another deid-hf version or data: start over
@@ -365,7 +436,9 @@ def build_default_paraphraser(out: Path) -> dict:
     return {"base": "smollm2-135m", "eval_loss": metrics["eval_loss"], "steps": metrics["steps"]}
 
 
-if __name__ == "__main__":  # accelerate launch -m deid_hf.train.paraphraser OUTPUT [options of train-paraphraser]
+if (
+    __name__ == "__main__"
+):  # accelerate launch -m deid_hf.train.paraphraser OUTPUT [options of train-paraphraser]
     import sys
 
     from ..cli import main

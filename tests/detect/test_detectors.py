@@ -12,24 +12,34 @@ from deid_hf.detect import (
 )
 from deid_hf.errors import InputError
 
-TEXT = ("Maria Gonzalez, 67 years old, lives at 742 Evergreen Terrace, Springfield. "
-        "Mail maria.g@example.com or call (217) 555-0143; card 4111 1111 1111 1111, IP 10.0.0.1.")
+TEXT = (
+    "Maria Gonzalez, 67 years old, lives at 742 Evergreen Terrace, Springfield. "
+    "Mail maria.g@example.com or call (217) 555-0143; card 4111 1111 1111 1111, IP 10.0.0.1."
+)
 
 
 def found(spans, text=TEXT):
-    return {(text[s.start:s.end], s.label) for s in spans}
+    return {(text[s.start : s.end], s.label) for s in spans}
 
 
 def test_patterns_find_structured_pii_and_our_additions():
     spans = found(PatternDetector().detect(TEXT))
-    for item in [("maria.g@example.com", "EMAIL"), ("(217) 555-0143", "PHONE"), ("4111 1111 1111 1111", "ID"),
-                 ("10.0.0.1", "IP"), ("742 Evergreen Terrace", "ADDRESS"), ("67", "AGE")]:
+    for item in [
+        ("maria.g@example.com", "EMAIL"),
+        ("(217) 555-0143", "PHONE"),
+        ("4111 1111 1111 1111", "ID"),
+        ("10.0.0.1", "IP"),
+        ("742 Evergreen Terrace", "ADDRESS"),
+        ("67", "AGE"),
+    ]:
         assert item in spans
 
 
 def test_spacy_maps_to_the_common_schema():
-    spans = found(SpacyDetector().detect("Maria Gonzalez flew to Paris with Acme Corp on Monday."),
-                  "Maria Gonzalez flew to Paris with Acme Corp on Monday.")
+    spans = found(
+        SpacyDetector().detect("Maria Gonzalez flew to Paris with Acme Corp on Monday."),
+        "Maria Gonzalez flew to Paris with Acme Corp on Monday.",
+    )
     assert ("Maria Gonzalez", "PERSON") in spans and ("Paris", "LOCATION") in spans
 
 
@@ -43,9 +53,16 @@ def test_ensemble_is_the_merged_union_with_sources():
 
 
 def test_token_classification_detector_runs_a_real_hf_pipeline(minilm_tokenizer):
-    config = BertConfig(vocab_size=minilm_tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1,
-                        num_attention_heads=2, intermediate_size=37, num_labels=3,
-                        id2label={0: "O", 1: "B-PER", 2: "I-PER"}, label2id={"O": 0, "B-PER": 1, "I-PER": 2})
+    config = BertConfig(
+        vocab_size=minilm_tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=37,
+        num_labels=3,
+        id2label={0: "O", 1: "B-PER", 2: "I-PER"},
+        label2id={"O": 0, "B-PER": 1, "I-PER": 2},
+    )
     model = BertForTokenClassification(config).eval()
     detector = TokenClassificationDetector(model, tokenizer=minilm_tokenizer)
     texts = ["Maria Gonzalez lives in Paris.", "Call Tom."]
@@ -67,17 +84,20 @@ def test_repeated_mentions_are_added_once_detected():
 
     text = "Ann met Annie. Later Ann left; ANN stayed."
     spans = add_repeated_mentions(text, [Span(0, 3, "PERSON", 0.8, "spacy")])
-    assert [(text[s.start:s.end], s.source) for s in spans] == [("Ann", "spacy"), ("Ann", "repeat")]
+    assert [(text[s.start : s.end], s.source) for s in spans] == [("Ann", "spacy"), ("Ann", "repeat")]
 
 
 def test_default_adds_improbable_proper_nouns_and_fast_needs_no_lm(smollm2):
     model, tokenizer = smollm2
     text = "Yesterday I met Wendeline Oszkarova near the flibbertigibbet kiosk in Qaqortoq."
-    found = lambda spec: {text[s.start:s.end]: s for s in get_detector(spec, model, tokenizer).detect(text)}
+    found = lambda spec: {text[s.start : s.end]: s for s in get_detector(spec, model, tokenizer).detect(text)}
     assert {"flibbertigibbet", "Qaqortoq"} <= set(found("pfilter"))  # every improbable word
     assert set(found("pfilter-propn")) == {"Wendeline", "Oszkarova", "Qaqortoq"}  # proper nouns only
     default = found("default")
-    assert default["Wendeline Oszkarova"].label == "PERSON" and "pfilter" in default["Wendeline Oszkarova"].source
+    assert (
+        default["Wendeline Oszkarova"].label == "PERSON"
+        and "pfilter" in default["Wendeline Oszkarova"].source
+    )
     assert "Qaqortoq" in default and "Qaqortoq" not in found("fast")
     with pytest.raises(InputError, match="use 'fast'"):
         get_detector("default")

@@ -29,8 +29,16 @@ def tiny_llama(smollm2):
 def test_split_words_keeps_punctuation_apart():
     text = "Hi, Dr. O'Neil-Smith: 555-0143!"
     words = [(text[s:e], w) for s, e, w in split_words(text)]
-    assert words == [("Hi", True), (",", False), ("Dr", True), (".", False), ("O'Neil-Smith", True),
-                     (":", False), ("555-0143", True), ("!", False)]
+    assert words == [
+        ("Hi", True),
+        (",", False),
+        ("Dr", True),
+        (".", False),
+        ("O'Neil-Smith", True),
+        (":", False),
+        ("555-0143", True),
+        ("!", False),
+    ]
 
 
 def test_masked_word_probability_is_the_product_of_iterative_unmasking(tiny_bert):
@@ -81,13 +89,30 @@ def test_exact_equals_naive_for_other_fill_mask_heads(minilm_tokenizer, architec
     from transformers import AutoConfig, AutoModelForMaskedLM
 
     torch.manual_seed(0)
-    sizes = {"roberta": {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
-                         "intermediate_size": 64, "max_position_embeddings": 80},
-             "distilbert": {"dim": 32, "n_layers": 2, "n_heads": 2, "hidden_dim": 64},
-             "electra": {"hidden_size": 32, "embedding_size": 16, "num_hidden_layers": 2,
-                         "num_attention_heads": 2, "intermediate_size": 64},
-             "albert": {"hidden_size": 32, "embedding_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2,
-                        "intermediate_size": 64}}[architecture]
+    sizes = {
+        "roberta": {
+            "hidden_size": 32,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 2,
+            "intermediate_size": 64,
+            "max_position_embeddings": 80,
+        },
+        "distilbert": {"dim": 32, "n_layers": 2, "n_heads": 2, "hidden_dim": 64},
+        "electra": {
+            "hidden_size": 32,
+            "embedding_size": 16,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 2,
+            "intermediate_size": 64,
+        },
+        "albert": {
+            "hidden_size": 32,
+            "embedding_size": 16,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 2,
+            "intermediate_size": 64,
+        },
+    }[architecture]
     config = AutoConfig.for_model(architecture, vocab_size=minilm_tokenizer.vocab_size, **sizes)
     model = AutoModelForMaskedLM.from_config(config).eval()
     naive = MaskedWordScorer(model, minilm_tokenizer, path="naive").score(TEXT)
@@ -124,16 +149,18 @@ def test_causal_long_documents_use_overlapping_windows(tiny_llama):
     assert len(ids) > scorer.window
     windowed = scorer.token_logprobs(ids)
     with torch.no_grad():
-        logp = torch.log_softmax(model(input_ids=torch.tensor([ids[:scorer.window]])).logits[0], -1)
-    assert windowed[1:scorer.window] == pytest.approx([logp[i - 1, ids[i]].item() for i in
-                                                      range(1, scorer.window)], abs=1e-5)
+        logp = torch.log_softmax(model(input_ids=torch.tensor([ids[: scorer.window]])).logits[0], -1)
+    assert windowed[1 : scorer.window] == pytest.approx(
+        [logp[i - 1, ids[i]].item() for i in range(1, scorer.window)], abs=1e-5
+    )
     start = scorer.window - 8  # the second window: it fills the positions after its 8-token overlap
-    second = ids[start:start + scorer.window]
+    second = ids[start : start + scorer.window]
     with torch.no_grad():
         logp = torch.log_softmax(model(input_ids=torch.tensor([second])).logits[0], -1)
     end = start + len(second)
-    assert windowed[start + 8:end] == pytest.approx([logp[i - 1, second[i]].item() for i in range(8, len(second))],
-                                                    abs=1e-5)
+    assert windowed[start + 8 : end] == pytest.approx(
+        [logp[i - 1, second[i]].item() for i in range(8, len(second))], abs=1e-5
+    )
     assert all(value < 0 for value in windowed[1:])  # every position filled by exactly one window
     assert len(scorer.score(" ".join([TEXT] * 5))) == 5 * len(split_words(TEXT))
 
@@ -159,8 +186,18 @@ def test_model_without_an_lm_head_is_rejected(minilm_tokenizer):
     from transformers import BertModel
 
     with pytest.raises(InputError, match="neither a fill-mask nor a causal-LM head"):
-        make_scorer(BertModel(BertConfig(vocab_size=100, hidden_size=8, num_hidden_layers=1,
-                                         num_attention_heads=1, intermediate_size=8)), minilm_tokenizer)
+        make_scorer(
+            BertModel(
+                BertConfig(
+                    vocab_size=100,
+                    hidden_size=8,
+                    num_hidden_layers=1,
+                    num_attention_heads=1,
+                    intermediate_size=8,
+                )
+            ),
+            minilm_tokenizer,
+        )
 
 
 def test_pfilter_pipeline_on_the_offline_default():
@@ -182,9 +219,16 @@ def test_pfilter_pipeline_on_a_tiny_masked_lm(tiny_bert):
     assert [w["word"] for w in out["words"]] == ["Daniel", "Okafor", "lives", "here", "."]
 
 
-@pytest.mark.parametrize("bad, options, message", [
-    ("", {}, "empty text"), (7, {}, "expected a string"), ("Hi Tom", {"p": 0}, "threshold p must be"),
-    ("Hi Tom", {"p": 1.5}, "threshold p must be"), ("Hi Tom", {"context": 3}, "context must be a string")])
+@pytest.mark.parametrize(
+    "bad, options, message",
+    [
+        ("", {}, "empty text"),
+        (7, {}, "expected a string"),
+        ("Hi Tom", {"p": 0}, "threshold p must be"),
+        ("Hi Tom", {"p": 1.5}, "threshold p must be"),
+        ("Hi Tom", {"context": 3}, "context must be a string"),
+    ],
+)
 def test_bad_input(bad, options, message):
     pipe = deid_hf.pipeline("deid-pfilter")
     with pytest.raises(InputError, match=message):
@@ -200,15 +244,15 @@ def test_fast_path_without_windows_or_grouping_reads_whole_word_masks(tiny_bert)
     ids = tok(TEXT)["input_ids"]
     multi = 0
     for e, f in zip(exact, fast.score(TEXT)):
-        pieces = tok(TEXT[e.start:e.end], add_special_tokens=False)["input_ids"] if e.scored else []
+        pieces = tok(TEXT[e.start : e.end], add_special_tokens=False)["input_ids"] if e.scored else []
         if len(pieces) == 1:
             assert f.probability == pytest.approx(e.probability, abs=1e-5)
         elif len(pieces) > 1:
             multi += 1
-            first = next(i for i in range(len(ids)) if ids[i:i + len(pieces)] == pieces)
-            masked = ids[:first] + [tok.mask_token_id] * len(pieces) + ids[first + len(pieces):]
+            first = next(i for i in range(len(ids)) if ids[i : i + len(pieces)] == pieces)
+            masked = ids[:first] + [tok.mask_token_id] * len(pieces) + ids[first + len(pieces) :]
             with torch.no_grad():
-                logits = model(input_ids=torch.tensor([masked])).logits[0, first:first + len(pieces)]
+                logits = model(input_ids=torch.tensor([masked])).logits[0, first : first + len(pieces)]
             expected = math.prod(torch.softmax(logits, -1)[j, t].item() for j, t in enumerate(pieces))
             assert f.probability == pytest.approx(expected, rel=1e-4)
     assert multi >= 2
@@ -223,16 +267,22 @@ def test_fast_path_masks_far_apart_words_together(tiny_bert):
     naive_jobs = MaskedWordScorer(model, tok, path="exact")._jobs(ids, owners, targets)
     assert len(jobs) < len(naive_jobs) and all(len(job[0]) <= 32 + 8 for job in jobs)
     assert sum(len(job[0]) for job in jobs) < sum(len(job[0]) for job in naive_jobs) / 3
-    assert sorted(w for _, reads in jobs for _, _, w in reads) == sorted(w for _, r in naive_jobs for _, _, w in r)
+    assert sorted(w for _, reads in jobs for _, _, w in reads) == sorted(
+        w for _, r in naive_jobs for _, _, w in r
+    )
 
 
 def test_prefilter_skips_stop_words_outside_names():
     from deid_hf.detect.pfilter import prefiltered, stop_words
 
-    text = ("The team of Davis, Reynolds and Williamson met me at the Bank of England in May.\n"
-            "Call me from Can Capital. I will be ON time.")
+    text = (
+        "The team of Davis, Reynolds and Williamson met me at the Bank of England in May.\n"
+        "Call me from Can Capital. I will be ON time."
+    )
     words = split_words(text)
-    skipped = [text[s:e] for i, (s, e, w) in enumerate(words) if w and prefiltered(text, words, i, stop_words())]
+    skipped = [
+        text[s:e] for i, (s, e, w) in enumerate(words) if w and prefiltered(text, words, i, stop_words())
+    ]
     # between capitalised words ("and", "of England", also "England in May") a stop word is scored, and so is
     # one capitalised inside a sentence ("May", "Can", "ON"); "The"/"Call"/"I" at a sentence start and
     # lower-case ones elsewhere are skipped

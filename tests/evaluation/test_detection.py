@@ -21,8 +21,10 @@ def reference(docs, predictions, outputs):
                 j += 1
             toks.append((i, j))
             i = j
+
         def hit(tok, spans):
             return any(len(set(range(*tok)) & set(range(a, b))) > 0 for a, b in spans)
+
         gold_spans = [(s.start, s.end) for s in doc.spans]
         for tok in toks:
             g, p = hit(tok, gold_spans), hit(tok, pred)
@@ -45,8 +47,10 @@ def reference(docs, predictions, outputs):
 @st.composite
 def documents(draw):
     text = draw(st.text(alphabet="ab .,\n", min_size=1, max_size=30))
+
     def spans():
         return st.lists(st.tuples(st.integers(0, len(text) - 1), st.integers(1, 6)), max_size=4)
+
     gold = tuple(GoldSpan(s, min(s + n, len(text))) for s, n in draw(spans()))
     pred = [(s, min(s + n, len(text))) for s, n in draw(spans())]
     out = draw(st.text(alphabet="ab .", max_size=20))
@@ -61,13 +65,21 @@ def test_metrics_equal_the_naive_reference(batch):
         counts.add(doc, pred, out)
     tp, fp, fn, ent, full, part, leaked, total = reference(*zip(*batch))
     assert (counts.tp, counts.fp, counts.fn, counts.entities, counts.fully, counts.partially) == (
-        tp, fp, fn, ent, full, part)
+        tp,
+        fp,
+        fn,
+        ent,
+        full,
+        part,
+    )
     assert (counts.leaked, counts.leak_total) == (leaked, total)
 
 
 def test_hand_made_cases():
     text = "Call Maria, now. Bob-Smith lives at 5 Elm St."
-    doc = GoldDocument(text, (GoldSpan(5, 10, "PERSON"), GoldSpan(17, 26, "PERSON"), GoldSpan(36, 44, "ADDRESS")))
+    doc = GoldDocument(
+        text, (GoldSpan(5, 10, "PERSON"), GoldSpan(17, 26, "PERSON"), GoldSpan(36, 44, "ADDRESS"))
+    )
     counts = DetectionCounts()
     counts.add(doc, [(5, 7), (36, 38)], output_text="Call X, now. Bob-Smith lives at X Elm St.")
     report = counts.report()
@@ -98,10 +110,17 @@ def test_evaluate_metric_module_loads_from_a_local_path():
 
     metric = evaluate.load(metric_path("deid_detection"))
     text = "Call Maria, now. Bob-Smith lives at 5 Elm St."
-    result = metric.compute(predictions=[[{"start": 5, "end": 7}, {"start": 36, "end": 38}]],
-                            references=[[{"start": 5, "end": 10, "label": "PERSON"},
-                                         {"start": 17, "end": 26, "label": "PERSON"},
-                                         {"start": 36, "end": 44, "label": "ADDRESS"}]],
-                            texts=[text], outputs=["Call X, now. Bob-Smith lives at X Elm St."])
+    result = metric.compute(
+        predictions=[[{"start": 5, "end": 7}, {"start": 36, "end": 38}]],
+        references=[
+            [
+                {"start": 5, "end": 10, "label": "PERSON"},
+                {"start": 17, "end": 26, "label": "PERSON"},
+                {"start": 36, "end": 44, "label": "ADDRESS"},
+            ]
+        ],
+        texts=[text],
+        outputs=["Call X, now. Bob-Smith lives at X Elm St."],
+    )
     assert (result["tp"], result["fp"], result["fn"]) == (2, 0, 3)
     assert result["leakage"] == pytest.approx(1 / 3)

@@ -25,10 +25,19 @@ def test_bio_entities_and_spans():
     tags = ["O", "O", "B-artist", "O", "B-city", "I-city", "I-city"]
     assert bio_entities(tags) == [(2, 3, "artist"), (4, 7, "city")]
     text = " ".join(tokens)
-    assert [(text[s.start:s.end], s.label) for s in bio_spans(tokens, tags)] == [
-        ("beatles", "PERSON"), ("new york city", "LOCATION")]
-    assert bio_entities(["I-PER", "I-PER", "B-PER", "O", "I-LOC"]) == [(0, 2, "PER"), (2, 3, "PER"), (4, 5, "LOC")]
-    assert [s.label for s in bio_spans(["Ann", "in", "Rome"], ["B-person", "O", "B-location"])] == ["PERSON", "LOCATION"]
+    assert [(text[s.start : s.end], s.label) for s in bio_spans(tokens, tags)] == [
+        ("beatles", "PERSON"),
+        ("new york city", "LOCATION"),
+    ]
+    assert bio_entities(["I-PER", "I-PER", "B-PER", "O", "I-LOC"]) == [
+        (0, 2, "PER"),
+        (2, 3, "PER"),
+        (4, 5, "LOC"),
+    ]
+    assert [s.label for s in bio_spans(["Ann", "in", "Rome"], ["B-person", "O", "B-location"])] == [
+        "PERSON",
+        "LOCATION",
+    ]
 
 
 def test_entity_f1():
@@ -40,8 +49,10 @@ def test_entity_f1():
 
 @pytest.fixture(scope="module")
 def tiny_ner():
-    train = [Example(["Tom", "lives", "in", "Paris"], ["B-PER", "O", "O", "B-LOC"]),
-             Example(["Ann", "Lee", "met", "Bob"], ["B-PER", "I-PER", "O", "B-PER"])] * 4
+    train = [
+        Example(["Tom", "lives", "in", "Paris"], ["B-PER", "O", "O", "B-LOC"]),
+        Example(["Ann", "Lee", "met", "Bob"], ["B-PER", "I-PER", "O", "B-PER"]),
+    ] * 4
     return train
 
 
@@ -53,7 +64,10 @@ def test_tags_follow_the_replacement_words(tiny_ner):
     assert out[1].tags[:1] == ["B-PER"] and "B-LOC" in out[0].tags and privacy["dp"] is False
     typed, privacy = deidentify_examples(
         deid_hf.pipeline("deid-substitution", strategy="typed", detector=GoldSpanDetector(tiny_ner)),
-        tiny_ner[:2], p=1.0, seed=0)
+        tiny_ner[:2],
+        p=1.0,
+        seed=0,
+    )
     assert typed[1].tokens == ["<PERSON>", "met", "<PERSON>"] and typed[1].tags == ["B-PER", "O", "B-PER"]
     assert privacy["epsilon"] == 0.0
 
@@ -75,8 +89,15 @@ def test_intent_rows_and_report(tmp_path):
     def make_pipe(strategy, detector):
         return deid_hf.pipeline("deid-substitution", strategy=strategy, detector=detector)
 
-    rows = utility_rows(setup, make_pipe, ["typed"], ["gold"], [0, 1], TrainConfig(max_steps=2, batch_size=8),
-                        progress=lambda msg: None)
+    rows = utility_rows(
+        setup,
+        make_pipe,
+        ["typed"],
+        ["gold"],
+        [0, 1],
+        TrainConfig(max_steps=2, batch_size=8),
+        progress=lambda msg: None,
+    )
     assert [r["strategy"] for r in rows] == ["original", "typed"] and rows[1]["privacy"] == "epsilon = 0"
     assert all(0.0 <= r["mean"] <= 1.0 and len(r["runs"]) == 2 for r in rows)
     curve = [{**rows[1], "p": p} for p in (0.5, 1.0)]
@@ -97,12 +118,51 @@ def test_cli_evaluate_detection_and_utility(tmp_path):
     from deid_hf.cli import main
 
     data = shared_data("presidio_synth_pii/synth_dataset_v2.json")
-    assert main(["evaluate", "detection", "--data", str(data), "--limit", "20", "--detector", "patterns",
-                 "--json", str(tmp_path / "det.json")]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                "detection",
+                "--data",
+                str(data),
+                "--limit",
+                "20",
+                "--detector",
+                "patterns",
+                "--json",
+                str(tmp_path / "det.json"),
+            ]
+        )
+        == 0
+    )
     report = json.loads((tmp_path / "det.json").read_text())
     assert 0 < report["token_recall"] <= 1 and report["leakage"] is not None
-    assert main(["evaluate", "utility", "--dataset", "btc", "--data-root", str(SHARED_DATA), "--train-size", "16",
-                 "--test-size", "8", "--max-steps", "2", "--seeds", "1", "--strategies", "typed",
-                 "--detectors", "gold", "--json", str(tmp_path / "u.json")]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                "utility",
+                "--dataset",
+                "btc",
+                "--data-root",
+                str(SHARED_DATA),
+                "--train-size",
+                "16",
+                "--test-size",
+                "8",
+                "--max-steps",
+                "2",
+                "--seeds",
+                "1",
+                "--strategies",
+                "typed",
+                "--detectors",
+                "gold",
+                "--json",
+                str(tmp_path / "u.json"),
+            ]
+        )
+        == 0
+    )
     rows = json.loads((tmp_path / "u.json").read_text())
     assert [r["strategy"] for r in rows] == ["original", "typed"]

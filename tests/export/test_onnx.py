@@ -20,10 +20,18 @@ INT8_LOGPROB_TOLERANCE = 7.0
 @pytest.fixture(scope="module")
 def tiny_bert_export(tmp_path_factory, minilm_tokenizer):
     torch.manual_seed(0)
-    model = BertForMaskedLM(BertConfig(vocab_size=minilm_tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
-                                       num_attention_heads=2, intermediate_size=64)).eval()
-    folder = export(model, tmp_path_factory.mktemp("mlm") / "onnx", "fill-mask", int8=True,
-                    tokenizer=minilm_tokenizer)
+    model = BertForMaskedLM(
+        BertConfig(
+            vocab_size=minilm_tokenizer.vocab_size,
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=64,
+        )
+    ).eval()
+    folder = export(
+        model, tmp_path_factory.mktemp("mlm") / "onnx", "fill-mask", int8=True, tokenizer=minilm_tokenizer
+    )
     return model, folder
 
 
@@ -40,7 +48,9 @@ def test_fill_mask_export_equals_pytorch(tiny_bert_export, minilm_tokenizer):
     model, folder = tiny_bert_export
     ort = load_ort_model(folder)
     assert type(ort).__name__ == "ORTModelForMaskedLM"
-    assert probabilities(ort, minilm_tokenizer) == pytest.approx(probabilities(model, minilm_tokenizer), abs=1e-4)
+    assert probabilities(ort, minilm_tokenizer) == pytest.approx(
+        probabilities(model, minilm_tokenizer), abs=1e-4
+    )
     a = NDD(model, minilm_tokenizer).batch(TEXT, 11, 24, ["Maria Gonzalez", "Bob"])
     b = NDD(ort, minilm_tokenizer).batch(TEXT, 11, 24, ["Maria Gonzalez", "Bob"])
     assert b == pytest.approx(a, abs=1e-4)
@@ -62,18 +72,28 @@ def test_causal_export_from_the_registry_equals_pytorch(smollm2_export, smollm2)
 
 def test_token_classification_export_equals_pytorch(tmp_path, minilm_tokenizer):
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=minilm_tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1,
-                        num_attention_heads=2, intermediate_size=37, num_labels=3,
-                        id2label={0: "O", 1: "B-PER", 2: "I-PER"}, label2id={"O": 0, "B-PER": 1, "I-PER": 2})
+    config = BertConfig(
+        vocab_size=minilm_tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=37,
+        num_labels=3,
+        id2label={0: "O", 1: "B-PER", 2: "I-PER"},
+        label2id={"O": 0, "B-PER": 1, "I-PER": 2},
+    )
     model = BertForTokenClassification(config).eval()
     folder = export(model, tmp_path / "ner", "token-classification", tokenizer=minilm_tokenizer)
     ort = load_ort_model(folder, "token-classification")
     texts = [TEXT, "Call Tom Becker tomorrow."]
     pt_spans = TokenClassificationDetector(model, tokenizer=minilm_tokenizer).detect_batch(texts)
     ort_spans = TokenClassificationDetector(ort, tokenizer=minilm_tokenizer).detect_batch(texts)
-    assert [[(s.start, s.end, s.label) for s in d] for d in ort_spans] == \
-        [[(s.start, s.end, s.label) for s in d] for d in pt_spans]
-    assert [s.score for d in ort_spans for s in d] == pytest.approx([s.score for d in pt_spans for s in d], abs=1e-4)
+    assert [[(s.start, s.end, s.label) for s in d] for d in ort_spans] == [
+        [(s.start, s.end, s.label) for s in d] for d in pt_spans
+    ]
+    assert [s.score for d in ort_spans for s in d] == pytest.approx(
+        [s.score for d in pt_spans for s in d], abs=1e-4
+    )
 
 
 def test_feature_extraction_export_from_the_registry(tmp_path):
@@ -94,11 +114,18 @@ def test_pipelines_run_on_onnx_without_pytorch_fallback(smollm2_export):
     reference = deid_hf.pipeline("deid-pfilter")("Hi Tom Becker.")["words"]
     words = pfilter("Hi Tom Becker.")["words"]
     assert [w["probability"] for w in words] == pytest.approx([w["probability"] for w in reference], abs=1e-4)
-    sub = deid_hf.pipeline("deid-substitution", model=str(smollm2_export), backend="onnx", strategy="zsts",
-                           strategy_options={"embeddings": "glove"})
+    sub = deid_hf.pipeline(
+        "deid-substitution",
+        model=str(smollm2_export),
+        backend="onnx",
+        strategy="zsts",
+        strategy_options={"embeddings": "glove"},
+    )
     assert "Becker" not in sub("My name is Tom Becker.", seed=0)["text"]
     ndd = deid_hf.pipeline("deid-ndd", model=str(smollm2_export), backend="onnx", k=2)
-    assert type(ndd.model).__name__ == "ORTModelForCausalLM" and ndd("Tom Becker lives here.", seed=0)["spans"]
+    assert (
+        type(ndd.model).__name__ == "ORTModelForCausalLM" and ndd("Tom Becker lives here.", seed=0)["spans"]
+    )
 
 
 def test_missing_export_and_unavailable_providers_are_clear_errors(tmp_path):
@@ -113,8 +140,19 @@ def test_missing_export_and_unavailable_providers_are_clear_errors(tmp_path):
     with pytest.raises(InputError, match="unknown model kind"):
         export("minilm", tmp_path / "x", "seq2seq")
     with pytest.raises(InputError, match="backend='onnx' needs"):
-        deid_hf.pipeline("deid-pfilter", model=BertForMaskedLM(BertConfig(vocab_size=10, hidden_size=8,
-                         num_hidden_layers=1, num_attention_heads=1, intermediate_size=8)), backend="onnx")
+        deid_hf.pipeline(
+            "deid-pfilter",
+            model=BertForMaskedLM(
+                BertConfig(
+                    vocab_size=10,
+                    hidden_size=8,
+                    num_hidden_layers=1,
+                    num_attention_heads=1,
+                    intermediate_size=8,
+                )
+            ),
+            backend="onnx",
+        )
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (CI has none)")
@@ -126,8 +164,21 @@ def test_cuda_provider(smollm2_export):
 def test_cli_export_feature_extraction_optimised(tmp_path):
     from deid_hf.cli import main
 
-    assert main(["export", "minilm", str(tmp_path / "out"), "--kind", "feature-extraction", "--int8",
-                 "--optimize", "O1"]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "minilm",
+                str(tmp_path / "out"),
+                "--kind",
+                "feature-extraction",
+                "--int8",
+                "--optimize",
+                "O1",
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / "out" / "model.onnx").exists() and (tmp_path / "out" / "model_quantized.onnx").exists()
     assert load_ort_model(tmp_path / "out", "feature-extraction", int8=True) is not None
     assert main(["export", "minilm", str(tmp_path / "bad"), "--kind", "audio"]) == 2

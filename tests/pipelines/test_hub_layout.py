@@ -24,8 +24,14 @@ print(json.dumps(pipe(text, **options)))
 
 def reload_in_fresh_process(task, folder, text=TEXT):
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    out = subprocess.run([sys.executable, "-c", RELOAD, task, str(folder), text], env=env, capture_output=True,
-                         text=True, check=True, cwd=folder)
+    out = subprocess.run(
+        [sys.executable, "-c", RELOAD, task, str(folder), text],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=folder,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -35,14 +41,18 @@ def test_saved_substitution_pipeline_is_a_hub_repo_and_reloads_identically(tmp_p
     config = json.loads((tmp_path / "config.json").read_text())
     assert config["custom_pipelines"]["deid-substitution"]["impl"] == "substitution.DeidSubstitutionPipeline"
     assert config["deid_hf"]["strategy"] == "typed"
-    assert {"substitution.py", "model.safetensors", "tokenizer.json", "README.md"} <= set(os.listdir(tmp_path))
+    assert {"substitution.py", "model.safetensors", "tokenizer.json", "README.md"} <= set(
+        os.listdir(tmp_path)
+    )
     assert "de-identification" in (tmp_path / "README.md").read_text()
     assert reload_in_fresh_process("deid-substitution", tmp_path) == pipe(TEXT, seed=3)
 
 
 @pytest.fixture(scope="module")
 def tiny_bert(minilm_tokenizer):
-    return make_tiny_bert(minilm_tokenizer, num_hidden_layers=1, max_position_embeddings=512), minilm_tokenizer
+    return make_tiny_bert(
+        minilm_tokenizer, num_hidden_layers=1, max_position_embeddings=512
+    ), minilm_tokenizer
 
 
 def test_pfilter_and_ndd_pipelines_reload(tmp_path, tiny_bert):

@@ -20,14 +20,18 @@ def tiny_llama(smollm2):
 
 @pytest.fixture(scope="module")
 def tiny_bert(minilm_tokenizer):
-    return make_tiny_bert(minilm_tokenizer, num_hidden_layers=1, max_position_embeddings=512), minilm_tokenizer
+    return make_tiny_bert(
+        minilm_tokenizer, num_hidden_layers=1, max_position_embeddings=512
+    ), minilm_tokenizer
 
 
 @pytest.mark.parametrize("mode", ["substitutive", "generative"])
 @pytest.mark.parametrize("lm", ["tiny_llama", "tiny_bert"])
 def test_keeps_the_candidate_with_minimal_ndd(request, lm, mode):
     model, tokenizer = request.getfixturevalue(lm)
-    pipe = pipeline("deid-ndd", model=model, tokenizer=tokenizer, mode=mode, k=4, detector=["patterns", "spacy"])
+    pipe = pipeline(
+        "deid-ndd", model=model, tokenizer=tokenizer, mode=mode, k=4, detector=["patterns", "spacy"]
+    )
     out = pipe(TEXT, seed=0)
     json.dumps(out)
     assert out["spans"] and out["privacy"]["dp"] is False and "no DP guarantee" in out["privacy"]["guarantee"]
@@ -41,8 +45,15 @@ def test_keeps_the_candidate_with_minimal_ndd(request, lm, mode):
 
 def test_paper_weighting_is_an_option(tiny_llama):
     model, tokenizer = tiny_llama
-    pipe = pipeline("deid-ndd", model=model, tokenizer=tokenizer, k=3, detector="patterns", weights="mean",
-                    divergence="hellinger")
+    pipe = pipeline(
+        "deid-ndd",
+        model=model,
+        tokenizer=tokenizer,
+        k=3,
+        detector="patterns",
+        weights="mean",
+        divergence="hellinger",
+    )
     assert (pipe.ndd.weights, pipe.ndd.divergence) == ("mean", "hellinger")
     span = pipe("Write to tom.becker@example.com today.", seed=0)["spans"][0]
     assert all(0 <= span["ndd"] <= r["ndd"] <= 1 for r in span["rejected"])
@@ -73,8 +84,15 @@ def test_offline_default_end_to_end():
     assert "Tom Becker" not in out["text"] and out["spans"][0]["ndd"] >= 0
 
 
-@pytest.mark.parametrize("options, message", [({"mode": "swap"}, "mode must be"), ({"k": 0}, "k must be"),
-                                              ({"mu": 2.0}, "mu must be"), ({"weights": "max"}, "weights must be")])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"mode": "swap"}, "mode must be"),
+        ({"k": 0}, "k must be"),
+        ({"mu": 2.0}, "mu must be"),
+        ({"weights": "max"}, "weights must be"),
+    ],
+)
 def test_bad_options(tiny_llama, options, message):
     model, tokenizer = tiny_llama
     with pytest.raises(InputError, match=message):
@@ -95,5 +113,6 @@ def test_corpus_bank_takes_phrases_from_the_other_texts_only(tiny_llama):
     pipe = pipeline("deid-ndd", model=model, tokenizer=tokenizer, k=3, bank="corpus", detector="spacy")
     out = pipe(["Maria Gonzalez met Tom Becker.", "Anna Schmidt lives in Paris."], seed=0, batch_size=2)
     first = {r["candidate"] for s in out[0]["spans"] for r in s["rejected"]} | {
-        s["replacement"] for s in out[0]["spans"]}
+        s["replacement"] for s in out[0]["spans"]
+    }
     assert "Anna Schmidt" in first and not first & {"Maria Gonzalez", "Tom Becker"}

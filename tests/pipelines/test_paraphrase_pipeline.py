@@ -28,8 +28,12 @@ def test_ort_generation_honours_the_processor(monkeypatch):
         return out
 
     monkeypatch.setattr(mechanism.ClampedTemperatureLogitsProcessor, "__call__", spy)
-    pipe = deid_hf.pipeline("deid-paraphrase", model=ort, tokenizer=deid_hf.models.load_tokenizer("smollm2-135m"),
-                            bounds=(0.0, 1.0))
+    pipe = deid_hf.pipeline(
+        "deid-paraphrase",
+        model=ort,
+        tokenizer=deid_hf.models.load_tokenizer("smollm2-135m"),
+        bounds=(0.0, 1.0),
+    )
     out = pipe("I live in Springfield.", epsilon=4.0, max_new_tokens=4)
     assert len(calls) == out["privacy"]["tokens"]
     assert all(high <= 2.0 + 1e-6 and low >= 0.0 for high, low in calls)  # clamp to [0, 1], / T = 0.5
@@ -57,7 +61,8 @@ def test_plain_sampling_reports_no_guarantee():
 
 
 def test_epsilon_given_at_construction_holds():
-    pipe = deid_hf.pipeline("deid-paraphrase", model="smollm2-135m", bounds=(0.0, 1.0), epsilon=4.0,
-                            max_new_tokens=3)
+    pipe = deid_hf.pipeline(
+        "deid-paraphrase", model="smollm2-135m", bounds=(0.0, 1.0), epsilon=4.0, max_new_tokens=3
+    )
     out = pipe("I like green tea.", seed=0)
     assert out["privacy"]["epsilon_per_token"] == pytest.approx(4.0) and out["privacy"]["max_new_tokens"] == 3

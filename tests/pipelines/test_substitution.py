@@ -65,8 +65,10 @@ def test_bad_input(pipes, bad, message):
         pipes["typed"](bad)
 
 
-@pytest.mark.parametrize("option, message", [({"p": 0}, "p must be"), ({"seed": "x"}, "seed must"),
-                                             ({"temperature": 1}, "unknown option")])
+@pytest.mark.parametrize(
+    "option, message",
+    [({"p": 0}, "p must be"), ({"seed": "x"}, "seed must"), ({"temperature": 1}, "unknown option")],
+)
 def test_bad_options(pipes, option, message):
     with pytest.raises(InputError, match=message):
         pipes["typed"](TEXT, **option)

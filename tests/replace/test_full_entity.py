@@ -24,7 +24,9 @@ def test_untyped_spans_get_a_surrogate_of_the_same_kind(full):
     rng = random.Random(1)
     for honorific in ("Dr.", "Mrs.", "Mr"):
         out = full.surrogate(honorific, "OTHER", rng)
-        assert re.fullmatch(r"(Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?", out) and out.endswith(".") == honorific.endswith(".")
+        assert re.fullmatch(r"(Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?", out) and out.endswith(
+            "."
+        ) == honorific.endswith(".")
     proper = full.surrogate("Qaqortoq Nuuk", "OTHER", rng)
     assert len(proper.split()) == 2 and all(w[0].isupper() for w in proper.split())
     assert full.surrogate("OULU", "OTHER", rng).isupper()

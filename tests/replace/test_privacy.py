@@ -73,7 +73,8 @@ def test_empirical_replacement_rate_matches_p():
 
 def test_word_by_word_draws_follow_pi():
     strategy = get_strategy("word_by_word", pool="dissociation").fit(
-        [("PERSON", "Ann")] * 5 + [("PERSON", "Bob")] * 3 + [("PERSON", "Cy")] * 2)
+        [("PERSON", "Ann")] * 5 + [("PERSON", "Bob")] * 3 + [("PERSON", "Cy")] * 2
+    )
     records = _replace_many(strategy, 1.0, ["Zed"] * 3000)
     counts = Counter(r.replacement for r in records)
     pi = strategy.policy("PERSON")
@@ -86,7 +87,8 @@ def test_word_by_word_draws_follow_pi():
 def test_consistent_mapping_within_a_table():
     text = "Ann met Bob. Ann left."
     spans = [Span(0, 3, "PERSON"), Span(8, 11, "PERSON"), Span(13, 16, "PERSON")]
-    out, records = apply_strategy(text, spans, get_strategy("full_entity"), 1.0, random.Random(0),
-                                  SubstitutionTable())
+    out, records = apply_strategy(
+        text, spans, get_strategy("full_entity"), 1.0, random.Random(0), SubstitutionTable()
+    )
     assert records[0].replacement == records[2].replacement
     assert "Ann" not in out and "Bob" not in out

@@ -15,7 +15,9 @@ from ..conftest import tiny_bert as make_tiny_bert
 
 @pytest.fixture(scope="module")
 def tiny_bert(minilm_tokenizer):
-    return make_tiny_bert(minilm_tokenizer, num_hidden_layers=1, max_position_embeddings=512), minilm_tokenizer
+    return make_tiny_bert(
+        minilm_tokenizer, num_hidden_layers=1, max_position_embeddings=512
+    ), minilm_tokenizer
 
 
 def test_numbers_keep_their_shape():
@@ -41,11 +43,20 @@ def test_masked_candidates_are_in_radius_and_consistent(tiny_bert):
 def test_empty_radius_redacts(tiny_bert):
     model, tok = tiny_bert
     strategy = ZSTSSubstitution(model, tok, n=5, k=3, s=1e-6)
-    assert strategy.surrogate_in_context("Daniel met Okafor.", 11, 17, "OTHER", random.Random(0)) == "[REDACTED]"
+    assert (
+        strategy.surrogate_in_context("Daniel met Okafor.", 11, 17, "OTHER", random.Random(0)) == "[REDACTED]"
+    )
 
 
-@pytest.mark.parametrize("options, message", [({"n": 0}, "n must be"), ({"k": 30}, "cannot exceed"),
-                                              ({"s": 0}, "radius s"), ({"embeddings": "w2v"}, "embeddings")])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"n": 0}, "n must be"),
+        ({"k": 30}, "cannot exceed"),
+        ({"s": 0}, "radius s"),
+        ({"embeddings": "w2v"}, "embeddings"),
+    ],
+)
 def test_invalid_hyper_parameters(tiny_bert, options, message):
     with pytest.raises(InputError, match=message):
         ZSTSSubstitution(*tiny_bert, **options)
@@ -69,8 +80,14 @@ def test_zsts_pipeline_on_a_tiny_masked_lm(tiny_bert):
     from transformers import pipeline
 
     model, tok = tiny_bert
-    pipe = pipeline("deid-substitution", model=model, tokenizer=tok, strategy="zsts",
-                    detector="pfilter:0.5", strategy_options={"s": 2.0})
+    pipe = pipeline(
+        "deid-substitution",
+        model=model,
+        tokenizer=tok,
+        strategy="zsts",
+        detector="pfilter:0.5",
+        strategy_options={"s": 2.0},
+    )
     out = pipe("Daniel Okafor lives in Springfield.", seed=0)
     assert out["spans"] and out["privacy"]["strategy"] == "zsts"
 
@@ -80,10 +97,18 @@ def test_zsts_pipeline_takes_the_scorer_path(tiny_bert, path):
     from transformers import pipeline
 
     model, tok = tiny_bert
-    pipe = pipeline("deid-substitution", model=model, tokenizer=tok, strategy="zsts", detector="pfilter:0.5",
-                    scorer_options={"path": path})
+    pipe = pipeline(
+        "deid-substitution",
+        model=model,
+        tokenizer=tok,
+        strategy="zsts",
+        detector="pfilter:0.5",
+        scorer_options={"path": path},
+    )
     assert pipe.detector.scorer.path == path
     out = pipe(["Daniel Okafor lives in Springfield.", "Tom Becker called."], seed=0, batch_size=2)
     assert len(out) == 2 and all(o["privacy"]["strategy"] == "zsts" for o in out)
     with pytest.raises(InputError, match="path must be"):
-        pipeline("deid-substitution", model=model, tokenizer=tok, strategy="zsts", scorer_options={"path": "quick"})
+        pipeline(
+            "deid-substitution", model=model, tokenizer=tok, strategy="zsts", scorer_options={"path": "quick"}
+        )

@@ -19,10 +19,22 @@ from deid_hf.train.paraphraser import (
 )
 from tests.conftest import shared_data, tiny_llama
 
-PAIRS = [(f"The {animal} sat on the {thing} number {n}.", f"A {animal} was sitting on the {thing} {n}.")
-         for n in range(3) for animal in ("cat", "dog", "bird") for thing in ("mat", "sofa", "roof")]
-CONFIG = ParaphraserConfig(epochs=2, batch_size=4, gradient_accumulation_steps=2, learning_rate=5e-3,
-                           eval_fraction=0.15, eval_every=2, save_every=3, seed=7)
+PAIRS = [
+    (f"The {animal} sat on the {thing} number {n}.", f"A {animal} was sitting on the {thing} {n}.")
+    for n in range(3)
+    for animal in ("cat", "dog", "bird")
+    for thing in ("mat", "sofa", "roof")
+]
+CONFIG = ParaphraserConfig(
+    epochs=2,
+    batch_size=4,
+    gradient_accumulation_steps=2,
+    learning_rate=5e-3,
+    eval_fraction=0.15,
+    eval_every=2,
+    save_every=3,
+    seed=7,
+)
 
 
 @pytest.fixture(scope="module")
@@ -33,10 +45,10 @@ def tokenizer(smollm2):
 def test_pairs_encode_prompt_then_paraphrase(tokenizer):
     row = encode_pair(tokenizer, "Hello there.", "Hi.", 96)
     prompt_ids = tokenizer("Hello there. =>")["input_ids"]
-    assert row["input_ids"][:len(prompt_ids)] == prompt_ids
-    assert row["labels"][:len(prompt_ids)] == [-100] * len(prompt_ids)
-    target = row["input_ids"][len(prompt_ids):]
-    assert row["labels"][len(prompt_ids):] == target and target[-1] == tokenizer.eos_token_id
+    assert row["input_ids"][: len(prompt_ids)] == prompt_ids
+    assert row["labels"][: len(prompt_ids)] == [-100] * len(prompt_ids)
+    target = row["input_ids"][len(prompt_ids) :]
+    assert row["labels"][len(prompt_ids) :] == target and target[-1] == tokenizer.eos_token_id
     assert tokenizer.decode(target[:-1]) == " Hi."
 
 
@@ -71,8 +83,9 @@ def test_read_pairs_names_the_bad_line(tmp_path):
 
 def _train(tmp_path, tokenizer, name, **kwargs):
     model = tiny_llama(tokenizer, tie_word_embeddings=True).train()  # tied like smollm2
-    return train_paraphraser(PAIRS, tmp_path / name, CONFIG, model=model,
-                             tokenizer=tokenizer, progress=False, **kwargs)
+    return train_paraphraser(
+        PAIRS, tmp_path / name, CONFIG, model=model, tokenizer=tokenizer, progress=False, **kwargs
+    )
 
 
 def test_training_lowers_held_out_loss_and_writes_a_checkpoint(tmp_path, tokenizer):
@@ -89,11 +102,22 @@ def test_training_lowers_held_out_loss_and_writes_a_checkpoint(tmp_path, tokeniz
 def test_resumed_training_reaches_the_same_weights_and_loss(tmp_path, tokenizer):
     full = _train(tmp_path, tokenizer, "full")
     stopped = _train(tmp_path, tokenizer, "resumed", stop_after=4)
-    assert not stopped["completed"] and stopped["steps"] == 4 and not (tmp_path / "resumed" / "config.json").exists()
+    assert (
+        not stopped["completed"]
+        and stopped["steps"] == 4
+        and not (tmp_path / "resumed" / "config.json").exists()
+    )
     assert sorted(p.name for p in (tmp_path / "resumed" / "checkpoints").iterdir()) == ["step-4"]
     with pytest.raises(InputError, match="other settings"):
-        train_paraphraser(PAIRS[:-1], tmp_path / "resumed", CONFIG, model=tiny_llama(tokenizer), tokenizer=tokenizer,
-                          progress=False, resume=True)
+        train_paraphraser(
+            PAIRS[:-1],
+            tmp_path / "resumed",
+            CONFIG,
+            model=tiny_llama(tokenizer),
+            tokenizer=tokenizer,
+            progress=False,
+            resume=True,
+        )
     resumed = _train(tmp_path, tokenizer, "resumed", resume=True)
     assert resumed["completed"] and resumed["resumed_from"] == 4 and resumed["steps"] == full["steps"]
     assert resumed["eval_loss"] == pytest.approx(full["eval_loss"], abs=1e-6)
@@ -113,12 +137,36 @@ def test_bad_config_is_refused():
 def test_runs_under_accelerate_launch(tmp_path, tokenizer):
     tiny_llama(tokenizer).save_pretrained(tmp_path / "tiny")
     tokenizer.save_pretrained(tmp_path / "tiny")
-    (tmp_path / "pairs.jsonl").write_text("".join(json.dumps({"source": a, "paraphrase": b}) + "\n" for a, b in PAIRS))
+    (tmp_path / "pairs.jsonl").write_text(
+        "".join(json.dumps({"source": a, "paraphrase": b}) + "\n" for a, b in PAIRS)
+    )
     launcher = Path(sys.executable).with_name("accelerate")
-    done = subprocess.run([str(launcher), "launch", "--num_processes", "1", "--num_machines", "1",
-                           "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "deid_hf.train.paraphraser",
-                           str(tmp_path / "out"), "--model", str(tmp_path / "tiny"),
-                           "--pairs", str(tmp_path / "pairs.jsonl"), "--batch-size", "4"],
-                          check=False, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            str(launcher),
+            "launch",
+            "--num_processes",
+            "1",
+            "--num_machines",
+            "1",
+            "--mixed_precision",
+            "no",
+            "--dynamo_backend",
+            "no",
+            "-m",
+            "deid_hf.train.paraphraser",
+            str(tmp_path / "out"),
+            "--model",
+            str(tmp_path / "tiny"),
+            "--pairs",
+            str(tmp_path / "pairs.jsonl"),
+            "--batch-size",
+            "4",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "held-out loss" in done.stdout and (tmp_path / "out" / "model.safetensors").is_file()

@@ -19,11 +19,15 @@ _SPAN = {"start": datasets.Value("int32"), "end": datasets.Value("int32")}
 class DeidDetection(evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
-            description=__doc__, citation="", inputs_description=__doc__,
-            features=datasets.Features({
-                "predictions": [_SPAN],
-                "references": [{**_SPAN, "label": datasets.Value("string")}],
-            }),
+            description=__doc__,
+            citation="",
+            inputs_description=__doc__,
+            features=datasets.Features(
+                {
+                    "predictions": [_SPAN],
+                    "references": [{**_SPAN, "label": datasets.Value("string")}],
+                }
+            ),
         )
 
     def _compute(self, predictions, references, texts=None, outputs=None):
@@ -37,4 +41,6 @@ class DeidDetection(evaluate.Metric):
 
 
 def _rows(spans, labelled):
-    return [(s["start"], s["end"], s.get("label", "OTHER")) if labelled else (s["start"], s["end"]) for s in spans]
+    return [
+        (s["start"], s["end"], s.get("label", "OTHER")) if labelled else (s["start"], s["end"]) for s in spans
+    ]
