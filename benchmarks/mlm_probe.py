@@ -20,7 +20,8 @@ import torch
 from _common import data_path
 from transformers import BertForMaskedLM, DataCollatorForLanguageModeling
 
-from deid_hf.models import cache_dir, load_tokenizer, model_path
+from deid_hf.models import load_tokenizer, model_path
+from deid_hf.paths import cache_dir
 
 PROBE = cache_dir() / "benchmarks" / "minilm-mlm-probe"
 

@@ -17,7 +17,8 @@ console = Console()
 
 def cmd_demo(args: argparse.Namespace) -> None:
     """De-identify the bundled examples with the offline defaults and show them side by side."""
-    from .demo import bundled_examples, deidentify_examples
+    from .demo import deidentify_examples
+    from .paths import bundled_examples
 
     for example, result in deidentify_examples(bundled_examples(), seed=args.seed):
         table = Table(title=f"{example['id']} ({example['kind']})", show_lines=True, expand=True)
@@ -39,6 +40,7 @@ def cmd_demo(args: argparse.Namespace) -> None:
 def cmd_models(args: argparse.Namespace) -> None:
     """List the offline default models, where they are cached and whether they are ready."""
     from . import models
+    from .paths import cache_dir
 
     if args.rebuild:
         for name, spec in models.REGISTRY.items():
@@ -50,7 +52,7 @@ def cmd_models(args: argparse.Namespace) -> None:
             if not row["ready"]:
                 console.print(f"building {row['name']}: {row['note']}")
                 models.model_path(row["name"])
-    table = Table(title=f"deid-hf offline models (cache: {models.cache_dir()})")
+    table = Table(title=f"deid-hf offline models (cache: {cache_dir()})")
     for column in ("name", "kind", "package", "ready", "path", "note"):
         # names are what users type: never wrapped; long paths and notes fold instead
         table.add_column(column, overflow="fold", no_wrap=column in ("name", "ready"))
@@ -169,9 +171,9 @@ def _utility_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _utility_runs(args, datasets: list[str], detectors_for: dict[str, list[str]]):
-    from .evaluation import data_root
     from .evaluation.report import load_setup, utility_rows
     from .evaluation.utility import TrainConfig
+    from .paths import data_root
     from .pipelines import pipeline
 
     config = TrainConfig(max_steps=args.max_steps, batch_size=args.batch_size)
@@ -217,9 +219,9 @@ def cmd_evaluate_utility(args: argparse.Namespace) -> None:
 
 def cmd_evaluate_report(args: argparse.Namespace) -> None:
     """One command: detection table, utility tables (SNIPS intent, BTC NER), trade-off plot over p."""
-    from .evaluation import data_root
     from .evaluation.detection import evaluate_pipeline, load_gold
     from .evaluation.report import screenshot, utility_rows, write_report
+    from .paths import data_root
     from .pipelines import pipeline
     from .replace.word_by_word import WordByWord
 
@@ -274,7 +276,7 @@ def cmd_export(args: argparse.Namespace) -> None:
 
 def cmd_train_paraphraser(args: argparse.Namespace) -> None:
     """Fine-tune a causal LM to paraphrase ("source => paraphrase"), with accelerate; resumable."""
-    from .evaluation import data_root
+    from .paths import data_root
     from .train.paraphraser import ParaphraserConfig, default_pairs, read_pairs, train_paraphraser
 
     config = ParaphraserConfig(
@@ -304,8 +306,24 @@ def cmd_train_paraphraser(args: argparse.Namespace) -> None:
     )
 
 
+def _detectors(value: str) -> str:
+    """argparse type of ``--detector``: comma-separated registered detector names."""
+    from .detect import check_detector_name
+
+    try:
+        for part in value.split(","):
+            check_detector_name(part)
+    except DeidError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from .detect import DETECTORS
+    from .replace import strategy_names
     from .train.paraphraser import ParaphraserConfig
+
+    detector_help = "comma-separated: " + "; ".join(f"{e.usage}: {e.help}" for e in DETECTORS.values())
 
     parser = argparse.ArgumentParser(prog="deid-hf", description="De-identify free text with HF models.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -317,16 +335,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("output", help="output file: .jsonl, .csv or .parquet")
     run.add_argument("--text-field", default="text")
     run.add_argument("--split", default="train", help="split of a saved DatasetDict")
-    run.add_argument(
-        "--strategy", default="full_entity", help="redact, typed, named, word_by_word, full_entity"
-    )
+    run.add_argument("--strategy", default="full_entity", choices=strategy_names(), help="replacement")
     run.add_argument("--pool", default="distortion", help="word_by_word pool: distortion or dissociation")
-    run.add_argument(
-        "--detector",
-        default="default",
-        help="comma-separated: default (patterns+spacy+pfilter-propn), fast (patterns+spacy), "
-        "patterns, spacy, pfilter[:p], pfilter-propn[:p], token-classification:<model>",
-    )
+    run.add_argument("--detector", default="default", type=_detectors, help=detector_help)
     run.add_argument("--model", default="smollm2-135m", help="LM of the pipeline (offline name or path)")
     run.add_argument("--p", type=float, default=1.0, help="probability that a detected item is replaced")
     run.add_argument("--seed", type=int, default=None, help="reproducible run (default: secure randomness)")
@@ -338,8 +349,10 @@ def build_parser() -> argparse.ArgumentParser:
     detection = evaluate_sub.add_parser("detection", help=cmd_evaluate_detection.__doc__)
     detection.add_argument("--data", required=True, help="gold JSON/JSONL (presidio_synth_pii schema works)")
     detection.add_argument("--text-field", default="full_text")
-    detection.add_argument("--detector", default="default")
-    detection.add_argument("--strategy", default="full_entity", help="replacement used for leakage")
+    detection.add_argument("--detector", default="default", type=_detectors, help=detector_help)
+    detection.add_argument(
+        "--strategy", default="full_entity", choices=strategy_names(), help="replacement used for leakage"
+    )
     detection.add_argument("--model", default="smollm2-135m")
     detection.add_argument("--limit", type=int, default=None)
     detection.add_argument("--seed", type=int, default=0)

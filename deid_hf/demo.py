@@ -2,15 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from importlib import resources
-
-
-def bundled_examples() -> list[dict]:
-    """The examples shipped in ``deid_hf/data/examples.jsonl`` (id, kind, text)."""
-    text = resources.files("deid_hf").joinpath("data/examples.jsonl").read_text()
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
-
 
 def deidentify_examples(examples: list[dict], seed: int | None = 0, strategy: str = "full_entity"):
     """Yield (example, result) for each example, de-identified by `deid-substitution` on the defaults."""

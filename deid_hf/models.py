@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import CacheError, ModelUnavailableError
+from .paths import cache_dir
 
 CACHE_META = "deid_hf_cache.json"
 #: bump when what a conversion writes changes; entries of another format are rebuilt
@@ -106,8 +107,15 @@ PARAPHRASER_BUILD_NOTE = (
 )
 
 
-def cache_dir() -> Path:
-    return Path(os.environ.get("DEID_HF_CACHE") or Path.home() / ".cache" / "deid_hf").expanduser()
+#: builders of registry entries that are made on first use by a higher layer (``register_builder``)
+BUILDERS: dict[str, Callable[[Path], dict]] = {}
+
+
+def register_builder(name: str, build: Callable[[Path], dict]) -> None:
+    """Make ``build(tmp_dir) -> metadata`` the builder of the cached registry entry ``name`` (e.g. the trainer
+    registers the default paraphraser): the registry stays below the code that builds its entries."""
+    get_spec(name)
+    BUILDERS[name] = build
 
 
 def get_spec(name: str) -> ModelSpec:
@@ -228,10 +236,12 @@ def model_path(name_or_path: str, *, rebuild: bool = False) -> str:
     located = package_file(spec)
     if spec.kind == "causal-lm":
         return str(cached_entry(spec.name, _convert_gguf(located), rebuild=rebuild))
+    if spec.name in BUILDERS:
+        return str(cached_entry(spec.name, BUILDERS[spec.name], rebuild=rebuild))
     if spec.kind == "paraphraser":
-        from .train.paraphraser import build_default_paraphraser
-
-        return str(cached_entry(spec.name, build_default_paraphraser, rebuild=rebuild))
+        raise ModelUnavailableError(
+            f"no builder is registered for {spec.name!r}: import deid_hf (it registers deid_hf.train's)"
+        )
     return str(located)
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import torch
 
 from .errors import InputError
+from .lm import context_window, lm_kind, logprobs_at, pad_id
 
 
 @dataclass
@@ -100,8 +101,6 @@ class NDD:
             raise InputError(f"divergence must be 'kl' or 'hellinger', got {divergence!r}")
         if weights not in ("distance", "mean"):
             raise InputError(f"weights must be 'distance' or 'mean', got {weights!r}")
-        from .detect.pfilter import lm_kind
-
         self.kind = lm_kind(model)
         if self.kind == "masked" and tokenizer.mask_token_id is None:
             raise InputError("NDD with a masked LM needs a tokenizer with a mask token")
@@ -112,7 +111,7 @@ class NDD:
 
     @property
     def window(self) -> int:
-        return min(getattr(self.model.config, "max_position_embeddings", 512) or 512, 512)
+        return context_window(self.model)
 
     def __call__(self, text: str, start: int, end: int, replacement: str) -> float:
         return self.batch(text, start, end, [replacement])[0]
@@ -158,15 +157,13 @@ class NDD:
     def _rows(self, batch: list[list[int]], positions: list[list[int]]) -> list[torch.Tensor]:
         """Log-probability rows (len(positions[b]), vocab) at ``positions[b]`` of each sequence b, in chunks of
         ``batch_size`` right-padded to one width; the output layer runs only at those positions."""
-        from .detect.pfilter import _logprobs_at
-
-        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        pad = pad_id(self.tokenizer)
         width = max(len(x) for x in batch)
         out = []
         for i in range(0, len(batch), self.batch_size):
             chunk = positions[i : i + self.batch_size]
             out.extend(
-                _logprobs_at(self.model, batch[i : i + self.batch_size], chunk, pad, width).split(
+                logprobs_at(self.model, batch[i : i + self.batch_size], chunk, pad, width).split(
                     [len(p) for p in chunk]
                 )
             )

@@ -40,7 +40,7 @@ class Span:
     score: float = 1.0
     source: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not (isinstance(self.start, int) and isinstance(self.end, int)) or not 0 <= self.start < self.end:
             raise InputError(f"invalid span [{self.start}, {self.end}): need 0 <= start < end")
         if self.label not in LABELS:
@@ -52,7 +52,7 @@ class Span:
     def text(self, document: str) -> str:
         return document[self.start : self.end]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
 

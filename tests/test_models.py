@@ -7,6 +7,7 @@ import torch
 import deid_hf
 from deid_hf import models
 from deid_hf.errors import CacheError, ModelUnavailableError
+from deid_hf.paths import cache_dir
 
 
 def test_unknown_name_is_passed_through_and_fails_with_one_line(tmp_path):
@@ -83,7 +84,7 @@ def test_converted_smollm2_matches_the_gguf_model(smollm2):
     with torch.no_grad():
         diff = (model(**ids).logits - reference(**ids).logits).abs().max().item()
     assert diff < 1e-3
-    meta = json.loads((models.cache_dir() / "smollm2-135m" / models.CACHE_META).read_text())
+    meta = json.loads((cache_dir() / "smollm2-135m" / models.CACHE_META).read_text())
     assert meta["transformers_version"] == importlib.metadata.version("transformers")
 
 

@@ -1,31 +1,108 @@
-"""Detectors of sensitive spans and the ensemble that unions them."""
+"""Detectors of sensitive spans, the ensemble that unions them, and their registry.
 
+Adding a detector = one module with a `Detector` subclass + one `register_detector` call (below, or in a
+user's code): its name then parses in `get_detector`, the pipelines' ``detector=``, the CLI's ``--detector``
+(help and validation) and error messages, and the README test checks that it is documented.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..errors import InputError
 from .base import Detector, EnsembleDetector
 from .ner import SpacyDetector, TokenClassificationDetector
 from .patterns import PatternDetector
 
 __all__ = [
+    "DETECTORS",
     "Detector",
     "EnsembleDetector",
     "PatternDetector",
     "SpacyDetector",
     "TokenClassificationDetector",
+    "detector_names",
     "get_detector",
+    "register_detector",
 ]
-
-from ..errors import InputError
 
 #: patterns + spaCy NER + the p-filter on proper nouns: recall first (needs the pipeline's LM)
 DEFAULT_DETECTORS = ("patterns", "spacy", "pfilter-propn")
-#: no language model: about 50x faster than the default on CPU, lower recall (README, "Measured here")
+#: no language model: faster than the default on CPU, lower recall (README, "Measured here")
 FAST_DETECTORS = ("patterns", "spacy")
 PFILTER_THRESHOLD = 1e-3
 
 
+@dataclass(frozen=True)
+class DetectorEntry:
+    """A registered detector: ``build(argument, model, tokenizer, scorer_options) -> Detector``."""
+
+    name: str
+    build: Callable[..., Detector]
+    help: str
+    #: what may follow ``name:`` (e.g. "threshold"), None when nothing may
+    argument: str | None = None
+    #: the argument must be given (``token-classification:<model>``)
+    required: bool = False
+
+    @property
+    def usage(self) -> str:
+        """As written: ``patterns``, ``pfilter[:threshold]``, ``token-classification:<model>``."""
+        if self.argument is None:
+            return self.name
+        return f"{self.name}:<{self.argument}>" if self.required else f"{self.name}[:{self.argument}]"
+
+
+#: name -> entry, in registration order (the order of help texts and error messages)
+DETECTORS: dict[str, DetectorEntry] = {}
+
+
+def register_detector(
+    name: str,
+    build: Callable[..., Detector],
+    *,
+    help: str,
+    argument: str | None = None,
+    required: bool = False,
+) -> None:
+    """Register ``build(argument, model, tokenizer, scorer_options)`` under ``name`` (like Presidio's
+    ``add_recognizer``); ``argument`` names what may follow ``name:``. Re-registering a name replaces it."""
+    if not name or ":" in name or "," in name:
+        raise InputError(f"a detector name must be non-empty without ':' or ',', got {name!r}")
+    DETECTORS[name] = DetectorEntry(name, build, help, argument, required)
+
+
+def detector_names() -> list[str]:
+    """How each registered detector is written (``pfilter[:threshold]``, ...), in registration order."""
+    return [entry.usage for entry in DETECTORS.values()]
+
+
+def _unknown(spec) -> InputError:
+    return InputError(
+        f"unknown detector {spec!r}; use one of {', '.join(detector_names())}, a list of these or a "
+        f"Detector instance"
+    )
+
+
+def check_detector_name(spec: str) -> str:
+    """``spec`` unchanged when it names a registered detector with a well-formed argument, else InputError."""
+    if not isinstance(spec, str):
+        raise _unknown(spec)
+    name, colon, argument = spec.partition(":")
+    entry = DETECTORS.get(name)
+    if entry is None:
+        raise _unknown(spec)
+    if colon and entry.argument is None:
+        raise InputError(f"detector {name!r} takes no argument, got {spec!r}")
+    if entry.required and not argument:
+        raise InputError(f"detector {name!r} needs an argument: {entry.usage}")
+    return spec
+
+
 def get_detector(spec="default", model=None, tokenizer=None, scorer_options: dict | None = None) -> Detector:
-    """A detector from a name ("default", "fast", "patterns", "spacy", "pfilter[:threshold]",
-    "pfilter-propn[:threshold]", "token-classification:<model>"), a list of names/detectors (their ensemble),
-    or a `Detector` instance. The p-filters score words with ``model``/``tokenizer`` (the pipeline's LM);
+    """A detector from a registered name (`detector_names`), a list of names/detectors (their ensemble), or a
+    `Detector` instance. The p-filters score words with ``model``/``tokenizer`` (the pipeline's LM);
     ``pfilter-propn`` only flags words spaCy tags as proper nouns; ``scorer_options`` go to their word scorer
     (e.g. ``{"path": "fast"}`` for a masked LM, see `make_scorer`)."""
     if isinstance(spec, Detector):
@@ -33,35 +110,57 @@ def get_detector(spec="default", model=None, tokenizer=None, scorer_options: dic
     if isinstance(spec, (list, tuple)):
         parts = [get_detector(part, model, tokenizer, scorer_options) for part in spec]
         return parts[0] if len(parts) == 1 else EnsembleDetector(parts)
-    if spec == "default":
-        return get_detector(list(DEFAULT_DETECTORS), model, tokenizer, scorer_options)
-    if spec == "fast":
-        return get_detector(list(FAST_DETECTORS))
-    if spec == "patterns":
-        return PatternDetector()
-    if spec == "spacy":
-        return SpacyDetector()
-    if isinstance(spec, str) and spec.split(":")[0] in ("pfilter", "pfilter-propn"):
+    name, _, argument = check_detector_name(spec).partition(":")
+    return DETECTORS[name].build(argument or None, model, tokenizer, scorer_options)
+
+
+def _pfilter(name: str, proper_nouns: bool) -> Callable[..., Detector]:
+    def build(argument, model, tokenizer, scorer_options):
         from ..models import load_spacy
         from .pfilter import PFilterDetector, make_scorer
 
         if model is None or tokenizer is None:
             raise InputError(
-                f"the {spec.split(':')[0]} detector (part of 'default') needs a language model and "
+                f"the {name} detector (part of 'default') needs a language model and "
                 f"its tokenizer; without one use 'fast' (patterns + spaCy)"
             )
         try:
-            threshold = float(spec.split(":", 1)[1]) if ":" in spec else PFILTER_THRESHOLD
+            threshold = float(argument) if argument else PFILTER_THRESHOLD
         except ValueError:
-            raise InputError(f"pfilter threshold must be a number, got {spec!r}") from None
-        nlp = load_spacy() if spec.startswith("pfilter-propn") else None
+            raise InputError(f"{name} threshold must be a number, got {argument!r}") from None
+        nlp = load_spacy() if proper_nouns else None
         scorer = make_scorer(model, tokenizer, **{"prefilter": True, **(scorer_options or {})})
         return PFilterDetector(scorer, threshold, nlp=nlp)
-    if isinstance(spec, str) and spec.startswith("token-classification:"):
-        return TokenClassificationDetector(spec.split(":", 1)[1])
-    raise InputError(
-        f"unknown detector {spec!r}; use 'default', 'fast', 'patterns', 'spacy', 'pfilter[:threshold]', "
-        f"'pfilter-propn[:threshold]', "
-        f"'token-classification:<model>', "
-        f"a list of these or a Detector instance"
-    )
+
+    return build
+
+
+register_detector(
+    "default",
+    lambda _, model, tokenizer, options: get_detector(list(DEFAULT_DETECTORS), model, tokenizer, options),
+    help="patterns + spacy + pfilter-propn, with the pipeline's LM",
+)
+register_detector(
+    "fast", lambda *_: get_detector(list(FAST_DETECTORS)), help="patterns + spacy, no language model"
+)
+register_detector("patterns", lambda *_: PatternDetector(), help="regular expressions and Presidio's")
+register_detector("spacy", lambda *_: SpacyDetector(), help="spaCy NER")
+register_detector(
+    "pfilter",
+    _pfilter("pfilter", proper_nouns=False),
+    help="ZSTS p-filter: every word with LM probability below the threshold",
+    argument="threshold",
+)
+register_detector(
+    "pfilter-propn",
+    _pfilter("pfilter-propn", proper_nouns=True),
+    help="the p-filter on words spaCy tags as proper nouns",
+    argument="threshold",
+)
+register_detector(
+    "token-classification",
+    lambda argument, *_: TokenClassificationDetector(argument),
+    help="an HF token-classification model: offline name, path or Hub id",
+    argument="model",
+    required=True,
+)

@@ -25,14 +25,14 @@ import math
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass
 
 import torch
 
 from ..errors import InputError
-from ..privacy.randomized_response import check_probability
+from ..lm import context_window, forward_logprobs, lm_kind, logprobs_at, pad_id
 from ..spans import Span
+from ..validate import check_probability
 from .base import Detector
 from .ner import parse
 
@@ -138,8 +138,7 @@ class WordScorer(ABC):
 
     @property
     def window(self) -> int:
-        limit = getattr(self.model.config, "max_position_embeddings", 512) or 512
-        return min(limit, 512)
+        return context_window(self.model)
 
     def score(self, text: str, context: str | None = None) -> list[WordScore]:
         return self.score_batch([text], [context])[0]
@@ -163,72 +162,16 @@ class WordScorer(ABC):
         return words, ids, _word_tokens(words, offsets)
 
 
-def _padded(batch: list[list[int]], pad_id: int, width: int | None = None):
-    width = width or max(len(x) for x in batch)
-    ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(batch), width), dtype=torch.long)
-    for i, row in enumerate(batch):
-        ids[i, : len(row)] = torch.tensor(row)
-        mask[i, : len(row)] = 1
-    return ids, mask
-
-
-def _forward_logprobs(model, batch: list[list[int]], pad_id: int, width: int | None = None) -> torch.Tensor:
-    """Log-softmax of the LM logits for right-padded ``batch`` (padded to ``width`` when given)."""
-    ids, mask = _padded(batch, pad_id, width)
-    with torch.no_grad():
-        logits = model(input_ids=ids, attention_mask=mask).logits
-    return torch.log_softmax(logits.float(), dim=-1)
-
-
-@contextmanager
-def _logits_only_at(model, rows: torch.Tensor, cols: torch.Tensor):
-    """Within the block, the model's output layer (vocabulary projection) runs only on hidden states
-    [rows, cols], so ``.logits`` is (len(rows), vocab): the projection is the largest matrix of a small
-    encoder and the p-filter reads one position per masked word. Models without a PyTorch output layer
-    (ONNX Runtime) are left alone and return logits at every position."""
-    head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
-    if not isinstance(head, torch.nn.Module):
-        yield
-        return
-    handle = head.register_forward_pre_hook(lambda _, args: (args[0][rows, cols], *args[1:]))
-    try:
-        yield
-    finally:
-        handle.remove()
-
-
-def _logprobs_at(
-    model,
-    batch: list[list[int]],
-    positions: list[list[int]],
-    pad_id: int,
-    width: int | None = None,
-    all_positions: bool = False,
-) -> torch.Tensor:
-    """Log-softmax rows at ``positions[b]`` of each right-padded sequence b, stacked in that order:
-    (sum of len(positions[b]), vocab). ``all_positions``: compute the logits at every position and index them
-    (the naive reference); otherwise the output layer runs only at the rows read."""
-    ids, mask = _padded(batch, pad_id, width)
-    rows = torch.tensor([b for b, p in enumerate(positions) for _ in p], dtype=torch.long)
-    cols = torch.tensor([c for p in positions for c in p], dtype=torch.long)
-    with torch.no_grad(), nullcontext() if all_positions else _logits_only_at(model, rows, cols):
-        logits = model(input_ids=ids, attention_mask=mask).logits
-    if logits.dim() == 3:
-        logits = logits[rows, cols]
-    return torch.log_softmax(logits.float(), dim=-1)
-
-
 def _read_logprobs(
     model,
     batch: list[list[int]],
     reads: list[list[tuple[int, int]]],
-    pad_id: int,
+    pad: int,
     all_positions: bool = False,
 ) -> list[list[float]]:
     """log P(target) at each (position, target) of each sequence."""
-    logprobs = _logprobs_at(
-        model, batch, [[pos for pos, _ in r] for r in reads], pad_id, all_positions=all_positions
+    logprobs = logprobs_at(
+        model, batch, [[pos for pos, _ in r] for r in reads], pad, all_positions=all_positions
     )
     targets = torch.tensor([t for r in reads for _, t in r], dtype=torch.long)
     values = logprobs.gather(1, targets[:, None])[:, 0].tolist()
@@ -267,13 +210,13 @@ class CausalWordScorer(WordScorer):
                     break
                 start += step
         out = [[0.0] * len(ids) for ids in all_ids]
-        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        pad = pad_id(self.tokenizer)
         jobs.sort(
             key=lambda job: (len(job[2]), job[0], job[1])
         )  # similar lengths share a batch: less padding
         for b in range(0, len(jobs), self.batch_size):
             chunk = jobs[b : b + self.batch_size]
-            logprobs = _forward_logprobs(self.model, [c[2] for c in chunk], pad)
+            logprobs = forward_logprobs(self.model, [c[2] for c in chunk], pad)
             for row, (d, start, ids) in enumerate(chunk):
                 # a window fills the positions after its overlap with the previous one (the first: all)
                 for local in range(1 if start == 0 else self.overlap, len(ids)):
@@ -395,7 +338,7 @@ class MaskedWordScorer(WordScorer):
         ]
         logp = [dict.fromkeys(targets, 0.0) for _, _, targets in documents]
         size = 1 if self.path == "naive" else self.batch_size
-        pad = self.tokenizer.pad_token_id or 0
+        pad = pad_id(self.tokenizer)
         all_jobs.sort(key=lambda job: len(job[1][0]))  # copies of similar length share a batch: less padding
         for b in range(0, len(all_jobs), size):
             chunk = all_jobs[b : b + size]
@@ -423,21 +366,6 @@ class MaskedWordScorer(WordScorer):
             ]
             for d, (words, _, _) in enumerate(prepared)
         ]
-
-
-def lm_kind(model) -> str:
-    """ "masked" for a fill-mask head, "causal" for a causal-LM head (PyTorch or ONNX Runtime model)."""
-    from transformers.models.auto.modeling_auto import (
-        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
-        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
-    )
-
-    name = type(model).__name__
-    if name in MODEL_FOR_MASKED_LM_MAPPING_NAMES.values() or name == "ORTModelForMaskedLM":
-        return "masked"
-    if name in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.values() or name == "ORTModelForCausalLM":
-        return "causal"
-    raise InputError(f"{name} has neither a fill-mask nor a causal-LM head: the p-filter needs one of them")
 
 
 def make_scorer(model, tokenizer, **options) -> WordScorer:

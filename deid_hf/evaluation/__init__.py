@@ -1,14 +1,8 @@
 """Evaluation: detection metrics (EVALUATION.md), `evaluate` metric modules, downstream utility."""
 
-import os
 from pathlib import Path
 
 from .detection import DetectionCounts, GoldDocument, GoldSpan, load_gold
-
-
-def data_root(given: str | os.PathLike | None = None) -> Path:
-    """The evaluation / training data folder: ``given``, else ``$DEID_HF_DATA``, else ``../shared/data``."""
-    return Path(given or os.environ.get("DEID_HF_DATA") or "../shared/data")
 
 
 def metric_path(name: str = "deid_detection") -> str:
@@ -19,4 +13,4 @@ def metric_path(name: str = "deid_detection") -> str:
     return str(path)
 
 
-__all__ = ["DetectionCounts", "GoldDocument", "GoldSpan", "data_root", "load_gold", "metric_path"]
+__all__ = ["DetectionCounts", "GoldDocument", "GoldSpan", "load_gold", "metric_path"]

@@ -14,7 +14,7 @@ import torch
 from transformers import LogitsProcessor, LogitsProcessorList
 
 from ..errors import InputError
-from .accounting import epsilon_per_token, sensitivity, temperature_for, total_epsilon
+from ..privacy.exponential import epsilon_per_token, sensitivity, temperature_for, total_epsilon
 
 #: generate() options that would change the sampling distribution and so break the guarantee
 NON_DP_OPTIONS = {

@@ -42,6 +42,7 @@ def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, pro
     from transformers import pipeline as hf_pipeline
 
     from ..errors import InputError
+    from ..lm import is_onnx
     from ..models import REGISTRY, model_path
 
     model = model or DEFAULT_MODELS.get(task, "smollm2-135m")
@@ -52,7 +53,7 @@ def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, pro
             folder = cached_export(model, "causal-lm") if model in REGISTRY else model
             kwargs.setdefault("tokenizer", AutoTokenizer.from_pretrained(folder))
             model = load_ort_model(folder, int8=int8, provider=provider)
-        elif not type(model).__module__.startswith("optimum.onnxruntime"):
+        elif not is_onnx(model):
             raise InputError(
                 f"backend='onnx' needs an exported directory or an ORTModel, got {type(model).__name__}"
             )

@@ -61,8 +61,8 @@ class SavableOptionsMixin:
         super().__init__(model, *args, **kwargs)
 
     def save_pretrained(self, save_directory, **kwargs):
-        from deid_hf.detect.pfilter import lm_kind
         from deid_hf.export.cards import write_card
+        from deid_hf.lm import lm_kind
 
         self.model.config.deid_hf = {k: _json_option(k, v) for k, v in self.options.items()}
         super().save_pretrained(save_directory, **kwargs)

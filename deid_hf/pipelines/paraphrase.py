@@ -40,11 +40,11 @@ class DeidParaphrasePipeline(SavableOptionsMixin, Pipeline):
 
     def __init__(self, model, *args, **kwargs):
         super().__init__(model, *args, **kwargs)
-        from deid_hf.detect.pfilter import lm_kind
+        from deid_hf.lm import lm_kind
 
         if lm_kind(self.model) != "causal":
             raise InputError("deid-paraphrase needs a causal language model")
-        from deid_hf.demo import bundled_examples
+        from deid_hf.paths import bundled_examples
 
         bounds = self.options["bounds"]
         self.bounds = (

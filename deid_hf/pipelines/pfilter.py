@@ -14,7 +14,7 @@ from deid_hf.detect.pfilter import make_scorer
 from deid_hf.errors import InputError
 from deid_hf.pipelines.base import SavableOptionsMixin, given_options
 from deid_hf.pipelines.substitution import check_text
-from deid_hf.privacy.randomized_response import check_probability
+from deid_hf.validate import check_probability
 
 
 class DeidPFilterPipeline(SavableOptionsMixin, Pipeline):

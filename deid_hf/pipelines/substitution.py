@@ -17,9 +17,9 @@ from deid_hf.detect import get_detector
 from deid_hf.detect.base import add_repeated_mentions
 from deid_hf.errors import InputError
 from deid_hf.pipelines.base import SavableOptionsMixin, given_options
-from deid_hf.privacy.randomized_response import check_probability
 from deid_hf.replace import get_strategy
 from deid_hf.replace.apply import SubstitutionTable, apply_strategy
+from deid_hf.validate import check_probability
 
 RECALL_CAVEAT = (
     "items the detector misses are never replaced: detector recall bounds the effective p, "

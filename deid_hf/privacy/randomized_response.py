@@ -14,12 +14,7 @@ import math
 from collections.abc import Iterable, Mapping
 
 from ..errors import InputError
-
-
-def check_probability(p: float, name: str = "p") -> float:
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 < p <= 1:
-        raise InputError(f"{name} must be a number in (0, 1], got {p!r}")
-    return float(p)
+from ..validate import check_probability
 
 
 def token_epsilon(p: float, pi_t: float) -> float:

@@ -17,6 +17,7 @@ import random
 import torch
 
 from ..errors import InputError
+from ..lm import is_onnx, lm_kind
 from .base import Strategy
 from .redact import REDACTED
 from .shape import random_digits_like
@@ -50,10 +51,8 @@ class ZSTSSubstitution(Strategy):
             raise InputError(f"embeddings must be 'lm' or 'glove', got {embeddings!r}")
         self.model, self.tokenizer = model, tokenizer
         self.n, self.k, self.s, self.right_tokens = n, k, float(s), right_tokens
-        from ..detect.pfilter import lm_kind
-
         self.masked = lm_kind(model) == "masked"
-        if embeddings == "lm" and type(model).__module__.startswith("optimum.onnxruntime"):
+        if embeddings == "lm" and is_onnx(model):
             raise InputError(
                 "embeddings='lm' needs a PyTorch model; use embeddings='glove' with ONNX Runtime"
             )

@@ -418,8 +418,8 @@ def build_default_paraphraser(out: Path) -> dict:
     interrupted resumes where it stopped; they are removed once the model is complete."""
     import sys
 
-    from ..evaluation import data_root
-    from ..models import PARAPHRASER_BUILD_NOTE, cache_dir
+    from ..models import PARAPHRASER_BUILD_NOTE
+    from ..paths import cache_dir, data_root
 
     pairs = default_pairs(data_root())
     checkpoints = cache_dir() / ".train-smollm2-135m-paraphraser"
@@ -434,13 +434,3 @@ def build_default_paraphraser(out: Path) -> dict:
         metrics = train_paraphraser(pairs, out, ParaphraserConfig(), checkpoint_dir=checkpoints)
     shutil.rmtree(checkpoints, ignore_errors=True)
     return {"base": "smollm2-135m", "eval_loss": metrics["eval_loss"], "steps": metrics["steps"]}
-
-
-if (
-    __name__ == "__main__"
-):  # accelerate launch -m deid_hf.train.paraphraser OUTPUT [options of train-paraphraser]
-    import sys
-
-    from ..cli import main
-
-    sys.exit(main(["train-paraphraser", *sys.argv[1:]]))

@@ -9,11 +9,11 @@ from deid_hf.detect.pfilter import (
     CausalWordScorer,
     MaskedWordScorer,
     PFilterDetector,
-    _logits_only_at,
     make_scorer,
     split_words,
 )
 from deid_hf.errors import InputError
+from deid_hf.lm import logits_only_at
 
 from ..conftest import tiny_llama as make_tiny_llama
 
@@ -77,7 +77,7 @@ def test_output_layer_runs_only_on_the_read_positions(tiny_bert):
     rows, cols = torch.tensor([0, 1, 1]), torch.tensor([2, 3, 5])
     with torch.no_grad():
         full = model(input_ids=ids).logits
-        with _logits_only_at(model, rows, cols):
+        with logits_only_at(model, rows, cols):
             read = model(input_ids=ids).logits
     assert read.shape == (3, full.shape[-1]) and torch.allclose(read, full[rows, cols], atol=1e-5)
     assert model(input_ids=ids).logits.dim() == 3  # the hook is removed on exit
@@ -119,7 +119,7 @@ def test_exact_equals_naive_for_other_fill_mask_heads(minilm_tokenizer, architec
     exact = MaskedWordScorer(model, minilm_tokenizer, path="exact", batch_size=8).score(TEXT)
     assert max(abs(a.probability - b.probability) for a, b in zip(naive, exact)) < 1e-4
     assert any(w.scored and w.probability < 1 for w in exact)
-    with torch.no_grad(), _logits_only_at(model, torch.tensor([0]), torch.tensor([3])):
+    with torch.no_grad(), logits_only_at(model, torch.tensor([0]), torch.tensor([3])):
         assert model(input_ids=torch.tensor([minilm_tokenizer(TEXT)["input_ids"]])).logits.dim() == 2
 
 

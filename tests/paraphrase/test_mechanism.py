@@ -7,9 +7,8 @@ from scipy.stats import chisquare
 from transformers import LlamaConfig, LlamaForCausalLM
 
 from deid_hf.errors import InputError
-from deid_hf.paraphrase import (
-    ClampBounds,
-    dp_generate,
+from deid_hf.paraphrase import ClampBounds, dp_generate
+from deid_hf.privacy import (
     epsilon_per_token,
     max_tokens_for_budget,
     sensitivity,

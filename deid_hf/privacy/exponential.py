@@ -10,17 +10,7 @@ from __future__ import annotations
 import math
 
 from ..errors import InputError
-
-
-def _positive(value: float, name: str) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not value > 0
-        or not math.isfinite(value)
-    ):
-        raise InputError(f"{name} must be a positive finite number, got {value!r}")
-    return float(value)
+from ..validate import check_positive
 
 
 def sensitivity(low: float, high: float) -> float:
@@ -32,23 +22,24 @@ def sensitivity(low: float, high: float) -> float:
 
 def temperature_for(epsilon_token: float, delta: float) -> float:
     """T = 2 * Delta / epsilon_token."""
-    return 2 * _positive(delta, "sensitivity") / _positive(epsilon_token, "epsilon per token")
+    return 2 * check_positive(delta, "sensitivity") / check_positive(epsilon_token, "epsilon per token")
 
 
 def epsilon_per_token(temperature: float, delta: float) -> float:
     """epsilon_token = 2 * Delta / T."""
-    return 2 * _positive(delta, "sensitivity") / _positive(temperature, "temperature")
+    return 2 * check_positive(delta, "sensitivity") / check_positive(temperature, "temperature")
 
 
 def total_epsilon(epsilon_token: float, tokens: int) -> float:
     """epsilon_token * n (sequential composition over n generated tokens)."""
     if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
         raise InputError(f"token count must be a non-negative integer, got {tokens!r}")
-    return _positive(epsilon_token, "epsilon per token") * tokens
+    return check_positive(epsilon_token, "epsilon per token") * tokens
 
 
 def max_tokens_for_budget(total_budget: float, epsilon_token: float) -> int:
     """The longest generation whose total epsilon stays within ``total_budget``."""
     return math.floor(
-        _positive(total_budget, "total budget") / _positive(epsilon_token, "epsilon per token") + 1e-9
+        check_positive(total_budget, "total budget") / check_positive(epsilon_token, "epsilon per token")
+        + 1e-9
     )

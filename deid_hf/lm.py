@@ -1,0 +1,101 @@
+"""Language-model helpers shared by the p-filter, ZSTS, NDD and the pipelines: the model kind, its window,
+right padding, and log-softmax rows at chosen positions (the output layer run only where it is read)."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager, nullcontext
+
+import torch
+
+from .errors import InputError
+
+#: the longest input any helper feeds a model at once (tokens), whatever its position embeddings allow
+MAX_WINDOW = 512
+
+
+def lm_kind(model) -> str:
+    """ "masked" for a fill-mask head, "causal" for a causal-LM head (PyTorch or ONNX Runtime model)."""
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
+
+    name = type(model).__name__
+    if name in MODEL_FOR_MASKED_LM_MAPPING_NAMES.values() or name == "ORTModelForMaskedLM":
+        return "masked"
+    if name in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.values() or name == "ORTModelForCausalLM":
+        return "causal"
+    raise InputError(f"{name} has neither a fill-mask nor a causal-LM head: the p-filter needs one of them")
+
+
+def is_onnx(model) -> bool:
+    """True for an ONNX Runtime model (optimum's ``ORTModel*``)."""
+    return type(model).__module__.startswith("optimum.onnxruntime")
+
+
+def context_window(model) -> int:
+    """Tokens the model reads at once: its position embeddings, at most ``MAX_WINDOW``."""
+    limit = getattr(model.config, "max_position_embeddings", MAX_WINDOW) or MAX_WINDOW
+    return min(limit, MAX_WINDOW)
+
+
+def pad_id(tokenizer) -> int:
+    """The id used for right padding: the tokenizer's pad token, else 0 (masked by the attention mask)."""
+    return tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+
+
+def padded(batch: list[list[int]], pad: int, width: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """(input ids, attention mask) of ``batch`` right-padded with ``pad`` to ``width`` (default: longest)."""
+    width = width or max(len(x) for x in batch)
+    ids = torch.full((len(batch), width), pad, dtype=torch.long)
+    mask = torch.zeros((len(batch), width), dtype=torch.long)
+    for i, row in enumerate(batch):
+        ids[i, : len(row)] = torch.tensor(row)
+        mask[i, : len(row)] = 1
+    return ids, mask
+
+
+def forward_logprobs(model, batch: list[list[int]], pad: int, width: int | None = None) -> torch.Tensor:
+    """Log-softmax of the LM logits for right-padded ``batch`` (padded to ``width`` when given)."""
+    ids, mask = padded(batch, pad, width)
+    with torch.no_grad():
+        logits = model(input_ids=ids, attention_mask=mask).logits
+    return torch.log_softmax(logits.float(), dim=-1)
+
+
+@contextmanager
+def logits_only_at(model, rows: torch.Tensor, cols: torch.Tensor):
+    """Within the block, the model's output layer (vocabulary projection) runs only on hidden states
+    [rows, cols], so ``.logits`` is (len(rows), vocab): the projection is the largest matrix of a small
+    encoder and the p-filter reads one position per masked word. Models without a PyTorch output layer
+    (ONNX Runtime) are left alone and return logits at every position."""
+    head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    if not isinstance(head, torch.nn.Module):
+        yield
+        return
+    handle = head.register_forward_pre_hook(lambda _, args: (args[0][rows, cols], *args[1:]))
+    try:
+        yield
+    finally:
+        handle.remove()
+
+
+def logprobs_at(
+    model,
+    batch: list[list[int]],
+    positions: list[list[int]],
+    pad: int,
+    width: int | None = None,
+    all_positions: bool = False,
+) -> torch.Tensor:
+    """Log-softmax rows at ``positions[b]`` of each right-padded sequence b, stacked in that order:
+    (sum of len(positions[b]), vocab). ``all_positions``: compute the logits at every position and index them
+    (the naive reference); otherwise the output layer runs only at the rows read."""
+    ids, mask = padded(batch, pad, width)
+    rows = torch.tensor([b for b, p in enumerate(positions) for _ in p], dtype=torch.long)
+    cols = torch.tensor([c for p in positions for c in p], dtype=torch.long)
+    with torch.no_grad(), nullcontext() if all_positions else logits_only_at(model, rows, cols):
+        logits = model(input_ids=ids, attention_mask=mask).logits
+    if logits.dim() == 3:
+        logits = logits[rows, cols]
+    return torch.log_softmax(logits.float(), dim=-1)

@@ -1,0 +1,156 @@
+"""The package's layers: every module imports only modules of its own layer or of layers below, counting the
+lazy imports inside functions, and the components (``deid_hf.<name>``) import each other without cycles."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "deid_hf"
+
+#: lowest first; a component is ``deid_hf.<first name>`` (``deid_hf`` itself: the package's ``__init__``)
+LAYERS = [
+    # pure: no models, no I/O beyond reading arguments
+    {"errors", "spans", "privacy", "validate"},
+    # where things live and how a language model is read
+    {"paths", "lm", "models"},
+    # components built on a model: detection, replacement, NDD, DP paraphrase, ONNX export (pipelines load
+    # exported models) and model cards
+    {"detect", "replace", "ndd", "paraphrase", "export"},
+    # transformers pipelines and the corpus run over them
+    {"pipelines", "corpus"},
+    # applications: training, evaluation, the demo, the CLI, the package's entry point
+    {"train", "evaluation", "demo", "cli", "serve", ""},
+]
+LAYER = {name: rank for rank, names in enumerate(LAYERS) for name in names}
+
+
+def module_name(path: Path, package: Path) -> str:
+    parts = path.relative_to(package.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_module(dotted: str, package: Path) -> bool:
+    base = package.parent.joinpath(*dotted.split("."))
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
+def imports(path: Path, package: Path) -> list[tuple[int, str]]:
+    """(line, module) of every ``deid_hf`` import in ``path``, at module level or inside functions."""
+    name = module_name(path, package)
+    is_package = path.name == "__init__.py"
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = name.split(".")
+                keep = len(parts) - node.level + (1 if is_package else 0)
+                base = ".".join(parts[:keep] + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            for alias in node.names:  # `from deid_hf import models` imports the module deid_hf.models
+                sub = f"{base}.{alias.name}"
+                found.append((node.lineno, sub if _is_module(sub, package) else base))
+    return [(line, target) for line, target in found if target.split(".")[0] == package.name]
+
+
+def component(dotted: str) -> str:
+    parts = dotted.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def layer_violations(package: Path = PACKAGE) -> list[str]:
+    problems = []
+    for path in sorted(package.rglob("*.py")):
+        name = module_name(path, package)
+        own = component(name)
+        if own not in LAYER:
+            problems.append(f"{name}: component {own!r} has no layer in tests/test_layers.py")
+            continue
+        for line, target in imports(path, package):
+            other = component(target)
+            if other not in LAYER:
+                problems.append(f"{name}:{line} imports {target}, whose component has no layer")
+            elif LAYER[other] > LAYER[own]:
+                problems.append(
+                    f"{path.relative_to(package.parent)}:{line}: {name} (layer {LAYER[own]}) imports "
+                    f"{target} (layer {LAYER[other]})"
+                )
+    return problems
+
+
+def component_cycles(package: Path = PACKAGE) -> list[list[str]]:
+    graph: dict[str, set[str]] = {}
+    for path in package.rglob("*.py"):
+        own = component(module_name(path, package))
+        for _, target in imports(path, package):
+            if component(target) != own:
+                graph.setdefault(own, set()).add(component(target))
+    cycles, state = [], {}
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = "open"
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                cycles.append([*stack[stack.index(nxt) :], nxt])
+            elif nxt not in state:
+                visit(nxt, [*stack, nxt])
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    return cycles
+
+
+def test_every_module_imports_only_its_layer_and_below():
+    assert layer_violations() == []
+
+
+def test_components_import_each_other_without_cycles():
+    assert component_cycles() == []
+
+
+def test_the_checker_sees_lazy_relative_and_from_package_imports(tmp_path):
+    package = tmp_path / "deid_hf"
+    (package / "detect").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "models.py").write_text("def build():\n    from .train import fit\n")
+    (package / "train.py").write_text("from deid_hf import models\n")
+    (package / "detect" / "__init__.py").write_text("from ..errors import InputError\n")
+    (package / "detect" / "x.py").write_text("def f():\n    from .. import cli\n")
+    (package / "errors.py").write_text("")
+    (package / "cli.py").write_text("")
+    problems = layer_violations(package)
+    assert len(problems) == 2, problems
+    assert "deid_hf.detect.x (layer 2) imports deid_hf.cli (layer 4)" in problems[0]
+    assert "deid_hf.models (layer 1) imports deid_hf.train (layer 4)" in problems[1]
+    assert component_cycles(package) == [["models", "train", "models"]]
+
+
+@pytest.mark.parametrize("name", ["errors", "spans", "privacy", "validate", "paths", "lm"])
+def test_the_lower_layers_exist(name):
+    assert name in LAYER and _is_module(f"deid_hf.{name}", PACKAGE)
+
+
+def private_imports(root: Path) -> list[str]:
+    """``from deid_hf... import _name`` anywhere under ``root``: a private name used outside its module."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("deid_hf")):
+                found += [
+                    f"{path}:{node.lineno}: {alias.name}"
+                    for alias in node.names
+                    if alias.name.startswith("_") and not alias.name.startswith("__")
+                ]
+    return found
+
+
+@pytest.mark.parametrize("folder", ["deid_hf", "tests", "benchmarks"])
+def test_no_private_name_is_imported_from_another_module(folder):
+    assert private_imports(PACKAGE.parent / folder) == []
