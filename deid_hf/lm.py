@@ -44,20 +44,29 @@ def pad_id(tokenizer) -> int:
     return tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
 
 
-def padded(batch: list[list[int]], pad: int, width: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """(input ids, attention mask) of ``batch`` right-padded with ``pad`` to ``width`` (default: longest)."""
+def model_device(model) -> torch.device:
+    """Where inputs must live: ``model.device`` (PyTorch and ONNX Runtime models), else the CPU."""
+    device = getattr(model, "device", None)
+    return device if isinstance(device, torch.device) else torch.device("cpu")
+
+
+def padded(
+    batch: list[list[int]], pad: int, width: int | None = None, device: torch.device | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(input ids, attention mask) of ``batch`` right-padded with ``pad`` to ``width`` (default: longest),
+    on ``device`` (default: the CPU)."""
     width = width or max(len(x) for x in batch)
     ids = torch.full((len(batch), width), pad, dtype=torch.long)
     mask = torch.zeros((len(batch), width), dtype=torch.long)
     for i, row in enumerate(batch):
         ids[i, : len(row)] = torch.tensor(row)
         mask[i, : len(row)] = 1
-    return ids, mask
+    return ids.to(device or "cpu"), mask.to(device or "cpu")
 
 
 def forward_logprobs(model, batch: list[list[int]], pad: int, width: int | None = None) -> torch.Tensor:
     """Log-softmax of the LM logits for right-padded ``batch`` (padded to ``width`` when given)."""
-    ids, mask = padded(batch, pad, width)
+    ids, mask = padded(batch, pad, width, model_device(model))
     with torch.no_grad():
         logits = model(input_ids=ids, attention_mask=mask).logits
     return torch.log_softmax(logits.float(), dim=-1)
@@ -91,9 +100,10 @@ def logprobs_at(
     """Log-softmax rows at ``positions[b]`` of each right-padded sequence b, stacked in that order:
     (sum of len(positions[b]), vocab). ``all_positions``: compute the logits at every position and index them
     (the naive reference); otherwise the output layer runs only at the rows read."""
-    ids, mask = padded(batch, pad, width)
-    rows = torch.tensor([b for b, p in enumerate(positions) for _ in p], dtype=torch.long)
-    cols = torch.tensor([c for p in positions for c in p], dtype=torch.long)
+    device = model_device(model)
+    ids, mask = padded(batch, pad, width, device)
+    rows = torch.tensor([b for b, p in enumerate(positions) for _ in p], dtype=torch.long, device=device)
+    cols = torch.tensor([c for p in positions for c in p], dtype=torch.long, device=device)
     with torch.no_grad(), nullcontext() if all_positions else logits_only_at(model, rows, cols):
         logits = model(input_ids=ids, attention_mask=mask).logits
     if logits.dim() == 3:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import torch
 
 from .errors import InputError
-from .lm import context_window, lm_kind, logprobs_at, pad_id
+from .lm import context_window, lm_kind, logprobs_at, model_device, pad_id
 
 
 @dataclass
@@ -209,7 +209,8 @@ class NDD:
         """sum_k a_k div(d'_k, d_k) over the aligned neighbours (0 when there are none)."""
         if not pairs:
             return 0.0
-        return float((self._weights(pairs) * divergence(new_rows, old_rows, self.divergence)).sum())
+        div = divergence(new_rows, old_rows, self.divergence)
+        return float((self._weights(pairs).to(div.device) * div).sum())
 
     @staticmethod
     def _masked_copy(ids: list[int], position: int, mask: int) -> list[int]:
@@ -236,16 +237,25 @@ def reference_ndd(
     total = 0.0
     left, right = _neighbours(old, new, start, end, start + len(replacement))
     pairs = right if causal else left + right
+    device = model_device(model)
     for (a, b, _), weight in zip(pairs, neighbour_weights([d for _, _, d in pairs], mu, weights).tolist()):
         with torch.no_grad():
             if causal:
-                p_old = torch.log_softmax(model(input_ids=torch.tensor([old.ids[:a]])).logits[0, -1], -1)
-                p_new = torch.log_softmax(model(input_ids=torch.tensor([new.ids[:b]])).logits[0, -1], -1)
+                p_old = torch.log_softmax(
+                    model(input_ids=torch.tensor([old.ids[:a]], device=device)).logits[0, -1], -1
+                )
+                p_new = torch.log_softmax(
+                    model(input_ids=torch.tensor([new.ids[:b]], device=device)).logits[0, -1], -1
+                )
             else:
                 seq_old, seq_new = list(old.ids), list(new.ids)
                 seq_old[a] = seq_new[b] = tokenizer.mask_token_id
-                p_old = torch.log_softmax(model(input_ids=torch.tensor([seq_old])).logits[0, a], -1)
-                p_new = torch.log_softmax(model(input_ids=torch.tensor([seq_new])).logits[0, b], -1)
+                p_old = torch.log_softmax(
+                    model(input_ids=torch.tensor([seq_old], device=device)).logits[0, a], -1
+                )
+                p_new = torch.log_softmax(
+                    model(input_ids=torch.tensor([seq_new], device=device)).logits[0, b], -1
+                )
         total += weight * float(divergence(p_new, p_old, kind))
     return total
 

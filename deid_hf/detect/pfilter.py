@@ -173,7 +173,7 @@ def _read_logprobs(
     logprobs = logprobs_at(
         model, batch, [[pos for pos, _ in r] for r in reads], pad, all_positions=all_positions
     )
-    targets = torch.tensor([t for r in reads for _, t in r], dtype=torch.long)
+    targets = torch.tensor([t for r in reads for _, t in r], dtype=torch.long, device=logprobs.device)
     values = logprobs.gather(1, targets[:, None])[:, 0].tolist()
     out, cursor = [], 0
     for r in reads:

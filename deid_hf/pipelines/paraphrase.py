@@ -19,6 +19,7 @@ import torch
 from transformers import Pipeline
 
 from deid_hf.errors import InputError
+from deid_hf.lm import model_device
 from deid_hf.paraphrase import ClampBounds, dp_generate, prompt
 from deid_hf.paraphrase.mechanism import NON_DP_OPTIONS
 from deid_hf.pipelines.base import SavableOptionsMixin, given_options
@@ -87,7 +88,9 @@ class DeidParaphrasePipeline(SavableOptionsMixin, Pipeline):
         texts = [texts] if isinstance(texts, str) else list(texts)
         sources = [split_sentences(text) for text in texts]
         flat = [prompt(source) for sentences in sources for source in sentences]
-        enc = self.tokenizer(flat, return_tensors="pt", padding=True, padding_side="left")
+        enc = self.tokenizer(flat, return_tensors="pt", padding=True, padding_side="left").to(
+            model_device(self.model)
+        )
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(secrets.randbits(63) if seed is None else seed)
             ids, report = dp_generate(
@@ -112,7 +115,7 @@ class DeidParaphrasePipeline(SavableOptionsMixin, Pipeline):
     def _assemble(self, generated, epsilon, report) -> dict:
         sentences = []
         for source, row in generated:
-            stops = torch.isin(row, torch.tensor(self.stop_ids)).nonzero()
+            stops = torch.isin(row, torch.tensor(self.stop_ids, device=row.device)).nonzero()
             tokens = int(stops[0, 0]) + 1 if len(stops) else len(row)
             sentences.append(
                 {

@@ -17,7 +17,7 @@ import random
 import torch
 
 from ..errors import InputError
-from ..lm import is_onnx, lm_kind
+from ..lm import is_onnx, lm_kind, model_device
 from .base import Strategy
 from .redact import REDACTED
 from .shape import random_digits_like
@@ -78,13 +78,17 @@ class ZSTSSubstitution(Strategy):
 
     def _candidates(self, text: str, start: int, end: int) -> list[int]:
         tok, model = self.tokenizer, self.model
+        device = model_device(model)
         with torch.no_grad():
             if self.masked:
                 enc = tok(text[:start] + tok.mask_token + text[end:], return_tensors="pt", truncation=True)
-                position = (enc["input_ids"][0] == tok.mask_token_id).nonzero()[0, 0]
+                position = int((enc["input_ids"][0] == tok.mask_token_id).nonzero()[0, 0])
+                enc = enc.to(device)
                 logits = model(**enc).logits[0, position]
                 return self._words(logits.topk(self.n * 3).indices.tolist())[: self.n]
-            left = tok(text[:start].rstrip() or tok.bos_token or "", return_tensors="pt")["input_ids"]
+            left = tok(text[:start].rstrip() or tok.bos_token or "", return_tensors="pt")["input_ids"].to(
+                device
+            )
             logits = model(input_ids=left, attention_mask=torch.ones_like(left)).logits[0, -1]
             pool = self._words(logits.topk(self.n * 4).indices.tolist(), leading_space=start > 0)[
                 : 2 * self.n
@@ -96,8 +100,8 @@ class ZSTSSubstitution(Strategy):
             batch = torch.cat(
                 [
                     left.repeat(len(pool), 1),
-                    torch.tensor(pool)[:, None],
-                    torch.tensor(right).repeat(len(pool), 1),
+                    torch.tensor(pool, device=device)[:, None],
+                    torch.tensor(right, device=device).repeat(len(pool), 1),
                 ],
                 dim=1,
             )

@@ -1,0 +1,115 @@
+"""Every tensor the LM code feeds a model is created on ``model.device`` (issue: GPU-correct pipelines).
+
+CI has no GPU, so the model sits on the ``meta`` device: a forward pre-hook records where ``input_ids`` live
+and stops the call. Inputs built on the CPU (the old behaviour) are caught here the same way a CUDA model
+would reject them with a device-mismatch error.
+"""
+
+import pytest
+import torch
+
+import deid_hf
+from deid_hf.detect.pfilter import CausalWordScorer, MaskedWordScorer
+from deid_hf.ndd import NDD
+from deid_hf.replace.zsts import ZSTSSubstitution
+
+from .conftest import tiny_bert, tiny_llama
+
+TEXT = "Maria Gonzalez called from Springfield on Monday."
+
+
+class Reached(Exception):
+    """Raised by the hook once the model has been called with its inputs."""
+
+
+def watch(model):
+    """Record the device of the first ``input_ids`` the model sees, then stop the forward."""
+    seen = []
+
+    def hook(_module, args, kwargs):
+        ids = kwargs.get("input_ids", args[0] if args else None)
+        seen.append(ids.device)
+        raise Reached
+
+    model.register_forward_pre_hook(hook, with_kwargs=True)
+    return seen
+
+
+@pytest.fixture
+def meta_llama(smollm2):
+    _, tokenizer = smollm2
+    return tiny_llama(tokenizer).to("meta"), tokenizer
+
+
+@pytest.fixture
+def meta_bert(minilm_tokenizer):
+    return tiny_bert(minilm_tokenizer).to("meta"), minilm_tokenizer
+
+
+def first_input_device(model, call) -> torch.device:
+    seen = watch(model)
+    with pytest.raises(Reached):
+        call()
+    return seen[0]
+
+
+@pytest.mark.parametrize("kind", ["causal", "masked"])
+def test_pfilter_inputs_on_model_device(kind, meta_llama, meta_bert):
+    model, tokenizer = meta_llama if kind == "causal" else meta_bert
+    scorer = CausalWordScorer(model, tokenizer) if kind == "causal" else MaskedWordScorer(model, tokenizer)
+    assert first_input_device(model, lambda: scorer.score(TEXT)).type == "meta"
+
+
+@pytest.mark.parametrize("kind", ["causal", "masked"])
+def test_ndd_inputs_on_model_device(kind, meta_llama, meta_bert):
+    model, tokenizer = meta_llama if kind == "causal" else meta_bert
+    ndd = NDD(model, tokenizer)
+    assert first_input_device(model, lambda: ndd.batch(TEXT, 0, 5, ["Anna"])).type == "meta"
+
+
+@pytest.mark.parametrize("kind", ["causal", "masked"])
+def test_zsts_candidates_on_model_device(kind, meta_llama, meta_bert):
+    model, tokenizer = meta_llama if kind == "causal" else meta_bert
+    zsts = ZSTSSubstitution(model=model, tokenizer=tokenizer)
+    assert first_input_device(model, lambda: zsts._candidates(TEXT, 0, 5)).type == "meta"
+
+
+@pytest.mark.parametrize(
+    ("task", "options"),
+    [
+        ("deid-substitution", {"detector": "pfilter"}),
+        ("deid-pfilter", {}),
+        ("deid-ndd", {"detector": ["patterns", "pfilter"]}),
+    ],
+)
+def test_pipelines_honour_device(task, options, smollm2):
+    """``device=`` moves the model, and every pipeline then builds its inputs there."""
+    _, tokenizer = smollm2
+    model = tiny_llama(tokenizer)
+    pipe = deid_hf.pipeline(task, model=model, tokenizer=tokenizer, device="meta", **options)
+    assert pipe.model.device.type == "meta"
+    assert first_input_device(pipe.model, lambda: pipe(TEXT)).type == "meta"
+
+
+def test_paraphrase_inputs_on_model_device(smollm2, monkeypatch):
+    """transformers' ``generate`` itself cannot run on ``meta``; the inputs handed to it are checked instead."""
+    import deid_hf.pipelines.paraphrase as paraphrase
+
+    _, tokenizer = smollm2
+    pipe = deid_hf.pipeline(
+        "deid-paraphrase",
+        model=tiny_llama(tokenizer),
+        tokenizer=tokenizer,
+        device="meta",
+        bounds=(-5.0, 20.0),
+    )
+    seen = []
+
+    def record(model, inputs, **options):
+        seen.append(inputs["input_ids"].device)
+        raise Reached
+
+    monkeypatch.setattr(paraphrase, "dp_generate", record)
+    with pytest.raises(Reached):
+        pipe(TEXT)
+    assert seen[0].type == "meta"
