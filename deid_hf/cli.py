@@ -109,6 +109,13 @@ def cmd_run(args: argparse.Namespace) -> None:
         console.print(f"  record {error['index']}: {error['error']}")
 
 
+def cmd_serve(args: argparse.Namespace) -> None:
+    """HTTP service (FastAPI): /v1/deidentify, /v1/detect, /v1/reidentify, /health, /docs; UI at /ui."""
+    from .serve.command import run
+
+    run(args)
+
+
 def cmd_evaluate_detection(args: argparse.Namespace) -> None:
     """Detection metrics of shared/EVALUATION.md against gold spans (JSON/JSONL), printed and as JSON."""
     from rich.progress import Progress
@@ -333,6 +340,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--batch-size", type=int, default=32)
     run.add_argument("--shared-table", action="store_true", help="one substitution table for the corpus")
     run.set_defaults(func=cmd_run)
+    serve = sub.add_parser("serve", help=cmd_serve.__doc__)
+    from .serve.command import add_arguments as add_serve_arguments
+
+    add_serve_arguments(serve)
+    serve.set_defaults(func=cmd_serve)
     evaluate = sub.add_parser("evaluate", help="detection metrics and downstream utility")
     evaluate_sub = evaluate.add_subparsers(dest="what", required=True)
     detection = evaluate_sub.add_parser("detection", help=cmd_evaluate_detection.__doc__)
