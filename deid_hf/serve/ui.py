@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hmac
 import os
+import re
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
@@ -15,6 +16,11 @@ from . import require  # noqa: E402
 from .batching import DynamicBatcher  # noqa: E402
 from .config import ServeConfig  # noqa: E402
 from .engine import Options, safe_error  # noqa: E402
+
+#: tags of gradio's page template that reach outside the server (a font preconnect, a CDN script)
+_OUTSIDE = re.compile(
+    rb'<link[^>]*href="https?://[^"]*"[^>]*>|<script[^>]*src="https?://[^"]*"[^>]*>\s*</script>', re.S
+)
 
 EXAMPLE = "Patient Maria Gonzalez, 67, was seen by Dr. Tanaka on March 3, 2024. Call (217) 555-0143."
 
@@ -94,6 +100,41 @@ def build_ui(config: ServeConfig, batcher: DynamicBatcher):
     return demo
 
 
+class LocalPage:
+    """ASGI middleware: drops the tags that point outside the server from the UI's HTML pages, so a browser
+    on an offline (hospital) network never tries to reach a CDN or a font service."""
+
+    def __init__(self, app, prefix: str = "/ui"):
+        self.app, self.prefix = app, prefix
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or not scope["path"].startswith(self.prefix):
+            return await self.app(scope, receive, send)
+        start, chunks = None, []
+
+        async def rewriting_send(message):
+            nonlocal start
+            if message["type"] == "http.response.start":
+                headers = dict(message.get("headers") or [])
+                if not headers.get(b"content-type", b"").startswith(b"text/html"):
+                    start = False
+                    return await send(message)
+                start = message
+                return None
+            if start is False:
+                return await send(message)
+            chunks.append(message.get("body", b""))
+            if message.get("more_body"):
+                return None
+            body = _OUTSIDE.sub(b"", b"".join(chunks))
+            headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
+            headers.append((b"content-length", str(len(body)).encode()))
+            await send({**start, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+
+        await self.app(scope, receive, rewriting_send)
+
+
 def mount_ui(app, config: ServeConfig, batcher: DynamicBatcher, path: str = "/ui"):
     gr = require("gradio")
     auth = None
@@ -103,4 +144,5 @@ def mount_ui(app, config: ServeConfig, batcher: DynamicBatcher, path: str = "/ui
         def auth(_user: str, password: str) -> bool:
             return hmac.compare_digest(password.encode(), key.encode())
 
+    app.add_middleware(LocalPage, prefix=path)
     return gr.mount_gradio_app(app, build_ui(config, batcher), path=path, auth=auth, show_api=False)

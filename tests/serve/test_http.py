@@ -12,6 +12,9 @@ pytest.importorskip("fastapi", reason="the serve extra is not installed: pip ins
 
 from .conftest import ThreadServer  # noqa: E402
 
+# a server process or an in-thread server loads spaCy and the LM: well over 10 s on a shared 2-core machine
+pytestmark = pytest.mark.slow
+
 SECRET = "Wilhelmina Zabrowski"  # a name that appears nowhere in the code base or its logs
 TEXTS = [
     f"{SECRET} was admitted on March 3, 2024; call (217) 555-0143.",
@@ -216,11 +219,3 @@ def test_api_key():
         )
         assert bearer.status_code == 200
         assert httpx.get(f"{srv.base}/health").status_code == 200  # probes need no key
-
-
-def test_missing_extra_is_a_clear_error():
-    from deid_hf.errors import MissingDependencyError
-    from deid_hf.serve import require
-
-    with pytest.raises(MissingDependencyError, match=r"pip install 'deid-hf\[serve\]'"):
-        require("nonexistent_web_framework")
