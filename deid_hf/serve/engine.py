@@ -6,6 +6,7 @@ pipeline call and, when that call fails, each text alone, so a bad text fails on
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Hashable
 from typing import NamedTuple
 
@@ -40,37 +41,48 @@ def _position(span):
 
 
 class Engine:
+    #: pipelines kept (least recently used dropped first): requests cannot grow memory without bound
+    MAX_PIPELINES = 16
+
     def __init__(self, config: ServeConfig):
         self.config = config
-        self._pipes: dict[tuple[str, str], object] = {}
+        self._pipes: OrderedDict[tuple[str, str], object] = OrderedDict()
+        self._lm = None  # (model, tokenizer) shared by every pipeline
+        self._default = None  # the configured pipeline, never dropped
 
     def pipeline(self, detector: str, strategy: str):
-        """The pipeline for these options, built on first use on the LM of the first one."""
+        """The pipeline for these options, built on first use on the shared LM."""
         key = (detector, strategy)
-        if key not in self._pipes:
-            from ..pipelines import pipeline
+        if self._default is not None and key == (self.config.detector, self.config.strategy):
+            return self._default
+        if key in self._pipes:
+            self._pipes.move_to_end(key)
+            return self._pipes[key]
+        from ..pipelines import pipeline
 
-            configured = strategy == self.config.strategy
-            options = {
-                "detector": detector.split(","),
-                "strategy": strategy,
-                "strategy_options": self.config.strategy_options if configured else None,
-            }
-            if self._pipes:
-                first = next(iter(self._pipes.values()))
-                self._pipes[key] = pipeline(
-                    "deid-substitution", model=first.model, tokenizer=first.tokenizer, **options
-                )
-            else:
-                self._pipes[key] = pipeline("deid-substitution", model=self.config.model, **options)
-        return self._pipes[key]
+        configured = strategy == self.config.strategy
+        options = {
+            "detector": detector.split(","),
+            "strategy": strategy,
+            "strategy_options": self.config.strategy_options if configured else None,
+        }
+        if self._lm is None:
+            pipe = pipeline("deid-substitution", model=self.config.model, **options)
+            self._lm = (pipe.model, pipe.tokenizer)
+        else:
+            pipe = pipeline("deid-substitution", model=self._lm[0], tokenizer=self._lm[1], **options)
+        self._pipes[key] = pipe
+        while len(self._pipes) > self.MAX_PIPELINES:
+            self._pipes.popitem(last=False)
+        return pipe
 
     def warm_up(self) -> None:
-        self.pipeline(self.config.detector, self.config.strategy)
+        self._default = self.pipeline(self.config.detector, self.config.strategy)
 
     @property
     def can_reidentify(self) -> bool:
-        return hasattr(self.pipeline(self.config.detector, self.config.strategy), "reidentify")
+        """Whether the configured pipeline can reidentify (False until it is loaded)."""
+        return hasattr(self._default, "reidentify")
 
     def run_group(self, key: Hashable, texts: list[str]) -> list:
         options = Options(*key)

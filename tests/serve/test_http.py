@@ -10,6 +10,8 @@ import pytest
 httpx = pytest.importorskip("httpx", reason="the serve extra is not installed: pip install 'deid-hf[serve]'")
 pytest.importorskip("fastapi", reason="the serve extra is not installed: pip install 'deid-hf[serve]'")
 
+from deid_hf.errors import InputError  # noqa: E402
+
 from .conftest import ThreadServer  # noqa: E402
 
 # a server process or an in-thread server loads spaCy and the LM: well over 10 s on a shared 2-core machine
@@ -219,3 +221,35 @@ def test_api_key():
         )
         assert bearer.status_code == 200
         assert httpx.get(f"{srv.base}/health").status_code == 200  # probes need no key
+
+
+class ReversiblePipe:
+    """Stands in for a pipeline with an encryption operator (issue 15 adds the real one)."""
+
+    def reidentify(self, text):
+        if "ENC(" not in text:
+            raise InputError("nothing to reidentify")
+        return text.replace("ENC(1)", "Maria Gonzalez")
+
+
+def test_reidentify_where_the_pipeline_can_and_the_server_allows():
+    from deid_hf.serve.app import create_app
+    from deid_hf.serve.config import ServeConfig
+    from deid_hf.serve.engine import Engine
+
+    class ReversibleEngine(Engine):
+        def warm_up(self):
+            self._default = ReversiblePipe()
+
+    for allowed in (False, True):
+        config = ServeConfig(detector="fast", strategy="typed", allow_reidentify=allowed, ui=False)
+        with ThreadServer(create_app(config, ReversibleEngine(config))) as srv:
+            body = {"texts": ["ENC(1) lives in Paris.", "plain"]}
+            answer = httpx.post(f"{srv.base}/v1/reidentify", json=body)
+            if not allowed:
+                assert answer.status_code == 403 and "--allow-reidentify" in answer.json()["detail"]
+                continue
+            assert answer.json()["results"] == [
+                {"text": "Maria Gonzalez lives in Paris."},
+                {"error": "nothing to reidentify"},
+            ]
