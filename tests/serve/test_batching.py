@@ -81,3 +81,13 @@ def test_server_config_refuses_unsafe_requests():
 def test_missing_extra_is_a_clear_error():
     with pytest.raises(MissingDependencyError, match=r"pip install 'deid-hf\[serve\]'"):
         require("nonexistent_web_framework")
+
+
+def test_serve_command_refuses_bad_settings_before_starting(monkeypatch, capsys):
+    from deid_hf.cli import main
+
+    monkeypatch.delenv("DEID_HF_TEST_KEY", raising=False)
+    assert main(["serve", "--api-key-env", "DEID_HF_TEST_KEY"]) == 2
+    assert "DEID_HF_TEST_KEY: that environment variable is not set" in capsys.readouterr().err
+    assert main(["serve", "--p", "0.5", "--min-p", "0.9"]) == 2
+    assert "min_p" in capsys.readouterr().err
