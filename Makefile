@@ -7,7 +7,7 @@ STAMP := $(VENV)/.deid-hf-installed
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: demo test install
+.PHONY: demo test install browser
 
 install: $(STAMP)
 
@@ -21,5 +21,12 @@ $(STAMP): pyproject.toml requirements-models.txt
 demo: $(STAMP)
 	$(VENV)/bin/deid-hf demo
 
-test: $(STAMP)
+# the UI test drives the Debian chromium through Playwright (no browser download); installed where apt-get
+# can run (root: CI, containers), else that test skips and says why
+browser:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+		|| echo "chromium not installed (apt-get install -y chromium as root): the browser test will skip"
+
+test: $(STAMP) browser
 	$(PY) -m pytest -q

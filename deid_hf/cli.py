@@ -76,14 +76,19 @@ def cmd_run(args: argparse.Namespace) -> None:
     from .pipelines import pipeline
 
     options = {"pool": args.pool} if args.strategy == "word_by_word" else {}
-    pipe = pipeline(
-        "deid-substitution",
-        model=args.model,
-        detector=args.detector.split(","),
-        strategy=args.strategy,
-        strategy_options=options,
-        shared_table=args.shared_table,
-    )
+    pipeline_options = {
+        "model": args.model,
+        "detector": args.detector.split(","),
+        "strategy": args.strategy,
+        "strategy_options": options,
+        "shared_table": args.shared_table,
+    }
+    if args.engine == "ray":
+        from .corpus_ray import RayEngine
+
+        pipe = RayEngine(pipeline_options, num_workers=args.num_workers, gpus_per_worker=args.gpus_per_worker)
+    else:
+        pipe = pipeline("deid-substitution", **pipeline_options)
     with Progress(
         "[progress.description]{task.description}",
         BarColumn(),
@@ -109,6 +114,13 @@ def cmd_run(args: argparse.Namespace) -> None:
     )
     for error in report["errors"][:20]:
         console.print(f"  record {error['index']}: {error['error']}")
+
+
+def cmd_serve(args: argparse.Namespace) -> None:
+    """HTTP service (FastAPI): /v1/deidentify, /v1/detect, /v1/reidentify, /health, /docs; UI at /ui."""
+    from .serve.command import run
+
+    run(args)
 
 
 def cmd_evaluate_detection(args: argparse.Namespace) -> None:
@@ -343,7 +355,20 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=None, help="reproducible run (default: secure randomness)")
     run.add_argument("--batch-size", type=int, default=32)
     run.add_argument("--shared-table", action="store_true", help="one substitution table for the corpus")
+    run.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="ray: Ray Data actors (RAY_ADDRESS: cluster)",
+    )
+    run.add_argument("--num-workers", type=int, default=2, help="ray engine: actors, one pipeline each")
+    run.add_argument("--gpus-per-worker", type=float, default=0.0, help="ray engine: GPUs per actor")
     run.set_defaults(func=cmd_run)
+    serve = sub.add_parser("serve", help=cmd_serve.__doc__)
+    from .serve.command import add_arguments as add_serve_arguments
+
+    add_serve_arguments(serve)
+    serve.set_defaults(func=cmd_serve)
     evaluate = sub.add_parser("evaluate", help="detection metrics and downstream utility")
     evaluate_sub = evaluate.add_subparsers(dest="what", required=True)
     detection = evaluate_sub.add_parser("detection", help=cmd_evaluate_detection.__doc__)

@@ -128,7 +128,11 @@ def run_corpus(
     split: str = "train",
     progress: Callable[[int, int], None] | None = None,
 ) -> dict:
-    """De-identify ``text_field`` of every record; returns (and writes beside the output) the run report."""
+    """De-identify ``text_field`` of every record; returns (and writes beside the output) the run report.
+
+    ``pipe`` is a deid-substitution pipeline, or an engine whose ``process_batches(records, pending,
+    batch_size, text_field, p, seed)`` yields lists of `_process_batch` entries in any order (the Ray engine).
+    """
     output = Path(output_path)
     if output.suffix not in FORMATS:
         raise InputError(f"unsupported output {output.name}: use one of {', '.join(FORMATS)}")
@@ -138,9 +142,14 @@ def run_corpus(
     pending = [i for i in range(len(records)) if i not in done]
     if progress:
         progress(len(done), len(records))
+    if hasattr(pipe, "process_batches"):  # another engine, e.g. deid_hf.corpus_ray.RayEngine
+        batches = pipe.process_batches(records, pending, batch_size, text_field, p, seed)
+    else:
+        batches = (
+            _process_batch(pipe, records, b, text_field, p, seed) for b in _batches(pending, batch_size)
+        )
     with open(partial, "a", encoding="utf-8") as log:
-        for batch in _batches(pending, batch_size):
-            entries = _process_batch(pipe, records, batch, text_field, p, seed)
+        for entries in batches:
             log.write("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries))
             log.flush()
             os.fsync(log.fileno())
@@ -194,13 +203,42 @@ def _process_batch(pipe, records, batch, text_field, p, seed) -> list[dict]:
 
 
 def dataset_map_function(pipe, text_field: str = "text", **call_options) -> Callable[[dict], dict]:
-    """For ``datasets.Dataset.map(fn, batched=True)``: replaces ``text_field``, adds ``deid_spans`` (JSON)."""
+    """For ``datasets.Dataset.map(fn, batched=True)``: replaces ``text_field``, adds ``deid_spans`` (JSON).
 
-    def deidentify(batch: dict) -> dict:
-        results = pipe(list(batch[text_field]), batch_size=len(batch[text_field]), **call_options)
+    ``pipe`` is a pipeline, or a dict of ``deid_hf.pipeline("deid-substitution", **pipe)`` options: then each
+    process of ``map(..., num_proc=N)`` builds its pipeline once, and only the options are pickled and hashed
+    (datasets fingerprints the function; a pipeline inside it is pickled whole, model included).
+    """
+    return _DatasetMapFunction(pipe, text_field, call_options)
+
+
+#: pipelines built from options, one per process and options
+_BUILT: dict[str, object] = {}
+
+
+class _DatasetMapFunction:
+    def __init__(self, pipe, text_field: str, call_options: dict):
+        self.options = dict(pipe) if isinstance(pipe, dict) else None
+        self.pipe = None if isinstance(pipe, dict) else pipe
+        self.text_field, self.call_options = text_field, call_options
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "pipe": None} if self.options is not None else self.__dict__
+
+    def _pipeline(self):
+        if self.pipe is None:
+            key = json.dumps(self.options, sort_keys=True, default=repr)
+            if key not in _BUILT:
+                from .pipelines import pipeline
+
+                _BUILT[key] = pipeline("deid-substitution", **self.options)
+            self.pipe = _BUILT[key]
+        return self.pipe
+
+    def __call__(self, batch: dict) -> dict:
+        texts = list(batch[self.text_field])
+        results = self._pipeline()(texts, batch_size=len(texts), **self.call_options)
         return {
-            text_field: [r["text"] for r in results],
+            self.text_field: [r["text"] for r in results],
             "deid_spans": [json.dumps(r["spans"]) for r in results],
         }
-
-    return deidentify

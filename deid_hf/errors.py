@@ -15,3 +15,7 @@ class ModelUnavailableError(DeidError, OSError):
 
 class CacheError(DeidError, OSError):
     """The deid-hf cache directory or one of its entries cannot be read or written."""
+
+
+class MissingDependencyError(DeidError, ImportError):
+    """An optional dependency (an extra such as ``deid-hf[serve]``) is not installed."""

@@ -20,7 +20,7 @@ LAYERS = [
     # exported models) and model cards
     {"detect", "replace", "ndd", "paraphrase", "export"},
     # transformers pipelines and the corpus run over them
-    {"pipelines", "corpus"},
+    {"pipelines", "corpus", "corpus_ray"},
     # applications: training, evaluation, the demo, the CLI, the package's entry point
     {"train", "evaluation", "demo", "cli", "serve", ""},
 ]

@@ -1,0 +1,103 @@
+"""`deid-hf run --engine ray`: the corpus run of `deid_hf.corpus` on a Ray cluster (Ray Data).
+
+Records are shipped as pickled rows to ``Dataset.map_batches`` over an actor pool (``concurrency`` actors,
+``num_gpus`` each); every actor builds the pipeline once and runs the local engine's `_process_batch` on
+its batches, so the output is the local engine's for the same seed (per-document random streams). The
+driver reads the input, appends finished batches to the same partial file (resume) and writes the output:
+`run_corpus` does everything but the processing. ``ray.init()`` joins the cluster named by ``RAY_ADDRESS``
+(or ``address=``), else starts a local one.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from collections.abc import Iterator
+
+from .errors import InputError, MissingDependencyError
+
+
+def _require_ray():
+    try:
+        import ray
+        import ray.data
+    except ImportError:
+        raise MissingDependencyError("ray is not installed: pip install 'deid-hf[ray]'") from None
+    return ray
+
+
+class _DeidActor:
+    """One pipeline per actor, built in the actor's process."""
+
+    def __init__(self, pipeline_options: dict, text_field: str, p: float, seed: int | None, use_gpu: bool):
+        from .pipelines import pipeline
+
+        options = dict(pipeline_options)
+        if use_gpu:
+            options.setdefault("device", 0)
+        self.pipe = pipeline("deid-substitution", **options)
+        self.text_field, self.p, self.seed = text_field, p, seed
+
+    def __call__(self, batch: dict) -> dict:
+        from .corpus import _process_batch
+
+        indices = [int(i) for i in batch["index"]]
+        records = {i: pickle.loads(payload) for i, payload in zip(indices, batch["record"])}
+        entries = _process_batch(self.pipe, records, indices, self.text_field, self.p, self.seed)
+        return {"entry": [pickle.dumps(entry) for entry in entries]}
+
+
+class RayEngine:
+    """Pass as ``pipe`` to `deid_hf.corpus.run_corpus`: processes its batches on Ray actors."""
+
+    def __init__(
+        self,
+        pipeline_options: dict,
+        num_workers: int = 2,
+        gpus_per_worker: float = 0.0,
+        address: str | None = None,
+    ):
+        if pipeline_options.get("shared_table"):
+            raise InputError(
+                "shared_table needs one process (one substitution table): not with the ray engine"
+            )
+        if num_workers < 1:
+            raise InputError(f"num_workers must be at least 1, got {num_workers}")
+        if gpus_per_worker < 0:
+            raise InputError(f"gpus_per_worker must be >= 0, got {gpus_per_worker}")
+        self.pipeline_options = pipeline_options
+        self.num_workers, self.gpus_per_worker, self.address = num_workers, gpus_per_worker, address
+
+    def _init(self, ray) -> None:
+        if ray.is_initialized():
+            return
+        if self.address or os.environ.get("RAY_ADDRESS"):
+            ray.init(address=self.address)
+        else:  # a local instance for this run
+            ray.init(include_dashboard=False)
+
+    def process_batches(
+        self, records: list[dict], pending: list[int], batch_size: int, text_field: str, p, seed
+    ) -> Iterator[list[dict]]:
+        if not pending:
+            return
+        ray = _require_ray()
+        self._init(ray)
+        rows = [{"index": i, "record": pickle.dumps(records[i])} for i in pending]
+        dataset = ray.data.from_items(rows, override_num_blocks=max(1, -(-len(rows) // batch_size)))
+        processed = dataset.map_batches(
+            _DeidActor,
+            fn_constructor_kwargs={
+                "pipeline_options": self.pipeline_options,
+                "text_field": text_field,
+                "p": p,
+                "seed": seed,
+                "use_gpu": self.gpus_per_worker > 0,
+            },
+            batch_size=batch_size,
+            concurrency=self.num_workers,
+            num_gpus=self.gpus_per_worker,
+            batch_format="numpy",
+        )
+        for batch in processed.iter_batches(batch_size=None, batch_format="numpy"):
+            yield [pickle.loads(entry) for entry in batch["entry"]]

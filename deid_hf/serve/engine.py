@@ -1,0 +1,122 @@
+"""The model side of the service: one deid-substitution pipeline per (detector, strategy), sharing one LM.
+
+`Engine.run_group` is the batcher's ``run_group``: it runs a group of texts with equal options in one
+pipeline call and, when that call fails, each text alone, so a bad text fails only itself.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import NamedTuple
+
+from ..errors import DeidError, InputError
+from .config import ServeConfig
+
+
+class Options(NamedTuple):
+    """The batching key: texts with equal options can share one pipeline call."""
+
+    task: str  # "deidentify", "detect" or "reidentify"
+    detector: str
+    strategy: str
+    p: float = 1.0
+    seed: int | None = None
+    return_mapping: bool = False
+
+
+class ItemError(Exception):
+    """A per-item failure whose message is safe to return to the client (it never holds the text)."""
+
+
+def safe_error(exc: BaseException) -> str:
+    """A message for the client: deid-hf's own errors as they are, anything else by type only."""
+    if isinstance(exc, (DeidError, ItemError)):
+        return str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
+    return f"internal error ({type(exc).__name__})"
+
+
+def _position(span):
+    return span.start, span.end
+
+
+class Engine:
+    #: pipelines kept (least recently used dropped first): requests cannot grow memory without bound
+    MAX_PIPELINES = 16
+
+    def __init__(self, config: ServeConfig):
+        self.config = config
+        self._pipes: OrderedDict[tuple[str, str], object] = OrderedDict()
+        self._lm = None  # (model, tokenizer) shared by every pipeline
+        self._default = None  # the configured pipeline, never dropped
+
+    def pipeline(self, detector: str, strategy: str):
+        """The pipeline for these options, built on first use on the shared LM."""
+        key = (detector, strategy)
+        if self._default is not None and key == (self.config.detector, self.config.strategy):
+            return self._default
+        if key in self._pipes:
+            self._pipes.move_to_end(key)
+            return self._pipes[key]
+        from ..pipelines import pipeline
+
+        configured = strategy == self.config.strategy
+        options = {
+            "detector": detector.split(","),
+            "strategy": strategy,
+            "strategy_options": self.config.strategy_options if configured else None,
+        }
+        if self._lm is None:
+            pipe = pipeline("deid-substitution", model=self.config.model, **options)
+            self._lm = (pipe.model, pipe.tokenizer)
+        else:
+            pipe = pipeline("deid-substitution", model=self._lm[0], tokenizer=self._lm[1], **options)
+        self._pipes[key] = pipe
+        while len(self._pipes) > self.MAX_PIPELINES:
+            self._pipes.popitem(last=False)
+        return pipe
+
+    def warm_up(self) -> None:
+        self._default = self.pipeline(self.config.detector, self.config.strategy)
+
+    @property
+    def can_reidentify(self) -> bool:
+        """Whether the configured pipeline can reidentify (False until it is loaded)."""
+        return hasattr(self._default, "reidentify")
+
+    def run_group(self, key: Hashable, texts: list[str]) -> list:
+        options = Options(*key)
+        try:
+            return self._run(options, texts)
+        except Exception:  # noqa: BLE001 - isolate the failing text(s): one at a time
+            if len(texts) == 1:
+                raise
+            results = []
+            for text in texts:
+                try:
+                    results.extend(self._run(options, [text]))
+                except Exception as exc:  # noqa: BLE001 - reported for this item only
+                    results.append(exc)
+            return results
+
+    def _run(self, options: Options, texts: list[str]) -> list:
+        pipe = self.pipeline(options.detector, options.strategy)
+        if options.task == "deidentify":
+            return pipe(
+                texts,
+                p=options.p,
+                seed=options.seed,
+                return_mapping=options.return_mapping,
+                batch_size=len(texts),
+            )
+        if options.task == "detect":
+            from ..detect.base import add_repeated_mentions
+            from ..pipelines.substitution import check_text
+
+            texts = [check_text(text) for text in texts]
+            found = pipe.detector.detect_batch(texts)
+            spans = [sorted(add_repeated_mentions(t, s), key=_position) for t, s in zip(texts, found)]
+            return [{"spans": [span.to_dict() for span in item]} for item in spans]
+        if options.task == "reidentify":
+            return [{"text": pipe.reidentify(text)} for text in texts]
+        raise InputError(f"unknown task {options.task!r}")
