@@ -131,7 +131,7 @@ def run_corpus(
     """De-identify ``text_field`` of every record; returns (and writes beside the output) the run report.
 
     ``pipe`` is a deid-substitution pipeline, or an engine whose ``process_batches(records, pending,
-    batch_size, text_field, p, seed)`` yields lists of `_process_batch` entries in any order (the Ray engine).
+    batch_size, text_field, p, seed)`` yields lists of `process_batch` entries in any order (the Ray engine).
     """
     output = Path(output_path)
     if output.suffix not in FORMATS:
@@ -146,7 +146,7 @@ def run_corpus(
         batches = pipe.process_batches(records, pending, batch_size, text_field, p, seed)
     else:
         batches = (
-            _process_batch(pipe, records, b, text_field, p, seed) for b in _batches(pending, batch_size)
+            process_batch(pipe, records, b, text_field, p, seed) for b in _batches(pending, batch_size)
         )
     with open(partial, "a", encoding="utf-8") as log:
         for entries in batches:
@@ -174,7 +174,7 @@ def run_corpus(
     return report
 
 
-def _process_batch(pipe, records, batch, text_field, p, seed) -> list[dict]:
+def process_batch(pipe, records, batch, text_field, p, seed) -> list[dict]:
     valid, entries = [], {}
     for i in batch:
         try:

@@ -1,7 +1,7 @@
 """`deid-hf run --engine ray`: the corpus run of `deid_hf.corpus` on a Ray cluster (Ray Data).
 
 Records are shipped as pickled rows to ``Dataset.map_batches`` over an actor pool (``concurrency`` actors,
-``num_gpus`` each); every actor builds the pipeline once and runs the local engine's `_process_batch` on
+``num_gpus`` each); every actor builds the pipeline once and runs the local engine's `process_batch` on
 its batches, so the output is the local engine's for the same seed (per-document random streams). The
 driver reads the input, appends finished batches to the same partial file (resume) and writes the output:
 `run_corpus` does everything but the processing. ``ray.init()`` joins the cluster named by ``RAY_ADDRESS``
@@ -39,11 +39,11 @@ class _DeidActor:
         self.text_field, self.p, self.seed = text_field, p, seed
 
     def __call__(self, batch: dict) -> dict:
-        from .corpus import _process_batch
+        from .corpus import process_batch
 
         indices = [int(i) for i in batch["index"]]
         records = {i: pickle.loads(payload) for i, payload in zip(indices, batch["record"])}
-        entries = _process_batch(self.pipe, records, indices, self.text_field, self.p, self.seed)
+        entries = process_batch(self.pipe, records, indices, self.text_field, self.p, self.seed)
         return {"entry": [pickle.dumps(entry) for entry in entries]}
 
 
