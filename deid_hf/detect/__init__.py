@@ -20,10 +20,12 @@ DEFAULT_DETECTORS = ("patterns", "spacy", "pfilter-propn")
 #: no language model: about 50x faster than the default on CPU, lower recall (README, "Measured here")
 FAST_DETECTORS = ("patterns", "spacy")
 PFILTER_THRESHOLD = 1e-3
+#: the fine-tuned token classifier (`deid_hf.train.detector`, built once on first use) on ONNX Runtime int8
+LEARNED_MODEL = "deid-detector-minilm"
 
 
 def get_detector(spec="default", model=None, tokenizer=None, scorer_options: dict | None = None) -> Detector:
-    """A detector from a name ("default", "fast", "patterns", "spacy", "pfilter[:threshold]",
+    """A detector from a name ("default", "fast", "patterns", "spacy", "learned", "pfilter[:threshold]",
     "pfilter-propn[:threshold]", "token-classification:<model>"), a list of names/detectors (their ensemble),
     or a `Detector` instance. The p-filters score words with ``model``/``tokenizer`` (the pipeline's LM);
     ``pfilter-propn`` only flags words spaCy tags as proper nouns; ``scorer_options`` go to their word scorer
@@ -41,6 +43,8 @@ def get_detector(spec="default", model=None, tokenizer=None, scorer_options: dic
         return PatternDetector()
     if spec == "spacy":
         return SpacyDetector()
+    if spec == "learned":
+        return TokenClassificationDetector(LEARNED_MODEL, backend="onnx", int8=True)
     if isinstance(spec, str) and spec.split(":")[0] in ("pfilter", "pfilter-propn"):
         from ..models import load_spacy
         from .pfilter import PFilterDetector, make_scorer
@@ -60,7 +64,8 @@ def get_detector(spec="default", model=None, tokenizer=None, scorer_options: dic
     if isinstance(spec, str) and spec.startswith("token-classification:"):
         return TokenClassificationDetector(spec.split(":", 1)[1])
     raise InputError(
-        f"unknown detector {spec!r}; use 'default', 'fast', 'patterns', 'spacy', 'pfilter[:threshold]', "
+        f"unknown detector {spec!r}; use 'default', 'fast', 'patterns', 'spacy', 'learned', "
+        f"'pfilter[:threshold]', "
         f"'pfilter-propn[:threshold]', "
         f"'token-classification:<model>', "
         f"a list of these or a Detector instance"
