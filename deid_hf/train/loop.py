@@ -4,7 +4,8 @@ Gradient accumulation with ``accelerator.no_sync`` on all but the last micro-bat
 and decay, evaluation loss on a held-out loader, a checkpoint (``accelerator.save_state`` + the position in
 the epoch) every ``save_every`` optimizer steps, written atomically; ``resume=True`` continues from the newest
 checkpoint and reaches the same weights as an uninterrupted run (per-epoch order is a pure function of
-seed and epoch, the random state of each batch's forward pass one of seed and batch number). The trainers build rows and a collate function; this module owns everything after that.
+seed and epoch, the random state of each batch's forward pass one of seed and batch number). The trainers build
+rows and a collate function; this module owns everything after that.
 """
 
 from __future__ import annotations
