@@ -342,8 +342,9 @@ def cmd_train_detector(args: argparse.Namespace) -> None:
         resume=args.resume,
         stop_after=args.stop_after,
         export_onnx=not args.no_onnx,
+        write_stopped=args.write_stopped,
     )
-    if not metrics["completed"]:
+    if not metrics["completed"] and not args.write_stopped:
         console.print(
             f"stopped after step {metrics['steps']} of {metrics['total_steps']}; continue with --resume"
         )
@@ -486,6 +487,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="patient fold of the dev notes left out and measured (-1: train on all patients)",
     )
     detector.add_argument("--no-onnx", action="store_true", help="skip the ONNX export")
+    detector.add_argument(
+        "--write-stopped",
+        action="store_true",
+        help="also write the model when the run stops at --stop-after (with --resume at the newest "
+        "checkpoint's step: write that checkpoint as the model, e.g. when time runs out)",
+    )
     detector.add_argument("--resume", action="store_true", help="continue from the newest checkpoint")
     detector.add_argument(
         "--stop-after", type=int, default=None, help="stop (with a checkpoint) after this step"

@@ -378,11 +378,14 @@ def train_detector(
     stop_after: int | None = None,
     progress: bool = True,
     export_onnx: bool = True,
+    write_stopped: bool = False,
 ) -> dict:
     """Fine-tune ``config.model`` (or the given ``model`` / ``tokenizer``) on ``documents``; returns metrics.
 
     ``held_out`` sets are measured after training (PyTorch backend) and go into the card; ``stop_after`` /
-    ``resume`` as in `deid_hf.train.loop.run_training`. The folder is written only when training completes.
+    ``resume`` as in `deid_hf.train.loop.run_training`. The folder is written when training completes, or
+    with ``write_stopped=True`` also from a run stopped early (``--resume --stop-after N`` at the newest
+    checkpoint's step writes that checkpoint; the card states the steps done of the schedule).
     """
     from accelerate.utils import set_seed
 
@@ -440,7 +443,7 @@ def train_detector(
         "resumed_from": run.resumed_from,
         "completed": not run.stopped,
     }
-    if run.stopped:
+    if run.stopped and not write_stopped:
         return metrics
     _write_model(run.model, tokenizer, output_dir, config, metrics, held_out or {}, documents, export_onnx)
     return metrics
@@ -498,7 +501,9 @@ def _write_model(
         json.dumps({"config": asdict(config), "metrics": metrics, "sources": sources}, indent=2)
     )
     _write_card(tmp, config, metrics, sources)
-    if output_dir.exists():  # e.g. the checkpoints of this run, no longer needed
+    if not metrics["completed"] and (output_dir / "checkpoints").is_dir():  # a stopped run can go on
+        (output_dir / "checkpoints").rename(tmp / "checkpoints")
+    if output_dir.exists():  # e.g. the checkpoints of a completed run, no longer needed
         stale = output_dir.parent / f".old-{output_dir.name}"
         shutil.rmtree(stale, ignore_errors=True)
         output_dir.rename(stale)
@@ -526,6 +531,7 @@ def _write_card(folder: Path, config: DetectorConfig, metrics: dict, sources: li
     from ..models import REGISTRY
 
     base = REGISTRY[config.model].base_model if config.model in REGISTRY else config.model
+    schedule = "" if metrics["completed"] else f" (stopped early, of {metrics['total_steps']} planned)"
     held = (
         f"patients of fold {config.held_out_fold} of {config.folds} (patient-level folds) held out"
         if config.held_out_fold is not None
@@ -544,7 +550,9 @@ def _write_card(folder: Path, config: DetectorConfig, metrics: dict, sources: li
                 f"`{config.model}` fine-tuned for token classification over the deid-hf label schema in BIO "
                 f"({len(BIO_LABELS)} labels: {', '.join(LABELS)}) on {metrics['train_documents']} gold "
                 f"documents ({metrics['train_windows']} windows of {config.max_length} tokens, stride "
-                f"{config.stride}), {metrics['steps']} optimizer steps, seed {config.seed}. Training data: "
+                f"{config.stride}), {metrics['steps']} optimizer steps"
+                f"{schedule}"
+                f", seed {config.seed}. Training data: "
                 f"{', '.join(sources)}: presidio_synth_pii records 0-{config.presidio_records - 1} and "
                 f"PhysioNet deid dev ICU nursing notes ({held}). No silver (distilled) data.\n\n"
                 f"Held-out token metrics (shared/EVALUATION.md, label-agnostic; PyTorch fp32):\n\n"

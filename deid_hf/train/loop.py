@@ -2,10 +2,10 @@
 
 Gradient accumulation with ``accelerator.no_sync`` on all but the last micro-batch of a group, linear warm-up
 and decay, evaluation loss on a held-out loader, a checkpoint (``accelerator.save_state`` + the position in
-the epoch) every ``save_every`` optimizer steps, written atomically; ``resume=True`` continues from the newest
-checkpoint and reaches the same weights as an uninterrupted run (per-epoch order is a pure function of
-seed and epoch, the random state of each batch's forward pass one of seed and batch number). The trainers build
-rows and a collate function; this module owns everything after that.
+the epoch) every ``save_every`` optimizer steps, written atomically; ``resume=True`` continues from the
+newest checkpoint and reaches the same weights as an uninterrupted run (per-epoch order is a pure function
+of seed and epoch, the random state of each batch's forward pass one of seed and batch number). The
+trainers build rows and a collate function; this module owns everything after that.
 """
 
 from __future__ import annotations
@@ -161,8 +161,9 @@ def run_training(
         disable=not progress or not accelerator.is_local_main_process,
     )
     accumulate = settings.gradient_accumulation_steps
-    stopped = False
-    for epoch in range(state["epoch"], settings.epochs):
+    # resumed at or past stop_after: nothing more to train (the caller may write the model as it stands)
+    stopped = stop_after is not None and stop_after <= state["step"] < total_steps
+    for epoch in range(state["epoch"], 0 if stopped else settings.epochs):
         ordered = order(len(train_rows), settings.seed, epoch)
         loader = accelerator.prepare(
             DataLoader([train_rows[i] for i in ordered], batch_size=settings.batch_size, collate_fn=collate)

@@ -254,3 +254,14 @@ def test_cli_trains_from_a_documents_file(tmp_path, minilm_tokenizer, capsys):
     assert main(args) == 0
     assert "wrote" in capsys.readouterr().out and (tmp_path / "out" / "model.safetensors").is_file()
     assert main(["train-detector", str(tmp_path / "x"), "--documents", str(tmp_path / "none.jsonl")]) == 2
+
+
+def test_a_stopped_run_can_be_written_from_its_checkpoint(tmp_path, minilm_tokenizer):
+    _train(tmp_path, minilm_tokenizer, "out", stop_after=4, export_onnx=False)
+    metrics = _train(
+        tmp_path, minilm_tokenizer, "out", stop_after=4, resume=True, write_stopped=True, export_onnx=False
+    )
+    out = tmp_path / "out"
+    assert metrics["steps"] == 4 and not metrics["completed"] and (out / "model.safetensors").is_file()
+    assert f"stopped early, of {metrics['total_steps']} planned" in (out / "README.md").read_text()
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step-4"]  # it can still go on
