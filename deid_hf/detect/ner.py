@@ -87,7 +87,14 @@ class SpacyDetector(Detector):
 
 
 class TokenClassificationDetector(Detector):
-    """Any HF token-classification model through the transformers pipeline (``aggregation_strategy``)."""
+    """Any HF token-classification model through the transformers pipeline (``aggregation_strategy``).
+
+    ``backend="onnx"`` runs the model's ONNX export (``model.onnx``, or ``model_quantized.onnx`` with
+    ``int8=True``, `deid_hf.export.onnx`) on ONNX Runtime (``provider`` cpu / cuda / tensorrt) through
+    Optimum's ``ORTModelForTokenClassification`` in the same pipeline. Long texts are cut into overlapping
+    windows (``stride``; default: the window the model was trained with, ``config.deid_hf_window``). Batches
+    are formed from texts of similar length (less padding); results keep the input order.
+    """
 
     name = "token-classification"
 
@@ -99,18 +106,44 @@ class TokenClassificationDetector(Detector):
         batch_size: int = 16,
         min_score: float = 0.0,
         device=None,
+        *,
+        backend: str = "pytorch",
+        int8: bool = False,
+        provider: str = "cpu",
+        stride: int | None = None,
     ):
-        from transformers import pipeline
+        from transformers import AutoTokenizer, pipeline
 
+        from ..errors import InputError
         from ..models import model_path
 
+        if backend not in ("pytorch", "onnx"):
+            raise InputError(f"backend must be 'pytorch' or 'onnx', got {backend!r}")
         model = model_path(model) if isinstance(model, str) else model
+        if backend == "onnx":
+            from ..export.onnx import load_ort_model, session_options
+
+            if not isinstance(model, str):
+                raise InputError("backend='onnx' needs the path of an exported model folder")
+            tokenizer = tokenizer or AutoTokenizer.from_pretrained(model)
+            options = session_options() if provider == "cpu" else None
+            model = load_ort_model(
+                model, "token-classification", int8=int8, provider=provider, options=options
+            )
+        elif int8:
+            raise InputError("int8=True needs backend='onnx' (the int8 model is the ONNX export)")
+        window = getattr(getattr(model, "config", None), "deid_hf_window", None) or {}
+        options = {}
+        stride = window.get("stride") if stride is None else stride
+        if stride and aggregation_strategy != "none":
+            options["stride"] = stride
         self.pipe = pipeline(
             "token-classification",
             model=model,
             tokenizer=tokenizer,
             aggregation_strategy=aggregation_strategy,
-            device=device,
+            device=device if backend == "pytorch" else None,
+            **options,
         )
         self.batch_size = batch_size
         self.min_score = min_score
@@ -119,7 +152,11 @@ class TokenClassificationDetector(Detector):
         return self.detect_batch([text])[0]
 
     def detect_batch(self, texts: Sequence[str]) -> list[list[Span]]:
-        outputs = self.pipe(list(texts), batch_size=self.batch_size)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        outputs = [None] * len(texts)
+        found = self.pipe([texts[i] for i in order], batch_size=self.batch_size) if texts else []
+        for i, result in zip(order, found):
+            outputs[i] = result
         return [
             [
                 Span(

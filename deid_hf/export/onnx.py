@@ -5,7 +5,8 @@ Kinds (Optimum task): ``fill-mask``, ``causal-lm`` (``text-generation-with-past`
 ``token-classification``, ``feature-extraction``. A registry name (``smollm2-135m``, ``minilm``) exports
 its converted local checkpoint; any other path or Hub id is passed to Optimum. Each export writes a model
 card (README.md). int8 is dynamic quantization (`ORTQuantizer`, AVX2 config: weights int8, activations
-quantized at run time) written as ``model_quantized.onnx`` (quantized from the plain graph: onnxruntime cannot quantize fused
+quantized at run time; the config is chosen from this CPU's instruction set, `quantization_config`) written as
+``model_quantized.onnx`` (quantized from the plain graph: onnxruntime cannot quantize fused
 operators); optimisation is `ORTOptimizer` at level O1-O3, applied to ``model.onnx`` in place.
 """
 
@@ -66,10 +67,9 @@ def export(
             ) from None
     if int8:
         from optimum.onnxruntime import ORTQuantizer
-        from optimum.onnxruntime.configuration import AutoQuantizationConfig
 
         quantizer = ORTQuantizer.from_pretrained(output, file_name="model.onnx")
-        quantizer.quantize(save_dir=output, quantization_config=AutoQuantizationConfig.avx2(is_static=False))
+        quantizer.quantize(save_dir=output, quantization_config=quantization_config()[1])
     if optimize:
         from optimum.onnxruntime import ORTOptimizer
         from optimum.onnxruntime.configuration import OptimizationConfig
@@ -98,6 +98,67 @@ def export(
     return output
 
 
+def cpu_flags() -> set[str]:
+    """The instruction-set flags of this CPU (``/proc/cpuinfo``; empty where it is absent)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    return {
+        flag
+        for line in text.splitlines()
+        if line.startswith("flags")
+        for flag in line.split(":", 1)[1].split()
+    }
+
+
+def quantization_config(flags: set[str] | None = None):
+    """(name, Optimum dynamic int8 config) for this CPU: AVX-512 VNNI, AVX-512, AVX2, else ARM64."""
+    import platform
+
+    from optimum.onnxruntime.configuration import AutoQuantizationConfig
+
+    flags = cpu_flags() if flags is None else flags
+    if "avx512_vnni" in flags:
+        return "avx512_vnni", AutoQuantizationConfig.avx512_vnni(is_static=False)
+    if "avx512f" in flags:
+        return "avx512", AutoQuantizationConfig.avx512(is_static=False)
+    if "avx2" in flags or platform.machine().lower() not in ("aarch64", "arm64"):
+        return "avx2", AutoQuantizationConfig.avx2(is_static=False)
+    return "arm64", AutoQuantizationConfig.arm64(is_static=False)
+
+
+def export_token_classifier(folder: str | Path) -> dict:
+    """ONNX fp32 + int8 of the token-classification checkpoint in ``folder``, written beside it."""
+    export(str(folder), folder, "token-classification", int8=True)
+    return {"files": ["model.onnx", QUANTIZED_FILE], "quantization": quantization_config()[0]}
+
+
+def physical_cores() -> int:
+    import os
+
+    try:
+        import psutil
+
+        return psutil.cpu_count(logical=False) or os.cpu_count() or 1
+    except ImportError:
+        return os.cpu_count() or 1
+
+
+def session_options(threads: int | None = None, spinning: bool = False):
+    """ONNX Runtime session options for CPU inference: ``intra_op_num_threads`` = physical cores (or
+    ``threads``), one inter-op thread, all graph optimisations, and idle threads that sleep instead of
+    spinning (spinning threads compete with the tokenizer and other processes on a shared CPU)."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads or physical_cores()
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spinning else "0")
+    return options
+
+
 def provider_options(
     provider: str, trt_cache: str | Path | None = None, fp16: bool = False
 ) -> tuple[str, dict]:
@@ -121,9 +182,16 @@ def provider_options(
 
 
 def load_ort_model(
-    path: str | Path, kind: str | None = None, *, int8: bool = False, provider: str = "cpu", **provider_kwargs
+    path: str | Path,
+    kind: str | None = None,
+    *,
+    int8: bool = False,
+    provider: str = "cpu",
+    options=None,
+    **provider_kwargs,
 ):
-    """An ``ORTModelFor*`` from an exported directory; ``kind`` is read from its config when omitted."""
+    """An ``ORTModelFor*`` from an exported directory; ``kind`` is read from its config when omitted;
+    ``options``: an ``onnxruntime.SessionOptions`` (default: ONNX Runtime's own)."""
     import optimum.onnxruntime as ort
     from transformers import AutoConfig
     from transformers.models.auto.modeling_auto import MODEL_FOR_MASKED_LM_MAPPING_NAMES
@@ -136,10 +204,17 @@ def load_ort_model(
         config = AutoConfig.from_pretrained(path)
         kind = "fill-mask" if config.model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES else "causal-lm"
     _check_kind(kind)
-    name, options = provider_options(provider, **provider_kwargs)
+    name, provider_settings = provider_options(provider, **provider_kwargs)
     cls = getattr(ort, KINDS[kind][1])
     extra = {"use_cache": True} if kind == "causal-lm" else {}
-    return cls.from_pretrained(path, file_name=file_name, provider=name, provider_options=options, **extra)
+    return cls.from_pretrained(
+        path,
+        file_name=file_name,
+        provider=name,
+        provider_options=provider_settings,
+        session_options=options,
+        **extra,
+    )
 
 
 def cached_export(name: str, kind: str) -> Path:

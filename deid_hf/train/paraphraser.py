@@ -5,30 +5,24 @@ directions) and SNLI pairs whose five annotator labels are all entailment (premi
 JSONL of ``{"source", "paraphrase"}``. The loss covers the paraphrase tokens only (the prompt is context).
 Pairs are split into train / held-out by unordered pair, so a pair and its reverse never straddle the split.
 
-The loop: gradient accumulation with ``accelerator.no_sync`` on all but the last micro-batch of a group,
-linear warm-up and decay, evaluation loss on the held-out slice, a checkpoint (``accelerator.save_state`` +
-the position in the epoch) every ``save_every`` optimizer steps, written atomically; ``resume=True`` continues
-from the newest checkpoint and reaches the same weights as an uninterrupted run (per-epoch order is a pure
-function of seed and epoch). The result is a normal transformers checkpoint with calibrated clamp bounds in
-its config (``deid_hf_clamp``) and a model card.
+The loop is `deid_hf.train.loop` (shared with the detector trainer): gradient accumulation, linear warm-up
+and decay, evaluation loss on the held-out slice, atomic checkpoints, ``resume=True`` reaching the same
+weights as an uninterrupted run. The result is a normal transformers checkpoint with calibrated clamp bounds
+in its config (``deid_hf_clamp``) and a model card.
 """
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import json
-import math
 import random
 import shutil
-import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import InputError
 
-PROGRESS_FILE = "progress.json"
 TRAINING_FILE = "deid_hf_training.json"
 
 
@@ -164,48 +158,6 @@ def _collate(pad_id: int):
     return collate
 
 
-def epoch_order(size: int, seed: int, epoch: int) -> list[int]:
-    """The shuffled order of epoch ``epoch``: a pure function of (seed, epoch), so resuming can replay it."""
-    import torch
-
-    return torch.randperm(size, generator=torch.Generator().manual_seed(seed * 1000 + epoch)).tolist()
-
-
-def evaluation_loss(model, loader) -> float:
-    """Mean cross-entropy per paraphrase token over ``loader``."""
-    import torch
-
-    total, count = 0.0, 0
-    model.eval()
-    with torch.no_grad():
-        for batch in loader:
-            tokens = int((batch["labels"][:, 1:] != -100).sum())
-            total += float(model(**batch).loss) * tokens
-            count += tokens
-    model.train()
-    return total / max(count, 1)
-
-
-def latest_checkpoint(folder: Path) -> Path | None:
-    steps = [p for p in folder.glob("step-*") if (p / PROGRESS_FILE).is_file()] if folder.is_dir() else []
-    return max(steps, key=lambda p: int(p.name.split("-")[1]), default=None)
-
-
-def _save_checkpoint(accelerator, folder: Path, progress: dict) -> None:
-    """``accelerator.save_state`` into a temporary folder renamed into place; older checkpoints removed."""
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".tmp-{uuid.uuid4().hex}"
-    accelerator.save_state(str(tmp))
-    (tmp / PROGRESS_FILE).write_text(json.dumps(progress))
-    final = folder / f"step-{progress['step']}"
-    if final.exists():
-        shutil.rmtree(final)
-    tmp.rename(final)
-    for old in [*folder.glob("step-*"), *folder.glob(".tmp-*")]:  # older steps, leftovers of a crash
-        if old != final:
-            shutil.rmtree(old, ignore_errors=True)
-
-
 def train_paraphraser(
     pairs: Sequence[tuple[str, str]],
     output_dir: str | Path,
@@ -224,14 +176,10 @@ def train_paraphraser(
     ``resume=True`` continues from the newest checkpoint in ``checkpoint_dir`` (default output_dir/checkpoints).
     The model is written to ``output_dir`` only when training completes.
     """
-    import torch
-    from accelerate import Accelerator
     from accelerate.utils import set_seed
-    from torch.utils.data import DataLoader
-    from tqdm.auto import tqdm
-    from transformers import get_linear_schedule_with_warmup
 
     from ..models import load_causal_lm
+    from .loop import LoopSettings, run_training
 
     config = config or ParaphraserConfig()
     pairs = [(s.strip(), p.strip()) for s, p in pairs if s.strip() and p.strip()]
@@ -249,92 +197,20 @@ def train_paraphraser(
     train, held_out = split_pairs(pairs, config.eval_fraction, config.seed)
     train_rows = [encode_pair(tokenizer, s, p, config.max_length) for s, p in train]
     eval_rows = [encode_pair(tokenizer, s, p, config.max_length) for s, p in held_out]
-    collate = _collate(tokenizer.pad_token_id)
-
-    accelerator = Accelerator(cpu=not torch.cuda.is_available())
-    if accelerator.num_processes > 1:
-        raise InputError(
-            "train_paraphraser runs in one process (CPU or one GPU); multi-process is not supported"
-        )
-    batches_per_epoch = math.ceil(len(train_rows) / config.batch_size)
-    steps_per_epoch = math.ceil(batches_per_epoch / config.gradient_accumulation_steps)
-    total_steps = steps_per_epoch * config.epochs
-    model.train()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate)
-    scheduler = get_linear_schedule_with_warmup(
-        optimizer, int(config.warmup_ratio * total_steps), total_steps
+    run = run_training(
+        model,
+        train_rows,
+        eval_rows,
+        _collate(tokenizer.pad_token_id),
+        LoopSettings.of(config),
+        checkpoints,
+        identity={"config": asdict(config), "pairs": len(pairs)},
+        resume=resume,
+        stop_after=stop_after,
+        progress=progress,
+        description="fine-tuning paraphraser",
     )
-    eval_loader = DataLoader(eval_rows, batch_size=config.batch_size, collate_fn=collate)
-    model, optimizer, scheduler, eval_loader = accelerator.prepare(model, optimizer, scheduler, eval_loader)
-
-    state = {
-        "step": 0,
-        "epoch": 0,
-        "batch": 0,
-        "eval_loss": [],
-        "train_loss": None,
-        "config": asdict(config),
-        "pairs": len(pairs),
-    }
-    found = latest_checkpoint(checkpoints) if resume else None
-    if found:
-        saved = json.loads((found / PROGRESS_FILE).read_text())
-        if (saved["config"], saved["pairs"]) != (state["config"], state["pairs"]):
-            raise InputError(
-                f"checkpoint {found} was written with other settings or data; resume with the same "
-                f"ones or start without --resume"
-            )
-        accelerator.load_state(str(found))
-        state = saved
-    resumed_from = state["step"]
-    if not state["eval_loss"]:
-        state["eval_loss"].append([0, evaluation_loss(model, eval_loader)])
-    bar = tqdm(
-        total=total_steps,
-        initial=state["step"],
-        desc="fine-tuning paraphraser",
-        unit="step",
-        disable=not progress or not accelerator.is_local_main_process,
-    )
-    stopped = False
-    for epoch in range(state["epoch"], config.epochs):
-        order = epoch_order(len(train_rows), config.seed, epoch)
-        loader = accelerator.prepare(
-            DataLoader([train_rows[i] for i in order], batch_size=config.batch_size, collate_fn=collate)
-        )
-        first = state["batch"] if epoch == state["epoch"] else 0
-        batches = accelerator.skip_first_batches(loader, first) if first else loader
-        group_loss = 0.0
-        for index, batch in enumerate(batches, start=first):
-            group_start = index - index % config.gradient_accumulation_steps
-            group_size = min(config.gradient_accumulation_steps, batches_per_epoch - group_start)
-            last = index == group_start + group_size - 1
-            with contextlib.nullcontext() if last else accelerator.no_sync(model):
-                loss = model(**batch).loss / group_size
-                accelerator.backward(loss)
-            group_loss += loss.detach().item()
-            if not last:
-                continue
-            accelerator.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
-            state.update(step=state["step"] + 1, epoch=epoch, batch=index + 1, train_loss=group_loss)
-            group_loss = 0.0
-            if index + 1 == batches_per_epoch:
-                state.update(epoch=epoch + 1, batch=0)
-            bar.update(1)
-            bar.set_postfix(loss=f"{state['train_loss']:.3f}", eval=f"{state['eval_loss'][-1][1]:.3f}")
-            if state["step"] % config.eval_every == 0 or state["step"] == total_steps:
-                state["eval_loss"].append([state["step"], evaluation_loss(model, eval_loader)])
-            stopped = stop_after is not None and state["step"] >= stop_after and state["step"] < total_steps
-            if state["step"] % config.save_every == 0 or stopped:
-                _save_checkpoint(accelerator, checkpoints, state)
-            if stopped:
-                break
-        if stopped:
-            break
-    bar.close()
+    state, stopped, total_steps, resumed_from = run.state, run.stopped, run.total_steps, run.resumed_from
     metrics = {
         "steps": state["step"],
         "total_steps": total_steps,
@@ -348,7 +224,7 @@ def train_paraphraser(
         "completed": not stopped,
     }
     if not stopped:
-        _write_model(accelerator.unwrap_model(model), tokenizer, output_dir, config, metrics, held_out)
+        _write_model(run.model, tokenizer, output_dir, config, metrics, held_out)
     return metrics
 
 

@@ -1,0 +1,614 @@
+"""Fine-tune an encoder for token classification over the label schema (BIO) with the shared accelerate loop.
+
+Labels: ``O`` plus ``B-``/``I-`` of every label of `deid_hf.spans.LABELS`. A WordPiece token is labelled
+with the span it overlaps (``B-`` when the previous token of its window is not in the same span); special
+tokens get -100 (no loss). Documents longer than ``max_length`` are cut into overlapping windows (``stride``
+tokens shared by consecutive windows, the tokenizers' ``return_overflowing_tokens``).
+
+Gold data: presidio_synth_pii records 0-749 (types mapped by ``PRESIDIO_LABELS``) and the PhysioNet deid
+dev notes (``PHYSIONET_LABELS``), split into patient-level folds: ``held_out_fold=k`` trains on the other
+folds and reports held-out metrics (shared/EVALUATION.md) on fold k's notes and on presidio records 750-1499.
+The result folder holds the transformers checkpoint, its tokenizer, the ONNX export (fp32 + int8, Optimum)
+and a model card.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ..errors import InputError
+from ..spans import LABELS
+
+TRAINING_FILE = "deid_hf_training.json"
+BIO_LABELS = ("O", *(f"{prefix}-{label}" for label in LABELS for prefix in ("B", "I")))
+PRESIDIO_FILE = "presidio_synth_pii/synth_dataset_v2.json"
+PHYSIONET_FILE = "physionet_deid_dev/notes.jsonl"
+#: presidio_synth_pii entity types -> schema
+PRESIDIO_LABELS = {
+    "PERSON": "PERSON",
+    "STREET_ADDRESS": "ADDRESS",
+    "ZIP_CODE": "ADDRESS",
+    "GPE": "LOCATION",
+    "ORGANIZATION": "ORG",
+    "CREDIT_CARD": "ID",
+    "IBAN_CODE": "ID",
+    "US_SSN": "ID",
+    "US_DRIVER_LICENSE": "ID",
+    "DATE_TIME": "DATE_TIME",
+    "PHONE_NUMBER": "PHONE",
+    "AGE": "AGE",
+    "EMAIL_ADDRESS": "EMAIL",
+    "DOMAIN_NAME": "URL",
+    "IP_ADDRESS": "IP",
+    "TITLE": "OTHER",
+    "NRP": "OTHER",
+}
+#: PhysioNet deid gold labels -> schema ("Other" PHI are identifying numbers)
+PHYSIONET_LABELS = {
+    "HCPName": "PERSON",
+    "PTName": "PERSON",
+    "RelativeProxyName": "PERSON",
+    "Date": "DATE_TIME",
+    "DateYear": "DATE_TIME",
+    "Location": "LOCATION",
+    "Phone": "PHONE",
+    "Age": "AGE",
+    "Other": "ID",
+}
+
+
+@dataclass
+class DetectorConfig:
+    model: str = "minilm"
+    epochs: int = 2
+    batch_size: int = 16
+    gradient_accumulation_steps: int = 1
+    learning_rate: float = 1.5e-4
+    warmup_ratio: float = 0.1
+    max_length: int = 256
+    stride: int = 64
+    eval_fraction: float = 0.05
+    eval_every: int = 40
+    save_every: int = 20
+    seed: int = 0
+    #: patient-level folds of the PhysioNet dev notes; ``held_out_fold`` is left out (None: train on all)
+    folds: int = 5
+    held_out_fold: int | None = 0
+    #: presidio_synth_pii records 0..presidio_records-1 are trained on (the rest are held out)
+    presidio_records: int = 750
+    #: at most this many training windows (a seeded sample), to bound the run's time
+    max_windows: int | None = 1000
+    #: where the documents came from, for the model card: "default" or a file name
+    data: str = "default"
+
+    def __post_init__(self):
+        for name in (
+            "epochs",
+            "batch_size",
+            "gradient_accumulation_steps",
+            "max_length",
+            "eval_every",
+            "save_every",
+            "folds",
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InputError(f"{name} must be a positive integer, got {value!r}")
+        if self.max_windows is not None and (not isinstance(self.max_windows, int) or self.max_windows < 1):
+            raise InputError(f"max_windows must be a positive integer or None, got {self.max_windows!r}")
+        if not 0 <= self.stride < self.max_length - 2:
+            raise InputError(f"stride must be in [0, max_length - 2), got {self.stride!r}")
+        if not 0 < self.eval_fraction < 1:
+            raise InputError(f"eval_fraction must be in (0, 1), got {self.eval_fraction!r}")
+        if not self.learning_rate > 0:
+            raise InputError(f"learning_rate must be positive, got {self.learning_rate!r}")
+        if self.held_out_fold is not None and not 0 <= self.held_out_fold < self.folds:
+            raise InputError(f"held_out_fold must be in [0, {self.folds}), got {self.held_out_fold!r}")
+
+
+@dataclass(frozen=True)
+class LabelledDocument:
+    """A text with gold spans ``(start, end, schema label)``; ``group`` keeps related documents (a
+    patient's notes) on one side of every split."""
+
+    text: str
+    spans: tuple[tuple[int, int, str], ...]
+    group: str
+    source: str = ""
+    #: the corpus' own label of each span (for per-type figures)
+    original_labels: tuple[str, ...] = ()
+
+
+def _checked(spans, text: str, where: str) -> tuple[tuple[int, int, str], ...]:
+    out = []
+    for start, end, label in spans:
+        if label not in LABELS:
+            raise InputError(f"{where}: label {label!r} is not in the schema ({', '.join(LABELS)})")
+        if not 0 <= start < end <= len(text):
+            raise InputError(f"{where}: span [{start}, {end}) is outside the text")
+        out.append((start, end, label))
+    return tuple(out)
+
+
+def presidio_documents(path: str | Path, records: range) -> list[LabelledDocument]:
+    """presidio_synth_pii records ``records`` with their entity types mapped onto the schema."""
+    rows = json.loads(Path(path).read_text(encoding="utf-8"))
+    docs = []
+    for i in records:
+        if i >= len(rows):
+            break
+        spans = rows[i]["spans"]
+        docs.append(
+            LabelledDocument(
+                rows[i]["full_text"],
+                _checked(
+                    [
+                        (
+                            s["start_position"],
+                            s["end_position"],
+                            PRESIDIO_LABELS.get(s["entity_type"], "OTHER"),
+                        )
+                        for s in spans
+                    ],
+                    rows[i]["full_text"],
+                    f"{path} record {i}",
+                ),
+                f"presidio-{i}",
+                "presidio_synth_pii",
+                tuple(s["entity_type"] for s in spans),
+            )
+        )
+    return docs
+
+
+def physionet_documents(path: str | Path) -> list[LabelledDocument]:
+    """PhysioNet deid notes (``{"patient", "text", "spans"}`` per line), grouped by patient."""
+    docs = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        spans = [(s["start"], s["end"], PHYSIONET_LABELS.get(s["label"], "OTHER")) for s in row["spans"]]
+        docs.append(
+            LabelledDocument(
+                row["text"],
+                _checked(spans, row["text"], f"{path}:{number}"),
+                f"patient-{row['patient']}",
+                "physionet_deid_dev",
+                tuple(s["label"] for s in row["spans"]),
+            )
+        )
+    return docs
+
+
+def read_documents(path: str | Path) -> list[LabelledDocument]:
+    """JSONL of ``{"text": str, "spans": [{"start", "end", "label"}], "group": str (optional)}``; labels in
+    the schema (or PhysioNet / presidio names, mapped)."""
+    if not Path(path).is_file():
+        raise InputError(f"documents file {path} does not exist")
+    mapping = {**PRESIDIO_LABELS, **PHYSIONET_LABELS}
+    docs = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            text = row["text"]
+            spans = [(int(s["start"]), int(s["end"]), str(s["label"])) for s in row.get("spans", [])]
+        except (ValueError, KeyError, TypeError):
+            text = None
+        if not isinstance(text, str):
+            raise InputError(f"{path}:{number}: expected a JSON object with 'text' and 'spans'")
+        spans = [(s, e, label if label in LABELS else mapping.get(label, label)) for s, e, label in spans]
+        docs.append(
+            LabelledDocument(
+                text,
+                _checked(spans, text, f"{path}:{number}"),
+                str(row.get("group", f"line-{number}")),
+                Path(path).name,
+                tuple(label for _, _, label in spans),
+            )
+        )
+    return docs
+
+
+def patient_folds(groups: Iterable[str], folds: int, seed: int = 0) -> dict[str, int]:
+    """Group -> fold: the sorted groups shuffled under ``seed`` and dealt round-robin."""
+    ordered = sorted(set(groups))
+    random.Random(seed).shuffle(ordered)
+    return {group: i % folds for i, group in enumerate(ordered)}
+
+
+def default_documents(data_root: str | Path, config: DetectorConfig):
+    """(training documents, {held-out set name: documents}) of the default gold mix."""
+    root = Path(data_root)
+    for relative in (PRESIDIO_FILE, PHYSIONET_FILE):
+        if not (root / relative).is_file():
+            raise InputError(
+                f"training the detector needs {root / relative}; set DEID_HF_DATA / --data-root to the "
+                f"folder holding presidio_synth_pii/ and physionet_deid_dev/, or pass --documents FILE.jsonl"
+            )
+    presidio = presidio_documents(root / PRESIDIO_FILE, range(0, 1500))
+    notes = physionet_documents(root / PHYSIONET_FILE)
+    fold_of = patient_folds((d.group for d in notes), config.folds, seed=0)
+    held_notes = [d for d in notes if fold_of[d.group] == config.held_out_fold]
+    train = presidio[: config.presidio_records] + [
+        d for d in notes if fold_of[d.group] != config.held_out_fold
+    ]
+    held_out = {"presidio_synth_pii 750-1499": presidio[config.presidio_records :]}
+    if held_notes:
+        held_out[f"physionet_deid_dev fold {config.held_out_fold}/{config.folds}"] = held_notes
+    return train, held_out
+
+
+def encode_document(tokenizer, document: LabelledDocument, max_length: int, stride: int) -> list[dict]:
+    """One row per window: ``input_ids``, ``attention_mask`` and BIO ``labels`` (ids of `BIO_LABELS`)."""
+    encoded = tokenizer(
+        document.text,
+        truncation=True,
+        max_length=max_length,
+        stride=stride,
+        return_overflowing_tokens=True,
+        return_offsets_mapping=True,
+    )
+    index = {label: i for i, label in enumerate(BIO_LABELS)}
+    rows = []
+    for window, ids in enumerate(encoded["input_ids"]):
+        special = set(
+            i
+            for i, flag in enumerate(tokenizer.get_special_tokens_mask(ids, already_has_special_tokens=True))
+            if flag
+        )
+        labels, previous = [], None
+        for i, (start, end) in enumerate(encoded["offset_mapping"][window]):
+            if i in special or start == end:
+                labels.append(-100)
+                continue
+            span = next((s for s in document.spans if start < s[1] and s[0] < end), None)
+            if span is None:
+                labels.append(index["O"])
+            else:
+                labels.append(index[("I-" if span == previous else "B-") + span[2]])
+            previous = span
+        rows.append({"input_ids": list(ids), "attention_mask": [1] * len(ids), "labels": labels})
+    return rows
+
+
+def _collate(pad_id: int):
+    import torch
+
+    def collate(rows: list[dict]) -> dict:
+        width = max(len(r["input_ids"]) for r in rows)
+        pad = [width - len(r["input_ids"]) for r in rows]
+        return {
+            "input_ids": torch.tensor([r["input_ids"] + [pad_id] * n for r, n in zip(rows, pad)]),
+            "attention_mask": torch.tensor([r["attention_mask"] + [0] * n for r, n in zip(rows, pad)]),
+            "labels": torch.tensor([r["labels"] + [-100] * n for r, n in zip(rows, pad)]),
+        }
+
+    return collate
+
+
+def length_grouped_order(lengths: Sequence[int], batch_size: int, group: int = 32):
+    """An epoch order (pure function of seed and epoch) that batches rows of similar length: the seeded
+    permutation cut into chunks of ``batch_size * group`` rows, each sorted by length, then the batches of
+    the epoch shuffled (less padding, same randomness across batches)."""
+    from .loop import epoch_order
+
+    def order(size: int, seed: int, epoch: int) -> list[int]:
+        permutation = epoch_order(size, seed, epoch)
+        chunk = batch_size * group
+        ordered = [
+            j
+            for i in range(0, size, chunk)
+            for j in sorted(permutation[i : i + chunk], key=lambda k: -lengths[k])
+        ]
+        batches = [ordered[i : i + batch_size] for i in range(0, size, batch_size)]
+        random.Random(seed * 1000 + epoch).shuffle(batches)
+        return [j for batch in batches for j in batch]
+
+    return order
+
+
+def split_documents(docs: Sequence[LabelledDocument], eval_fraction: float, seed: int):
+    """(train, eval) by group: a seeded ``eval_fraction`` of the groups for the evaluation loss."""
+    groups = sorted({d.group for d in docs})
+    random.Random(seed).shuffle(groups)
+    held = set(groups[: max(1, round(eval_fraction * len(groups)))])
+    train = [d for d in docs if d.group not in held]
+    if not train:
+        raise InputError(
+            f"{len(docs)} documents leave nothing to train on after holding out {eval_fraction:.0%}"
+        )
+    return train, [d for d in docs if d.group in held]
+
+
+def case_group(text: str) -> str:
+    """ "upper" when the text has letters and none is lower case, else "mixed"."""
+    return "upper" if any(c.isalpha() for c in text) and text == text.upper() else "mixed"
+
+
+def held_out_metrics(detector, held_out: dict[str, Sequence[LabelledDocument]]) -> dict:
+    """EVALUATION.md token metrics of ``detector`` on each held-out set, also per case group, with docs/s."""
+    import time
+
+    from ..evaluation.detection import DetectionCounts, GoldDocument, GoldSpan
+
+    results = {}
+    for name, docs in held_out.items():
+        if not docs:
+            continue
+        start = time.perf_counter()
+        predicted = detector.detect_batch([d.text for d in docs])
+        seconds = time.perf_counter() - start
+        counts = {"all": DetectionCounts()}
+        for doc, spans in zip(docs, predicted):
+            gold = GoldDocument(
+                doc.text,
+                tuple(
+                    GoldSpan(s, e, original) for (s, e, _), original in zip(doc.spans, doc.original_labels)
+                ),
+            )
+            for key in ("all", case_group(doc.text)):
+                counts.setdefault(key, DetectionCounts()).add(gold, spans)
+        results[name] = {
+            "documents": len(docs),
+            "docs_per_s": len(docs) / seconds,
+            **{key: c.report() for key, c in counts.items()},
+        }
+    return results
+
+
+def train_detector(
+    documents: Sequence[LabelledDocument],
+    output_dir: str | Path,
+    config: DetectorConfig | None = None,
+    *,
+    held_out: dict[str, Sequence[LabelledDocument]] | None = None,
+    model=None,
+    tokenizer=None,
+    checkpoint_dir: str | Path | None = None,
+    resume: bool = False,
+    stop_after: int | None = None,
+    progress: bool = True,
+    export_onnx: bool = True,
+    write_stopped: bool = False,
+) -> dict:
+    """Fine-tune ``config.model`` (or the given ``model`` / ``tokenizer``) on ``documents``; returns metrics.
+
+    ``held_out`` sets are measured after training (PyTorch backend) and go into the card; ``stop_after`` /
+    ``resume`` as in `deid_hf.train.loop.run_training`. The folder is written when training completes, or
+    with ``write_stopped=True`` also from a run stopped early (``--resume --stop-after N`` at the newest
+    checkpoint's step writes that checkpoint; the card states the steps done of the schedule).
+    """
+    from accelerate.utils import set_seed
+
+    from .loop import LoopSettings, run_training
+
+    config = config or DetectorConfig()
+    documents = [d for d in documents if d.text.strip()]
+    if not documents:
+        raise InputError("no documents to train the detector on")
+    output_dir = Path(output_dir)
+    checkpoints = Path(checkpoint_dir) if checkpoint_dir else output_dir / "checkpoints"
+    set_seed(config.seed)
+    if model is None:
+        model, tokenizer = _base_model(config.model)
+    elif tokenizer is None:
+        raise InputError("pass the tokenizer together with the model")
+    if not getattr(tokenizer, "is_fast", False):
+        raise InputError("the detector trainer needs a fast tokenizer (offsets for windows and labels)")
+    train_docs, eval_docs = split_documents(documents, config.eval_fraction, config.seed)
+    train_rows = [
+        r for d in train_docs for r in encode_document(tokenizer, d, config.max_length, config.stride)
+    ]
+    eval_rows = [
+        r for d in eval_docs for r in encode_document(tokenizer, d, config.max_length, config.stride)
+    ]
+    if config.max_windows is not None and len(train_rows) > config.max_windows:
+        keep = sorted(random.Random(config.seed).sample(range(len(train_rows)), config.max_windows))
+        train_rows = [train_rows[i] for i in keep]
+    run = run_training(
+        model,
+        train_rows,
+        eval_rows,
+        _collate(tokenizer.pad_token_id),
+        LoopSettings.of(config),
+        checkpoints,
+        identity={"config": asdict(config), "documents": len(documents), "windows": len(train_rows)},
+        resume=resume,
+        stop_after=stop_after,
+        progress=progress,
+        description="fine-tuning detector",
+        label_shift=0,
+        order=length_grouped_order([len(r["input_ids"]) for r in train_rows], config.batch_size),
+    )
+    state = run.state
+    metrics = {
+        "steps": state["step"],
+        "total_steps": run.total_steps,
+        "train_documents": len(train_docs),
+        "train_windows": len(train_rows),
+        "eval_documents": len(eval_docs),
+        "train_loss": state["train_loss"],
+        "eval_loss": state["eval_loss"][-1][1],
+        "eval_loss_before": state["eval_loss"][0][1],
+        "eval_loss_curve": state["eval_loss"],
+        "resumed_from": run.resumed_from,
+        "completed": not run.stopped,
+    }
+    if run.stopped and not write_stopped:
+        return metrics
+    _write_model(run.model, tokenizer, output_dir, config, metrics, held_out or {}, documents, export_onnx)
+    return metrics
+
+
+def _base_model(name: str):
+    from transformers import AutoModelForTokenClassification
+
+    from ..models import load_tokenizer, model_path
+
+    model = AutoModelForTokenClassification.from_pretrained(
+        model_path(name),
+        num_labels=len(BIO_LABELS),
+        id2label=dict(enumerate(BIO_LABELS)),
+        label2id={label: i for i, label in enumerate(BIO_LABELS)},
+    )
+    return model, load_tokenizer(name)
+
+
+def _write_model(
+    model,
+    tokenizer,
+    output_dir: Path,
+    config: DetectorConfig,
+    metrics: dict,
+    held_out: dict,
+    documents: Sequence[LabelledDocument],
+    export_onnx: bool,
+) -> None:
+    """Checkpoint + tokenizer, held-out metrics, ONNX fp32 + int8, model card; assembled in a temporary
+    folder renamed into place."""
+    from ..detect.ner import TokenClassificationDetector
+
+    output_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = output_dir.parent / f".tmp-{output_dir.name}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    model.eval()
+    model.config.id2label = dict(enumerate(BIO_LABELS))
+    model.config.label2id = {label: i for i, label in enumerate(BIO_LABELS)}
+    model.config.deid_hf_window = {"max_length": config.max_length, "stride": config.stride}
+    model.save_pretrained(tmp, safe_serialization=True)
+    tokenizer.save_pretrained(tmp)
+    settings = json.loads((tmp / "tokenizer_config.json").read_text())  # inference windows = training ones
+    settings["model_max_length"] = config.max_length
+    (tmp / "tokenizer_config.json").write_text(json.dumps(settings, indent=2))
+    metrics["held_out"] = (
+        held_out_metrics(TokenClassificationDetector(str(tmp)), held_out) if held_out else {}
+    )
+    if export_onnx:
+        from ..export.onnx import export_token_classifier
+
+        metrics["onnx"] = export_token_classifier(tmp)
+    sources = sorted({d.source for d in documents})
+    (tmp / TRAINING_FILE).write_text(
+        json.dumps({"config": asdict(config), "metrics": metrics, "sources": sources}, indent=2)
+    )
+    _write_card(tmp, config, metrics, sources)
+    if not metrics["completed"] and (output_dir / "checkpoints").is_dir():  # a stopped run can go on
+        (output_dir / "checkpoints").rename(tmp / "checkpoints")
+    if output_dir.exists():  # e.g. the checkpoints of a completed run, no longer needed
+        stale = output_dir.parent / f".old-{output_dir.name}"
+        shutil.rmtree(stale, ignore_errors=True)
+        output_dir.rename(stale)
+        shutil.rmtree(stale, ignore_errors=True)
+    tmp.rename(output_dir)
+
+
+def _metrics_table(held_out: dict) -> str:
+    lines = ["| held-out set | case group | documents | token P | token R | entities fully protected |"]
+    lines.append("|---|---|---|---|---|---|")
+    for name, result in held_out.items():
+        for group in ("all", "mixed", "upper"):
+            if group in result:
+                r = result[group]
+                docs = result["documents"] if group == "all" else "-"
+                lines.append(
+                    f"| {name} | {group} | {docs} | {r['token_precision']:.3f} | {r['token_recall']:.3f} | "
+                    f"{r['entities_fully_protected']:.3f} |"
+                )
+    return "\n".join(lines)
+
+
+def _write_card(folder: Path, config: DetectorConfig, metrics: dict, sources: list[str]) -> None:
+    from ..export.cards import write_card
+    from ..models import REGISTRY
+
+    base = REGISTRY[config.model].base_model if config.model in REGISTRY else config.model
+    schedule = "" if metrics["completed"] else f" (stopped early, of {metrics['total_steps']} planned)"
+    held = (
+        f"patients of fold {config.held_out_fold} of {config.folds} (patient-level folds) held out"
+        if config.held_out_fold is not None
+        else "all dev patients trained on: dev-note figures below are NOT held out"
+    )
+    write_card(
+        folder,
+        kind="token-classification",
+        base_model=base,
+        license="apache-2.0",
+        datasets=None,
+        tags=["token-classification", "ner", "phi", "onnx"],
+        text={
+            "title": f"{Path(config.model).name} fine-tuned as a PII/PHI token classifier for deid-hf",
+            "summary": (
+                f"`{config.model}` fine-tuned for token classification over the deid-hf label schema in BIO "
+                f"({len(BIO_LABELS)} labels: {', '.join(LABELS)}) on {metrics['train_documents']} gold "
+                f"documents ({metrics['train_windows']} windows of {config.max_length} tokens, stride "
+                f"{config.stride}), {metrics['steps']} optimizer steps"
+                f"{schedule}"
+                f", seed {config.seed}. Training data: "
+                f"{', '.join(sources)}: presidio_synth_pii records 0-{config.presidio_records - 1} and "
+                f"PhysioNet deid dev ICU nursing notes ({held}). No silver (distilled) data.\n\n"
+                f"Held-out token metrics (shared/EVALUATION.md, label-agnostic; PyTorch fp32):\n\n"
+                f"{_metrics_table(metrics.get('held_out', {}))}\n\n"
+                f"Files: `model.safetensors` (PyTorch), `model.onnx` (ONNX fp32) and "
+                f"`model_quantized.onnx` (int8 dynamic quantization, config chosen from the exporting "
+                f"CPU's instruction set: {metrics.get('onnx', {}).get('quantization', 'not exported')})."
+            ),
+            "usage": (
+                f"from transformers import pipeline\n"
+                f'pipe = pipeline("token-classification", model="{folder.name}", '
+                f'aggregation_strategy="simple", stride={config.stride})\n'
+                f"# in deid-hf, ONNX Runtime int8:\n"
+                f'deid_hf.pipeline("deid-substitution", detector=deid_hf.detect.TokenClassificationDetector('
+                f'"{folder.name}", backend="onnx", int8=True))'
+            ),
+            "limits": (
+                "Intended use: finding personal information (names, places, dates, contact details, "
+                "identifying numbers) in English free text before replacement, as one detector of a "
+                "deid-hf ensemble or alone where speed matters. Limits: the tokenizer is uncased, so "
+                "capitalisation carries no signal (see the per case-group figures); trained on synthetic "
+                "records and on the notes of one hospital's ICU (MIMIC-II, surrogate PHI), so other "
+                "note types, institutions and languages will see lower recall; the clinical training set "
+                "is small (a few hundred PHI spans). Detection is never perfect and a privacy guarantee "
+                "holds only for what is detected: review a sample."
+            ),
+        },
+    )
+
+
+def build_default_detector(out: Path) -> dict:
+    """Builder of the cached ``deid-detector-minilm``: MiniLM fine-tuned with the default config on the
+    default gold mix (patient fold 0 held out, so the card's clinical figures are held out). Checkpoints go
+    to ``<cache>/.train-deid-detector-minilm`` and resume after an interruption."""
+    from ..models import DETECTOR_BUILD_NOTE
+    from ..paths import cache_dir, data_root
+
+    config = DetectorConfig()
+    documents, held_out = default_documents(data_root(), config)
+    checkpoints = cache_dir() / ".train-deid-detector-minilm"
+    print(
+        f"deid-hf: building the default learned detector once: {DETECTOR_BUILD_NOTE}; "
+        f"{len(documents)} documents",
+        file=sys.stderr,
+    )
+    kwargs = {"held_out": held_out, "checkpoint_dir": checkpoints}
+    try:
+        metrics = train_detector(documents, out, config, resume=True, **kwargs)
+    except InputError:  # checkpoints of another deid-hf version or data: start over
+        shutil.rmtree(checkpoints, ignore_errors=True)
+        metrics = train_detector(documents, out, config, **kwargs)
+    shutil.rmtree(checkpoints, ignore_errors=True)
+    return {"base": config.model, "eval_loss": metrics["eval_loss"], "steps": metrics["steps"]}
+
+
+if __name__ == "__main__":  # accelerate launch -m deid_hf.train.detector OUTPUT [options of train-detector]
+    from ..cli import main
+
+    sys.exit(main(["train-detector", *sys.argv[1:]]))

@@ -1,0 +1,267 @@
+import json
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from deid_hf.cli import main
+from deid_hf.errors import InputError
+from deid_hf.spans import LABELS
+from deid_hf.train.detector import (
+    BIO_LABELS,
+    DetectorConfig,
+    LabelledDocument,
+    default_documents,
+    encode_document,
+    patient_folds,
+    read_documents,
+    train_detector,
+)
+from tests.conftest import shared_data
+
+NAMES = ("Maria Gonzalez", "Ivan Petrov", "Ana Lima", "Tom Okafor")
+PLACES = ("Lisbon", "Boston", "Nairobi")
+
+
+def _doc(i: int) -> LabelledDocument:
+    name, place = NAMES[i % len(NAMES)], PLACES[i % len(PLACES)]
+    text = f"Patient {name} was seen on 12/0{i % 9 + 1}/2020 in {place}, stable."
+    spans = (
+        (text.index(name), text.index(name) + len(name), "PERSON"),
+        (text.index("12/"), text.index("12/") + 10, "DATE_TIME"),
+        (text.index(place), text.index(place) + len(place), "LOCATION"),
+    )
+    return LabelledDocument(text, spans, f"patient-{i % 6}", "test", ("Name", "Date", "Location"))
+
+
+DOCS = [_doc(i) for i in range(24)]
+CONFIG = DetectorConfig(
+    epochs=2,
+    batch_size=4,
+    learning_rate=5e-3,
+    max_length=16,
+    stride=4,
+    eval_fraction=0.2,
+    eval_every=3,
+    save_every=3,
+    seed=3,
+    max_windows=None,
+)
+
+
+def tiny_token_classifier(tokenizer):
+    from transformers import BertConfig, BertForTokenClassification
+
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+        num_labels=len(BIO_LABELS),
+        id2label=dict(enumerate(BIO_LABELS)),
+        label2id={label: i for i, label in enumerate(BIO_LABELS)},
+    )
+    return BertForTokenClassification(config)
+
+
+def _train(tmp_path, tokenizer, name, **kwargs):
+    held = {"held": DOCS[:4]}
+    return train_detector(
+        DOCS,
+        tmp_path / name,
+        CONFIG,
+        held_out=held,
+        model=tiny_token_classifier(tokenizer),
+        tokenizer=tokenizer,
+        progress=False,
+        **kwargs,
+    )
+
+
+def test_bio_labels_follow_spans_across_overlapping_windows(minilm_tokenizer):
+    text = "Seen by Dr Maria Gonzalez Okafor today at the clinic on Elm Street in Boston again."
+    name = "Maria Gonzalez Okafor"
+    where = text.index("Boston")
+    doc = LabelledDocument(
+        text,
+        ((text.index(name), text.index(name) + len(name), "PERSON"), (where, where + 6, "LOCATION")),
+        "g",
+    )
+    rows = encode_document(minilm_tokenizer, doc, max_length=10, stride=3)
+    assert len(rows) > 2
+    full = minilm_tokenizer(text, return_offsets_mapping=True, add_special_tokens=False)
+    pieces = [minilm_tokenizer.convert_ids_to_tokens(r["input_ids"]) for r in rows]
+    for row, tokens in zip(rows, pieces):
+        assert len(row["input_ids"]) <= 10 and len(row["labels"]) == len(row["input_ids"])
+        assert (
+            row["labels"][0] == row["labels"][-1] == -100 and tokens[0] == "[CLS]" and tokens[-1] == "[SEP]"
+        )
+    for first, second in zip(rows, rows[1:]):  # consecutive windows share `stride` tokens
+        assert first["input_ids"][-4:-1] == second["input_ids"][1:4]
+    # every window's labels agree with the spans the token overlaps; B- on a span's first token in the window
+    start = 0
+    for row in rows:
+        inner = row["labels"][1:-1]
+        offsets = full["offset_mapping"][start : start + len(inner)]
+        previous = None
+        for label, (s, e) in zip(inner, offsets):
+            span = next((sp for sp in doc.spans if s < sp[1] and sp[0] < e), None)
+            expected = "O" if span is None else ("I-" if span == previous else "B-") + span[2]
+            assert BIO_LABELS[label] == expected
+            previous = span
+        start += len(inner) - 3
+    assert start + 3 == len(full["input_ids"])
+    labelled = [BIO_LABELS[x] for r in rows for x in r["labels"] if x >= 0]
+    assert labelled.count("B-LOCATION") >= 1 and "B-PERSON" in labelled and "I-PERSON" in labelled
+
+
+def test_patient_folds_keep_a_patient_in_one_fold():
+    groups = [f"patient-{i % 13}" for i in range(100)]
+    folds = patient_folds(groups, 5, seed=0)
+    assert set(folds) == set(groups) and set(folds.values()) == set(range(5))
+    assert folds == patient_folds(reversed(groups), 5, seed=0)
+
+
+def test_default_documents_hold_out_a_patient_fold():
+    root = shared_data("physionet_deid_dev").parent
+    shared_data("presidio_synth_pii")
+    train, held = default_documents(root, DetectorConfig(held_out_fold=2))
+    notes = held["physionet_deid_dev fold 2/5"]
+    assert len(held["presidio_synth_pii 750-1499"]) == 750
+    train_patients = {d.group for d in train if d.source == "physionet_deid_dev"}
+    assert notes and not train_patients & {d.group for d in notes}
+    assert len([d for d in train if d.source == "presidio_synth_pii"]) == 750
+    assert {label for d in train for _, _, label in d.spans} <= set(LABELS)
+
+
+def test_config_and_documents_are_checked(tmp_path):
+    with pytest.raises(InputError, match="stride"):
+        DetectorConfig(max_length=16, stride=20)
+    with pytest.raises(InputError, match="held_out_fold"):
+        DetectorConfig(folds=3, held_out_fold=3)
+    path = tmp_path / "docs.jsonl"
+    path.write_text('{"text": "Ann", "spans": [{"start": 0, "end": 3, "label": "PTName"}]}\n{"spans": []}\n')
+    with pytest.raises(InputError, match=":2:"):
+        read_documents(path)
+    path.write_text('{"text": "Ann", "spans": [{"start": 0, "end": 9, "label": "PERSON"}]}\n')
+    with pytest.raises(InputError, match="outside"):
+        read_documents(path)
+    path.write_text('{"text": "Ann", "spans": [{"start": 0, "end": 3, "label": "PTName"}]}\n')
+    assert read_documents(path)[0].spans == ((0, 3, "PERSON"),)
+
+
+def test_trained_folder_loads_in_transformers_and_as_a_detector(tmp_path, minilm_tokenizer):
+    from transformers import pipeline
+
+    from deid_hf.detect import TokenClassificationDetector, get_detector
+
+    metrics = _train(tmp_path, minilm_tokenizer, "out")
+    out = tmp_path / "out"
+    assert metrics["completed"] and metrics["eval_loss"] < metrics["eval_loss_before"]
+    assert not (out / "checkpoints").exists()
+    config = json.loads((out / "config.json").read_text())
+    assert list(config["id2label"].values()) == list(BIO_LABELS)
+    assert config["deid_hf_window"] == {"max_length": 16, "stride": 4}
+    held = json.loads((out / "deid_hf_training.json").read_text())["metrics"]["held_out"]["held"]
+    assert held["documents"] == 4 and "mixed" in held and 0 <= held["all"]["token_recall"] <= 1
+    long_text = " ".join(d.text for d in DOCS[:6])  # longer than one window
+    found = pipeline("token-classification", model=str(out), aggregation_strategy="simple", stride=4)(
+        long_text
+    )
+    assert found and all(f["entity_group"] in {label[2:] for label in BIO_LABELS[1:]} for f in found)
+    assert found[-1]["end"] > len(long_text) - 30  # the stride windows reach the end of the text
+    detector = get_detector(f"token-classification:{out}")
+    texts = [long_text, "Ana Lima", ""]
+    spans = detector.detect_batch(texts)
+    assert [detector.detect(t) for t in texts] == spans  # batched (length-sorted) = one by one
+    assert spans[0] and all(s.end <= len(long_text) for s in spans[0]) and spans[2] == []
+    ort = TokenClassificationDetector(str(out), backend="onnx", int8=True, provider="cpu")
+    assert len(ort.detect_batch(texts)) == 3
+    with pytest.raises(InputError, match="backend"):
+        TokenClassificationDetector(str(out), backend="tensorflow")
+    with pytest.raises(InputError, match="int8"):
+        TokenClassificationDetector(str(out), int8=True)
+
+
+def test_model_card_states_data_metrics_use_and_limits(tmp_path, minilm_tokenizer):
+    _train(tmp_path, minilm_tokenizer, "out", export_onnx=False)
+    card = (tmp_path / "out" / "README.md").read_text()
+    for field in (
+        "pipeline_tag: token-classification",
+        "base_model:",
+        "Training data",
+        "Held-out token metrics",
+        "| held |",
+        "Intended use",
+        "uncased",
+    ):
+        assert field in card, field
+
+
+def test_resumed_training_reaches_the_same_weights(tmp_path, minilm_tokenizer):
+    full = _train(tmp_path, minilm_tokenizer, "full", export_onnx=False)
+    stopped = _train(tmp_path, minilm_tokenizer, "resumed", stop_after=4, export_onnx=False)
+    assert not stopped["completed"] and not (tmp_path / "resumed" / "config.json").exists()
+    resumed = _train(tmp_path, minilm_tokenizer, "resumed", resume=True, export_onnx=False)
+    assert resumed["resumed_from"] == 4 and resumed["steps"] == full["steps"]
+    a = load_file(tmp_path / "full" / "model.safetensors")
+    b = load_file(tmp_path / "resumed" / "model.safetensors")
+    assert a.keys() == b.keys() and all(torch.allclose(a[k], b[k], atol=1e-6) for k in a)
+    assert resumed["eval_loss"] == pytest.approx(full["eval_loss"], abs=1e-6)
+
+
+@pytest.mark.slow
+def test_onnx_export_matches_pytorch(tmp_path, minilm_tokenizer):
+    from optimum.onnxruntime import ORTModelForTokenClassification
+    from transformers import AutoModelForTokenClassification
+
+    _train(tmp_path, minilm_tokenizer, "out")
+    out = tmp_path / "out"
+    enc = minilm_tokenizer([d.text for d in DOCS[:3]], padding=True, return_tensors="pt")
+    with torch.no_grad():
+        torch_logits = AutoModelForTokenClassification.from_pretrained(out)(**enc).logits
+    ort_logits = ORTModelForTokenClassification.from_pretrained(out)(**enc).logits
+    assert torch.allclose(torch_logits, torch.as_tensor(ort_logits), atol=1e-4)
+    int8 = ORTModelForTokenClassification.from_pretrained(out, file_name="model_quantized.onnx")(**enc).logits
+    assert (torch.as_tensor(int8).argmax(-1) == torch_logits.argmax(-1)).float().mean() > 0.9
+
+
+def test_cli_trains_from_a_documents_file(tmp_path, minilm_tokenizer, capsys):
+    tiny_token_classifier(minilm_tokenizer).save_pretrained(tmp_path / "tiny")
+    minilm_tokenizer.save_pretrained(tmp_path / "tiny")
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text(
+        "".join(
+            json.dumps(
+                {"text": d.text, "spans": [{"start": s, "end": e, "label": lab} for s, e, lab in d.spans]}
+            )
+            + "\n"
+            for d in DOCS
+        )
+    )
+    args = [
+        "train-detector",
+        str(tmp_path / "out"),
+        "--model",
+        str(tmp_path / "tiny"),
+        "--documents",
+        str(docs),
+    ]
+    args += ["--epochs", "1", "--batch-size", "8", "--max-length", "16", "--stride", "4", "--no-onnx"]
+    assert main(args) == 0
+    assert "wrote" in capsys.readouterr().out and (tmp_path / "out" / "model.safetensors").is_file()
+    assert main(["train-detector", str(tmp_path / "x"), "--documents", str(tmp_path / "none.jsonl")]) == 2
+
+
+def test_a_stopped_run_can_be_written_from_its_checkpoint(tmp_path, minilm_tokenizer):
+    _train(tmp_path, minilm_tokenizer, "out", stop_after=4, export_onnx=False)
+    metrics = _train(
+        tmp_path, minilm_tokenizer, "out", stop_after=4, resume=True, write_stopped=True, export_onnx=False
+    )
+    out = tmp_path / "out"
+    assert metrics["steps"] == 4 and not metrics["completed"] and (out / "model.safetensors").is_file()
+    assert f"stopped early, of {metrics['total_steps']} planned" in (out / "README.md").read_text()
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step-4"]  # it can still go on
