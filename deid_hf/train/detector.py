@@ -607,8 +607,3 @@ def build_default_detector(out: Path) -> dict:
     shutil.rmtree(checkpoints, ignore_errors=True)
     return {"base": config.model, "eval_loss": metrics["eval_loss"], "steps": metrics["steps"]}
 
-
-if __name__ == "__main__":  # accelerate launch -m deid_hf.train.detector OUTPUT [options of train-detector]
-    from ..cli import main
-
-    sys.exit(main(["train-detector", *sys.argv[1:]]))
