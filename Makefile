@@ -7,7 +7,7 @@ STAMP := $(VENV)/.deid-hf-installed
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: demo test install
+.PHONY: demo test test-fast lint install
 
 install: $(STAMP)
 
@@ -21,5 +21,16 @@ $(STAMP): pyproject.toml requirements-models.txt
 demo: $(STAMP)
 	$(VENV)/bin/deid-hf demo
 
+# the whole suite (CI)
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# unit tests without the slow ones (wheel build, paraphraser training, ONNX export, LM-loading snippets)
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not slow"
+
+# style and types: ruff's rule set and formatting (pyproject.toml), mypy on the pure layers
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy

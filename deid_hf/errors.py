@@ -15,3 +15,7 @@ class ModelUnavailableError(DeidError, OSError):
 
 class CacheError(DeidError, OSError):
     """The deid-hf cache directory or one of its entries cannot be read or written."""
+
+
+class MissingExtraError(DeidError, ImportError):
+    """A feature whose optional dependencies (an extra of deid-hf: onnx, train, eval) are not installed."""
