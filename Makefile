@@ -7,7 +7,7 @@ STAMP := $(VENV)/.deid-hf-installed
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: demo test install browser
+.PHONY: demo test test-fast lint install browser
 
 install: $(STAMP)
 
@@ -28,5 +28,16 @@ browser:
 		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
 		|| echo "chromium not installed (apt-get install -y chromium as root): the browser test will skip"
 
+# the whole suite (CI)
 test: $(STAMP) browser
 	$(PY) -m pytest -q
+
+# unit tests without the slow ones (wheel build, paraphraser training, ONNX export, LM-loading snippets)
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not slow"
+
+# style and types: ruff's rule set and formatting (pyproject.toml), mypy on the pure layers
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy

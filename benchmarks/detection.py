@@ -57,7 +57,9 @@ def main():
     )
     args = parser.parse_args()
     docs = load_gold(data_path("presidio_synth_pii/synth_dataset_v2.json"), limit=args.limit)
-    texts = lambda ds: [d.text for d in ds]
+
+    def texts(ds):
+        return [d.text for d in ds]
 
     rows = []
     analyzer = presidio_analyzer()

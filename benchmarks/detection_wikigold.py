@@ -1,4 +1,5 @@
-"""Detection recall on real text: wikigold (Wikipedia, CoNLL PER/LOC/ORG gold; MISC left out), beside Presidio.
+"""Detection recall on real text: wikigold (Wikipedia, CoNLL PER/LOC/ORG gold; MISC left out), beside
+Presidio.
 
 presidio_synth_pii is synthetic; this checks whether the default's recall carries over to real names, places
 and organisations. Token recall and per-type recall follow EVALUATION.md. Precision is printed but means

@@ -62,10 +62,8 @@ def score(name: str, sources: list[str], outputs: list[dict], encoder, base, nlp
     return {
         "setting": name,
         "eps_token": privacy["epsilon_per_token"],
-        "temperature": privacy["temperature"],
-        "eps_sentence": statistics.mean(o["privacy"]["epsilon_total"] for o in outputs)
-        if privacy["dp"]
-        else None,
+        "temperature": privacy["details"]["temperature"],
+        "eps_sentence": statistics.mean(o["privacy"]["epsilon"] for o in outputs) if privacy["dp"] else None,
         "sbert_cos": statistics.mean(encoder.cosine(sources, texts)),
         "copy_rate": statistics.mean(norm(s) == norm(t) for s, t in zip(sources, texts)),
         "ppl_base": perplexity(*base, [t for t in texts if t]),
@@ -105,7 +103,8 @@ def main() -> None:
         return row, [o["paraphrase"] for o in outputs[:3]]
 
     print(
-        f"{len(sources)} STS-B test sentences; clamp bounds [{tuned.bounds.low:.3f}, {tuned.bounds.high:.3f}] "
+        f"{len(sources)} STS-B test sentences; "
+        f"clamp bounds [{tuned.bounds.low:.3f}, {tuned.bounds.high:.3f}] "
         f"(sensitivity {tuned.bounds.sensitivity:.3f})",
         flush=True,
     )

@@ -1,5 +1,7 @@
 """deid-hf: de-identification of free text with HuggingFace models (offline by default)."""
 
+from . import corpus  # `deid_hf.corpus.dataset_map_function` after a plain `import deid_hf`
+from ._version import __version__
 from .errors import CacheError, DeidError, InputError, ModelUnavailableError
 from .pipelines import pipeline, register
 from .spans import LABELS, Span, merge_spans
@@ -15,7 +17,8 @@ __all__ = [
     "InputError",
     "ModelUnavailableError",
     "Span",
+    "__version__",
+    "corpus",
     "merge_spans",
     "pipeline",
 ]
-__version__ = "0.1.0"

@@ -246,8 +246,9 @@ def cmd_evaluate_report(args: argparse.Namespace) -> None:
     rows, setups, make_pipe, config = _utility_runs(
         args, ["snips", "btc"], {"snips": detectors, "btc": ["gold"]}
     )
-    # the trade-off curve uses word-by-word value dissociation: pi = word frequencies of the training split's
-    # gold entities, so every private word has pi > 0 and epsilon stays finite for p < 1 (Adelani et al. Fig. 1)
+    # the trade-off curve uses word-by-word value dissociation: pi = word frequencies of the training
+    # split's gold entities, so every private word has pi > 0 and epsilon stays finite for p < 1
+    # (Adelani et al. Fig. 1)
     snips = setups["snips"]
     strategy = WordByWord(pool="dissociation").fit(
         (span.label, word)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .errors import InputError
+from .privacy.report import PrivacyReport
 
 FORMATS = (".jsonl", ".csv", ".parquet")
 
@@ -97,23 +98,10 @@ def _batches(pending: list[int], size: int) -> Iterator[list[int]]:
         yield pending[i : i + size]
 
 
-def aggregate_privacy(reports: list[dict]) -> dict:
-    """Whole-run privacy: epsilon is the maximum over documents (the lemma's max over all private tokens)."""
-    if not reports:
-        return {"dp": None, "epsilon": None, "guarantee": "no records processed"}
-    dp = all(r["dp"] for r in reports)
-    epsilon = max(r["epsilon"] for r in reports) if dp else None
-    without = [r for r in reports if not r["dp"]]
-    worst = without[0] if without else max(reports, key=lambda r: r["epsilon"])
-    return {
-        "strategy": reports[0]["strategy"],
-        "p": reports[0]["p"],
-        "dp": dp,
-        "epsilon": epsilon,
-        "guarantee": worst["guarantee"],
-        "detector": reports[0]["detector"],
-        "caveat": reports[0]["caveat"],
-    }
+def aggregate_privacy(reports: list[dict | PrivacyReport]) -> PrivacyReport:
+    """Whole-run privacy: epsilon is the maximum over documents (the lemma's max over all private tokens);
+    see `PrivacyReport.combine`."""
+    return PrivacyReport.combine(reports)
 
 
 def run_corpus(
@@ -164,7 +152,7 @@ def run_corpus(
         "records": len(records),
         "written": sum("record" in e for e in ordered),
         "errors": [{"index": e["index"], "error": e["error"]} for e in ordered if "error" in e],
-        "privacy": aggregate_privacy([e["privacy"] for e in ordered if "privacy" in e]),
+        "privacy": aggregate_privacy([e["privacy"] for e in ordered if "privacy" in e]).to_dict(),
     }
     report_path = output.with_name(output.name + ".report.json")
     tmp = report_path.with_name(f".{report_path.name}.tmp")
@@ -185,7 +173,7 @@ def process_batch(pipe, records, batch, text_field, p, seed) -> list[dict]:
         results = pipe([text for _, text in valid], p=p, seed=seed, batch_size=len(valid)) if valid else []
     except Exception:  # noqa: BLE001 - isolate the failing record(s): one at a time
         results = []
-        for i, text in valid:
+        for _, text in valid:
             try:
                 results.append(pipe(text, p=p, seed=seed))
             except Exception as exc:  # noqa: BLE001 - reported per record, never aborts the run

@@ -14,15 +14,14 @@ import os
 import pickle
 from collections.abc import Iterator
 
-from .errors import InputError, MissingDependencyError
+from .errors import InputError
+from .extras import extra
 
 
 def _require_ray():
-    try:
+    with extra("ray", "deid-hf run --engine ray"):
         import ray
         import ray.data
-    except ImportError:
-        raise MissingDependencyError("ray is not installed: pip install 'deid-hf[ray]'") from None
     return ray
 
 

@@ -17,5 +17,5 @@ class CacheError(DeidError, OSError):
     """The deid-hf cache directory or one of its entries cannot be read or written."""
 
 
-class MissingDependencyError(DeidError, ImportError):
-    """An optional dependency (an extra such as ``deid-hf[serve]``) is not installed."""
+class MissingExtraError(DeidError, ImportError):
+    """A feature whose optional dependencies (an extra of deid-hf: onnx, train, eval) are not installed."""

@@ -191,7 +191,8 @@ def _is_fresh(meta: dict | None) -> bool:
 
 
 def cached_entry(name: str, build: Callable[[Path], dict], *, rebuild: bool = False) -> Path:
-    """Directory ``<cache>/<name>`` built by ``build(tmp_dir)``; rebuilt when the transformers version changed.
+    """Directory ``<cache>/<name>`` built by ``build(tmp_dir)``; rebuilt when the transformers version
+    changed.
 
     ``build`` writes into a fresh temporary directory and returns metadata; the directory is renamed into
     place only when it is complete, so an interrupted build never leaves a broken entry behind.

@@ -137,8 +137,9 @@ class NDD:
         return self._masked(old, news, plans)
 
     def _fit_window(self, text: str, start: int, end: int, longest: int, old: _Encoded):
-        """(text, start, end, encoding): unchanged, or for texts longer than the model window the part centred
-        on the edit that fits (room is kept for special tokens and a replacement of ``longest`` characters)."""
+        """(text, start, end, encoding): unchanged, or for texts longer than the model window the part
+        centred on the edit that fits (room is kept for special tokens and a replacement of ``longest``
+        characters)."""
         offsets = [o for o in old.offsets if o]
         budget = self.window - 8 - longest
         if len(offsets) <= budget:
@@ -155,8 +156,8 @@ class NDD:
         return neighbour_weights([d for _, _, d in pairs], self.mu, self.weights)
 
     def _rows(self, batch: list[list[int]], positions: list[list[int]]) -> list[torch.Tensor]:
-        """Log-probability rows (len(positions[b]), vocab) at ``positions[b]`` of each sequence b, in chunks of
-        ``batch_size`` right-padded to one width; the output layer runs only at those positions."""
+        """Log-probability rows (len(positions[b]), vocab) at ``positions[b]`` of each sequence b, in chunks
+        of ``batch_size`` right-padded to one width; the output layer runs only at those positions."""
         pad = pad_id(self.tokenizer)
         width = max(len(x) for x in batch)
         out = []

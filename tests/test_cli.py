@@ -1,3 +1,5 @@
+import pytest
+
 from deid_hf.cli import main
 
 
@@ -7,6 +9,7 @@ def test_models_lists_the_defaults(capsys):
     assert "smollm2-135m" in out and "glove-50d" in out
 
 
+@pytest.mark.slow
 def test_demo_prints_real_deidentified_output(capsys):
     assert main(["demo", "--seed", "1"]) == 0
     out = capsys.readouterr().out
@@ -21,6 +24,7 @@ def test_errors_are_one_line_without_traceback(capsys, tmp_path):
     assert err.startswith("deid-hf: error: input") and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_train_paraphraser_stops_and_resumes(capsys, tmp_path, smollm2):
     import json
 

@@ -97,6 +97,7 @@ def test_saved_dataset_input(tmp_path, typed_pipe):
     assert report["written"] == len(TEXTS)
 
 
+@pytest.mark.slow
 def test_killed_run_resumes_to_the_identical_output(tmp_path):
     records = [{"id": i, "text": f"{TEXTS[i % 4]} Ticket {1000 + i}."} for i in range(60)]
     write_jsonl(tmp_path / "in.jsonl", records)

@@ -92,7 +92,7 @@ def test_pipelines_honour_device(task, options, smollm2):
 
 
 def test_paraphrase_inputs_on_model_device(smollm2, monkeypatch):
-    """transformers' ``generate`` itself cannot run on ``meta``; the inputs handed to it are checked instead."""
+    """transformers' ``generate`` cannot run on ``meta``: the inputs handed to it are checked instead."""
     import deid_hf.pipelines.paraphrase as paraphrase
 
     _, tokenizer = smollm2

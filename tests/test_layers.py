@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from deid_hf.extras import EXTRAS
+
 PACKAGE = Path(__file__).resolve().parent.parent / "deid_hf"
 
 #: lowest first; a component is ``deid_hf.<first name>`` (``deid_hf`` itself: the package's ``__init__``)
 LAYERS = [
     # pure: no models, no I/O beyond reading arguments
-    {"errors", "spans", "privacy", "validate"},
+    {"_version", "errors", "extras", "spans", "privacy", "validate"},
     # where things live and how a language model is read
     {"paths", "lm", "models"},
     # components built on a model: detection, replacement, NDD, DP paraphrase, ONNX export (pipelines load
@@ -154,3 +156,54 @@ def private_imports(root: Path) -> list[str]:
 @pytest.mark.parametrize("folder", ["deid_hf", "tests", "benchmarks"])
 def test_no_private_name_is_imported_from_another_module(folder):
     assert private_imports(PACKAGE.parent / folder) == []
+
+
+OPTIONAL = {"optimum": "onnx", "onnxruntime": "onnx", "accelerate": "train", "evaluate": "eval"}
+OPTIONAL |= {"matplotlib": "eval", "scipy": "dev", "fastapi": "serve", "uvicorn": "serve", "httpx": "serve"}
+OPTIONAL |= {"gradio": "serve", "ray": "ray", "playwright": "dev"}
+
+
+def unguarded_optional_imports(package: Path = PACKAGE) -> list[str]:
+    """Imports of an extra's module not inside ``with extra(...)``: the slim core must import without them,
+    and a feature that needs one must name the ``pip install deid-hf[...]`` that adds it."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if "metrics" in path.relative_to(package).parts:  # `evaluate` loads these scripts itself
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        guarded: set[int] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.With) and any(
+                isinstance(item.context_expr, ast.Call)
+                and getattr(item.context_expr.func, "id", None) == "extra"
+                for item in node.items
+            ):
+                guarded |= {id(inner) for inner in ast.walk(node)}
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            for name in names:
+                if name.split(".")[0] in OPTIONAL and id(node) not in guarded:
+                    found.append(f"{path.relative_to(package.parent)}:{node.lineno}: {name}")
+    return found
+
+
+def test_optional_dependencies_are_imported_only_behind_their_extra():
+    assert unguarded_optional_imports() == []
+    assert set(OPTIONAL.values()) - {"dev"} <= set(EXTRAS)
+
+
+def test_extras_match_pyproject():
+    import tomllib
+
+    project = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    for extra, modules in EXTRAS.items():
+        requirements = " ".join(extras[extra]).replace("-", "_")
+        assert all(module in requirements for module in modules), (extra, modules)
+    core = " ".join(project["dependencies"])
+    assert not any(module in core for module in OPTIONAL)
+    assert {"onnx", "train", "eval"} <= set(extras) and "deid-hf[onnx,train,eval]" in extras["dev"]

@@ -136,3 +136,18 @@ def test_data_root_is_beside_the_repository_whatever_the_cwd(tmp_path, monkeypat
 def test_bundled_examples_ship_with_the_package():
     examples = paths.bundled_examples()
     assert examples and all({"id", "kind", "text"} <= set(e) for e in examples)
+
+
+def test_a_missing_extra_names_the_install_command(tmp_path, monkeypatch):
+    from deid_hf.errors import DeidError, MissingExtraError
+    from deid_hf.export.onnx import export, provider_options
+
+    monkeypatch.setitem(sys.modules, "optimum.exporters.onnx", None)  # as if optimum were not installed
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    with pytest.raises(MissingExtraError, match=r"ONNX export needs optimum.exporters.onnx.*deid-hf\[onnx\]"):
+        export("minilm", tmp_path, "feature-extraction")
+    with pytest.raises(DeidError, match=r"pip install 'deid-hf\[onnx\]'"):
+        provider_options("cpu")
+    from deid_hf.cli import main
+
+    assert main(["export", "minilm", str(tmp_path / "x"), "--kind", "feature-extraction"]) == 2

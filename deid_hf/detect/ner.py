@@ -2,7 +2,8 @@
 
 Label mapping (README, "Label schema"): PERSON/PER -> PERSON; ORG -> ORG; GPE/LOC/FAC -> LOCATION;
 DATE/TIME -> DATE_TIME; CARDINAL -> NUMBER; NORP/MISC -> OTHER. Other spaCy labels (MONEY, PERCENT,
-ORDINAL, QUANTITY, EVENT, WORK_OF_ART, LAW, LANGUAGE, PRODUCT) are not personal data and are dropped, and so are CARDINALs written without digits ("five").
+ORDINAL, QUANTITY, EVENT, WORK_OF_ART, LAW, LANGUAGE, PRODUCT) are not personal data and are dropped, and
+so are CARDINALs written without digits ("five").
 A token-classification label already in the schema is kept; any other is mapped to OTHER.
 """
 

@@ -13,8 +13,8 @@ never scored (probability 1). A word's sub-word tokens are the LM tokens that st
   ``fast`` (approximate: windows of ``fast_window`` tokens, words at least ``spacing`` tokens apart masked in
   the same copy, a word's sub-words all read from the one copy that masks the whole word instead of
   unmasked one by one, and the stop-word pre-filter on by default).
-Either scorer takes ``prefilter=True`` (spaCy's English stop words) or a set of such words, skipped by the rule
-of `prefiltered` (stop words inside names and capitalised inside a sentence are still scored).
+Either scorer takes ``prefilter=True`` (spaCy's English stop words) or a set of such words, skipped by the
+rule of `prefiltered` (stop words inside names and capitalised inside a sentence are still scored).
 Both accept ``context`` (e.g. the previous, already de-identified utterance), prepended to the text.
 """
 
@@ -294,9 +294,9 @@ class MaskedWordScorer(WordScorer):
         return groups
 
     def _jobs(self, ids, owners, targets):
-        """Masked copies: (input ids, [(position in copy, target id, word index)]). naive/exact: copy j of a
-        word masks its sub-words j.. and reads sub-word j (iterative unmasking). fast: one copy per group masks
-        every sub-word of its words and reads them all, P(word) ~ prod_j P(t_j | whole word masked)."""
+        """Masked copies: (input ids, [(position in copy, target id, word index)]). naive/exact: copy j of
+        a word masks its sub-words j.. and reads sub-word j (iterative unmasking). fast: one copy per group
+        masks every sub-word of its words and reads them all, P(word) ~ prod_j P(t_j | whole word masked)."""
         mask = self.tokenizer.mask_token_id
         jobs = []
         for (lo, hi), group in self._groups(owners, targets, len(ids)):

@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..extras import extra
+from ..privacy.report import PrivacyReport
 from .utility import (
     Example,
     GoldSpanDetector,
@@ -117,18 +119,19 @@ def utility_rows(
     return rows
 
 
-def privacy_label(privacy: dict) -> str:
-    if privacy["dp"]:
-        return f"epsilon = {privacy['epsilon']:.3g}"
-    return "no DP guarantee" if "no DP guarantee" in privacy["guarantee"] else "epsilon = inf"
+def privacy_label(privacy: PrivacyReport | dict) -> str:
+    """`PrivacyReport.label` of a report or its ``to_dict()`` form."""
+    report = privacy if isinstance(privacy, PrivacyReport) else PrivacyReport.from_dict(privacy)
+    return report.label
 
 
 def write_report(out: Path, detection: dict | None, utility: list[dict], curve: list[dict]) -> dict:
     """report.md, report.html, tradeoff.png (and report.json) in ``out``."""
-    import matplotlib
+    with extra("eval", "the report's plot"):
+        import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
     if curve:

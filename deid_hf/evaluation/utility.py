@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..detect.base import Detector
 from ..errors import InputError
+from ..extras import extra
 from ..spans import Span
 
 SNIPS_SLOT_LABELS = {
@@ -201,8 +202,10 @@ def train_and_test(
     """Fine-tune MiniLM + fresh head on ``train`` with accelerate; ``score`` is accuracy (intent) or entity
     F1 (NER) on ``test``, ``final_loss`` the last training loss."""
     import torch
-    from accelerate import Accelerator
-    from accelerate.utils import set_seed
+
+    with extra("eval", "utility training"):
+        from accelerate import Accelerator
+        from accelerate.utils import set_seed
     from torch.utils.data import DataLoader
     from transformers import (
         AutoModelForSequenceClassification,

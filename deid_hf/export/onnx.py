@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import InputError, ModelUnavailableError
+from ..extras import extra
 
 KINDS = {
     "fill-mask": ("fill-mask", "ORTModelForMaskedLM"),
@@ -40,10 +41,11 @@ def export(
     model, output: str | Path, kind: str, *, int8: bool = False, optimize: str | None = None, tokenizer=None
 ) -> Path:
     """Export ``model`` (registry name, path, Hub id or in-memory PreTrainedModel) to ``output``."""
-    from optimum.exporters.onnx import main_export
+    with extra("onnx", "ONNX export"):
+        from optimum.exporters.onnx import main_export
 
-    from ..models import REGISTRY, model_path
-    from .cards import LIMITS, write_card
+    from ..models import model_path
+    from .cards import LIMITS, display_name, write_card
 
     _check_kind(kind)
     if optimize not in (None, "O1", "O2", "O3"):
@@ -66,31 +68,31 @@ def export(
                 f"cannot export {name!r} as {kind}: {str(exc).splitlines()[0][:200]}"
             ) from None
     if int8:
-        from optimum.onnxruntime import ORTQuantizer
+        with extra("onnx", "int8 quantization"):
+            from optimum.onnxruntime import ORTQuantizer
 
         quantizer = ORTQuantizer.from_pretrained(output, file_name="model.onnx")
         quantizer.quantize(save_dir=output, quantization_config=quantization_config()[1])
     if optimize:
-        from optimum.onnxruntime import ORTOptimizer
-        from optimum.onnxruntime.configuration import OptimizationConfig
+        with extra("onnx", "ONNX graph optimisation"):
+            from optimum.onnxruntime import ORTOptimizer
+            from optimum.onnxruntime.configuration import OptimizationConfig
 
         level = {"O1": 1, "O2": 2, "O3": 99}[optimize]
         optimizer = ORTOptimizer.from_pretrained(output)
         optimizer.optimize(OptimizationConfig(optimization_level=level), save_dir=output, file_suffix="")
-    spec = REGISTRY.get(name) if isinstance(name, str) else None
     options = (", int8 dynamic quantization" if int8 else "") + (
         f", graph optimisation {optimize}" if optimize else ""
     )
     write_card(
         output,
         kind=kind,
-        base_model=spec.base_model if spec else name,
-        license=spec.license if spec else "other",
+        base_model=name,
         tags=["onnx"] + (["int8"] if int8 else []),
         text={
             "title": f"{Path(name).name}: ONNX export for deid-hf",
-            "summary": f"ONNX export ({kind}{options}) of `{name}`.",
-            "usage": f'pipe = deid_hf.pipeline("deid-pfilter", model="{output}", backend="onnx")',
+            "summary": f"ONNX export ({kind}{options}) of `{display_name(name)}`.",
+            "usage": 'pipe = deid_hf.pipeline("deid-pfilter", model="<this folder>", backend="onnx")',
             "limits": "fp32 outputs equal the PyTorch model's within 1e-4; int8 changes probabilities "
             "(see the deid-hf README for the measured tolerance). " + LIMITS,
         },
@@ -163,14 +165,16 @@ def provider_options(
     provider: str, trt_cache: str | Path | None = None, fp16: bool = False
 ) -> tuple[str, dict]:
     """ONNX Runtime provider name and options; a clear error when it is not available here."""
-    import onnxruntime
+    with extra("onnx", "ONNX Runtime"):
+        import onnxruntime
 
     if provider not in PROVIDERS:
         raise InputError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
     name = PROVIDERS[provider]
     if name not in onnxruntime.get_available_providers():
         raise ModelUnavailableError(
-            f"{name} is not available in this onnxruntime ({', '.join(onnxruntime.get_available_providers())}); "
+            f"{name} is not available in this onnxruntime "
+            f"({', '.join(onnxruntime.get_available_providers())}); "
             f"on a CUDA machine install deid-hf[gpu] (onnxruntime-gpu)"
         )
     options = {}
@@ -192,7 +196,8 @@ def load_ort_model(
 ):
     """An ``ORTModelFor*`` from an exported directory; ``kind`` is read from its config when omitted;
     ``options``: an ``onnxruntime.SessionOptions`` (default: ONNX Runtime's own)."""
-    import optimum.onnxruntime as ort
+    with extra("onnx", "ONNX Runtime"):
+        import optimum.onnxruntime as ort
     from transformers import AutoConfig
     from transformers.models.auto.modeling_auto import MODEL_FOR_MASKED_LM_MAPPING_NAMES
 
@@ -206,14 +211,14 @@ def load_ort_model(
     _check_kind(kind)
     name, provider_settings = provider_options(provider, **provider_kwargs)
     cls = getattr(ort, KINDS[kind][1])
-    extra = {"use_cache": True} if kind == "causal-lm" else {}
+    use_cache = {"use_cache": True} if kind == "causal-lm" else {}
     return cls.from_pretrained(
         path,
         file_name=file_name,
         provider=name,
         provider_options=provider_settings,
         session_options=options,
-        **extra,
+        **use_cache,
     )
 
 

@@ -15,6 +15,7 @@ from transformers import LogitsProcessor, LogitsProcessorList
 
 from ..errors import InputError
 from ..privacy.exponential import epsilon_per_token, sensitivity, temperature_for, total_epsilon
+from ..privacy.report import PrivacyReport
 
 #: generate() options that would change the sampling distribution and so break the guarantee
 NON_DP_OPTIONS = {
@@ -91,7 +92,7 @@ def dp_generate(
     allow_non_dp: bool = False,
     **generate_options,
 ):
-    """Sample with the mechanism; returns (generated ids without the prompt, privacy report).
+    """Sample with the mechanism; returns (generated ids without the prompt, `PrivacyReport`).
 
     Options that change the distribution (top-k/p, repetition penalty, beams, ...) are refused unless
     ``allow_non_dp=True``, in which case the report says there is no DP guarantee; with it,
@@ -127,23 +128,25 @@ def dp_generate(
     generated = out[:, inputs["input_ids"].shape[1] :]
     dp = not changed
     reasons = ", ".join(sorted(k for k in changed if k != "epsilon"))
-    report = {
-        "dp": dp,
-        "mechanism": "exponential (clamped logits, temperature sampling)"
-        if processors
-        else "plain sampling (logits not clamped)",
-        "clamp": asdict(bounds) if processors else None,
-        "sensitivity": bounds.sensitivity if processors else None,
-        "temperature": temperature,
-        "epsilon_per_token": epsilon_per_token(temperature, bounds.sensitivity) if dp else None,
-        "max_new_tokens": max_new_tokens,
-        "epsilon_bound": total_epsilon(epsilon_token, max_new_tokens) if dp else None,
-        "guarantee": (
+    report = PrivacyReport(
+        mechanism="exponential" if dp else "none",
+        dp=dp,
+        # the bound for max_new_tokens; the pipeline reports each text's own (epsilon * tokens generated)
+        epsilon=total_epsilon(epsilon_token, max_new_tokens) if dp else None,
+        epsilon_per_token=epsilon_per_token(temperature, bounds.sensitivity) if dp else None,
+        guarantee=(
             f"epsilon = {epsilon_token:g} per token, at most {epsilon_token * max_new_tokens:g} for "
             f"{max_new_tokens} tokens (Mattern et al. 2022, sec. 4.2)"
         )
         if dp
         else f"no DP guarantee ({reasons + ' change' if reasons else 'plain sampling changes'} "
         f"the sampling distribution)",
-    }
+        details={
+            "sampling": "clamped logits, temperature sampling" if processors else "plain sampling",
+            "clamp": asdict(bounds) if processors else None,
+            "sensitivity": bounds.sensitivity if processors else None,
+            "temperature": temperature,
+            "max_new_tokens": max_new_tokens,
+        },
+    )
     return generated, report

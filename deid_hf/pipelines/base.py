@@ -53,6 +53,8 @@ class SavableOptionsMixin:
     task_name: str
     #: construction options and their defaults
     DEFAULTS: dict
+    #: the Hub task of a saved pipeline's card: it finds and replaces spans (the paraphraser overrides it)
+    hub_pipeline_tag: str = "token-classification"
 
     def __init__(self, model, *args, **kwargs):
         given = {k: kwargs.pop(k) for k in self.DEFAULTS if k in kwargs}
@@ -61,7 +63,7 @@ class SavableOptionsMixin:
         super().__init__(model, *args, **kwargs)
 
     def save_pretrained(self, save_directory, **kwargs):
-        from deid_hf.export.cards import write_card
+        from deid_hf.export.cards import display_name, write_card
         from deid_hf.lm import lm_kind
 
         self.model.config.deid_hf = {k: _json_option(k, v) for k, v in self.options.items()}
@@ -71,12 +73,12 @@ class SavableOptionsMixin:
             Path(save_directory),
             kind="fill-mask" if lm_kind(self.model) == "masked" else "causal-lm",
             base_model=base,
-            license="other",
+            pipeline_tag=self.hub_pipeline_tag,
             text={
                 "title": f"{self.task_name} pipeline for deid-hf",
-                "summary": f"A saved deid-hf `{self.task_name}` pipeline on `{base}`; load it with "
-                f"`transformers.pipeline(model=<this folder>, trust_remote_code=True)`.",
-                "usage": f'pipe = transformers.pipeline(model="{save_directory}", trust_remote_code=True)',
+                "summary": f"A saved deid-hf `{self.task_name}` pipeline on `{display_name(base)}`; load it "
+                f"with `transformers.pipeline(model=<this folder>, trust_remote_code=True)`.",
+                "usage": 'pipe = transformers.pipeline(model="<this folder>", trust_remote_code=True)',
                 "privacy": f"Options {self.model.config.deid_hf}. " + getattr(self, "privacy_summary", ""),
             },
         )

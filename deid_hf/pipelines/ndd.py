@@ -6,8 +6,9 @@ Candidates, k per span (default 8):
   Faker surrogates of the type; ``"corpus"`` same-type spans detected in the *other* texts of the call
   (value dissociation: real values of other records move between records, so use it knowingly);
   ``"corpus+faker"`` half of each;
-- ``mode="generative"``: the LM samples the span in context by pure sampling (causal: a continuation of the left context
-  with as many words as the original; masked: as many masks as the original's tokens, filled left to right);
+- ``mode="generative"``: the LM samples the span in context by pure sampling (causal: a continuation of the
+  left context with as many words as the original; masked: as many masks as the original's tokens, filled
+  left to right);
   an empty sample becomes ``[REDACTED]``.
 All k candidates of a span are scored by one batched NDD pass. Output per text: ``text``; ``spans`` with the
 chosen ``replacement``, its ``ndd`` and the ``rejected`` candidates with theirs; ``privacy``: the choice
@@ -27,15 +28,17 @@ from deid_hf.errors import InputError
 from deid_hf.ndd import NDD
 from deid_hf.pipelines.base import SavableOptionsMixin, given_options
 from deid_hf.pipelines.substitution import check_text, document_rng
+from deid_hf.privacy.report import PrivacyReport
 from deid_hf.replace.full_entity import FullEntity
 from deid_hf.replace.redact import REDACTED
 
-PRIVACY = {
-    "strategy": "ndd",
-    "dp": False,
-    "epsilon": None,
-    "guarantee": "no DP guarantee (the replacement is chosen by its fit to the original context)",
-}
+PRIVACY = PrivacyReport(
+    mechanism="none",
+    dp=False,
+    epsilon=None,
+    guarantee="no DP guarantee (the replacement is chosen by its fit to the original context)",
+    strategy="ndd",
+)
 
 
 class DeidNDDPipeline(SavableOptionsMixin, Pipeline):
@@ -114,7 +117,7 @@ class DeidNDDPipeline(SavableOptionsMixin, Pipeline):
         return {
             "text": "".join(pieces),
             "spans": records,
-            "privacy": {**PRIVACY, "detector": self.detector.name},
+            "privacy": PRIVACY.with_(detector=self.detector.name).to_dict(),
         }
 
     def _candidates(self, text, span, others, rng: random.Random) -> list[str]:

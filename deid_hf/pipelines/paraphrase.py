@@ -25,8 +25,8 @@ from deid_hf.paraphrase.mechanism import NON_DP_OPTIONS
 from deid_hf.pipelines.base import SavableOptionsMixin, given_options
 from deid_hf.pipelines.substitution import check_text
 
-#: per-token epsilon when none is given: the smallest on the benchmark grid where the default paraphraser keeps
-#: meaning (README: SBERT cosine .838, 19% copies); a nominal guarantee (~600 per sentence), say so to users
+#: per-token epsilon when none is given: the smallest on the benchmark grid where the default paraphraser
+#: keeps meaning (README, "Measured here"); a nominal guarantee per sentence, say so to users
 DEFAULT_EPSILON = 75.0
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
@@ -37,6 +37,7 @@ def split_sentences(text: str) -> list[str]:
 
 class DeidParaphrasePipeline(SavableOptionsMixin, Pipeline):
     task_name = "deid-paraphrase"
+    hub_pipeline_tag = "text-generation"
     DEFAULTS: ClassVar[dict] = {"bounds": None}
 
     def __init__(self, model, *args, **kwargs):
@@ -122,32 +123,20 @@ class DeidParaphrasePipeline(SavableOptionsMixin, Pipeline):
                     "source": source,
                     "paraphrase": self.tokenizer.decode(row[:tokens], skip_special_tokens=True).strip(),
                     "tokens": tokens,
-                    "epsilon": epsilon * tokens if report["dp"] else None,
+                    "epsilon": epsilon * tokens if report.dp else None,
                 }
             )
-        dp, tokens = report["dp"], sum(s["tokens"] for s in sentences)
-        privacy = {
-            **{
-                k: report[k]
-                for k in (
-                    "dp",
-                    "mechanism",
-                    "clamp",
-                    "sensitivity",
-                    "temperature",
-                    "epsilon_per_token",
-                    "max_new_tokens",
-                )
-            },
-            "tokens": tokens,
-            "epsilon_total": epsilon * tokens if dp else None,
-            "guarantee": report["guarantee"]
+        dp, tokens = report.dp, sum(s["tokens"] for s in sentences)
+        privacy = report.with_(
+            epsilon=epsilon * tokens if dp else None,
+            guarantee=report.guarantee
             + (f"; this text: epsilon = {epsilon * tokens:g} over {tokens} tokens" if dp else ""),
-        }
+            details={**report.details, "tokens": tokens},
+        )
         return {
             "paraphrase": " ".join(s["paraphrase"] for s in sentences),
             "sentences": sentences,
-            "privacy": privacy,
+            "privacy": privacy.to_dict(),
         }
 
     def postprocess(self, model_outputs):

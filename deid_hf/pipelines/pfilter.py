@@ -1,7 +1,8 @@
 """`deid-pfilter`: per word, LM probability and whether it is below the privacy threshold p (ZSTS).
 
 Output per text: ``{"words": [{start, end, word, probability, scored, sensitive}], "threshold": p}``.
-``context=`` (a string for the call, or per input ``{"text", "context"}`` dicts) is prepended as the paper does for dialogues.
+``context=`` (a string for the call, or per input ``{"text", "context"}`` dicts) is prepended as the paper
+does for dialogues.
 """
 
 from __future__ import annotations

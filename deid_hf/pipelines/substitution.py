@@ -84,17 +84,15 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
             private: dict[str, set[str]] = {}
             for r in records:
                 private.setdefault(r.label, set()).add(text[r.start : r.end])
-            privacy = {
-                **self.strategy.privacy(p, private),
-                "detector": self.detector.name,
-                "caveat": RECALL_CAVEAT,
-            }
+            privacy = self.strategy.privacy(p, private).with_(
+                detector=self.detector.name, caveats=(RECALL_CAVEAT,)
+            )
             mapping = {text[r.start : r.end]: r.replacement for r in records if r.replaced}
             results.append(
                 {
                     "text": new_text,
                     "spans": [r.to_dict() for r in records],
-                    "privacy": privacy,
+                    "privacy": privacy.to_dict(),
                     "mapping": mapping,
                 }
             )

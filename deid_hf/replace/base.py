@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from ..privacy import randomized_response_epsilon
+from ..privacy.report import PrivacyReport
 
 
 class Strategy(ABC):
@@ -38,17 +39,18 @@ class Strategy(ABC):
             return "consistent mapping: the surrogate depends on the original, so the lemma does not apply"
         return "the surrogate depends on the original (its format or similarity), so the lemma does not apply"
 
-    def privacy(self, p: float, private: Mapping[str, set[str]]) -> dict:
+    def privacy(self, p: float, private: Mapping[str, set[str]]) -> PrivacyReport:
         """Privacy report for replacement probability ``p`` over the private units seen, by label."""
         policies = {label: self.policy(label) for label in private}
         if self.consistent or any(pi is None for pi in policies.values()):
-            return {
-                "strategy": self.name,
-                "p": p,
-                "epsilon": None,
-                "dp": False,
-                "guarantee": f"no DP guarantee ({self.no_guarantee_reason()})",
-            }
+            return PrivacyReport(
+                mechanism="none",
+                dp=False,
+                epsilon=None,
+                guarantee=f"no DP guarantee ({self.no_guarantee_reason()})",
+                p=p,
+                strategy=self.name,
+            )
         epsilon = max(
             (randomized_response_epsilon(p, pi, private[label]) for label, pi in policies.items()),
             default=0.0,
@@ -60,11 +62,12 @@ class Strategy(ABC):
             else f"epsilon = infinity: with p = {p} < 1 some private units outside the support of pi "
             f"survive unreplaced and are then certainly original"
         )
-        return {
-            "strategy": self.name,
-            "p": p,
-            "epsilon": epsilon if finite else None,
-            "dp": finite,
-            "guarantee": text,
-            "pi_support": {label: len(pi) for label, pi in policies.items()},
-        }
+        return PrivacyReport(
+            mechanism="randomized_response",
+            dp=finite,
+            epsilon=epsilon if finite else None,
+            guarantee=text,
+            p=p,
+            strategy=self.name,
+            details={"pi_support": {label: len(pi) for label, pi in policies.items()}},
+        )

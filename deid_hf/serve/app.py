@@ -15,15 +15,15 @@ import json
 import logging
 from typing import Any
 
-from . import require
+from ..extras import extra
 from .batching import DynamicBatcher, QueueFull
 from .config import ServeConfig
 from .engine import Engine, ItemError, Options, safe_error
 
-fastapi = require("fastapi")
-from fastapi import Depends, FastAPI, HTTPException, Request  # noqa: E402
-from fastapi.responses import JSONResponse  # noqa: E402
-from pydantic import BaseModel, Field  # noqa: E402
+with extra("serve", "deid-hf serve"):
+    from fastapi import Depends, FastAPI, HTTPException, Request
+    from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
 
 log = logging.getLogger("deid_hf.serve")
 
@@ -277,6 +277,7 @@ def _version() -> str:
 
 def serve(config: ServeConfig, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info") -> None:
     """Run the service with uvicorn until interrupted."""
-    uvicorn = require("uvicorn")
+    with extra("serve", "deid-hf serve"):
+        import uvicorn
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     uvicorn.run(create_app(config), host=host, port=port, log_level=log_level)

@@ -12,7 +12,7 @@ import re
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
-from . import require  # noqa: E402
+from ..extras import extra  # noqa: E402
 from .batching import DynamicBatcher  # noqa: E402
 from .config import ServeConfig  # noqa: E402
 from .engine import Options, safe_error  # noqa: E402
@@ -53,7 +53,8 @@ def privacy_markdown(privacy: dict) -> str:
 
 
 def build_ui(config: ServeConfig, batcher: DynamicBatcher):
-    gr = require("gradio")
+    with extra("serve", "the deid-hf UI"):
+        import gradio as gr
 
     async def deidentify(text: str, strategy: str, detector: str, p: float):
         try:
@@ -136,7 +137,8 @@ class LocalPage:
 
 
 def mount_ui(app, config: ServeConfig, batcher: DynamicBatcher, path: str = "/ui"):
-    gr = require("gradio")
+    with extra("serve", "the deid-hf UI"):
+        import gradio as gr
     auth = None
     if config.api_key is not None:
         key = config.api_key

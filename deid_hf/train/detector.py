@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from ..extras import extra
 from ..spans import LABELS
 
 TRAINING_FILE = "deid_hf_training.json"
@@ -387,7 +388,8 @@ def train_detector(
     with ``write_stopped=True`` also from a run stopped early (``--resume --stop-after N`` at the newest
     checkpoint's step writes that checkpoint; the card states the steps done of the schedule).
     """
-    from accelerate.utils import set_seed
+    with extra("train", "fine-tuning the detector"):
+        from accelerate.utils import set_seed
 
     from .loop import LoopSettings, run_training
 
@@ -606,4 +608,3 @@ def build_default_detector(out: Path) -> dict:
         metrics = train_detector(documents, out, config, **kwargs)
     shutil.rmtree(checkpoints, ignore_errors=True)
     return {"base": config.model, "eval_loss": metrics["eval_loss"], "steps": metrics["steps"]}
-

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from ..extras import extra
 
 PROGRESS_FILE = "progress.json"
 
@@ -118,7 +119,9 @@ def run_training(
     permutation). ``stop_after=n`` ends after optimizer step n with a checkpoint.
     """
     import torch
-    from accelerate import Accelerator
+
+    with extra("train", "training"):
+        from accelerate import Accelerator
     from torch.utils.data import DataLoader
     from tqdm.auto import tqdm
     from transformers import get_linear_schedule_with_warmup

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from ..extras import extra
 
 TRAINING_FILE = "deid_hf_training.json"
 
@@ -158,6 +159,19 @@ def _collate(pad_id: int):
     return collate
 
 
+def _model_and_tokenizer(config: ParaphraserConfig, model, tokenizer):
+    """The given model and tokenizer, or ``config.model`` loaded; the tokenizer gets a pad token."""
+    from ..models import load_causal_lm
+
+    if model is None:
+        model, tokenizer = load_causal_lm(config.model)
+    elif tokenizer is None:
+        raise InputError("pass the tokenizer together with the model")
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return model, tokenizer
+
+
 def train_paraphraser(
     pairs: Sequence[tuple[str, str]],
     output_dir: str | Path,
@@ -173,12 +187,13 @@ def train_paraphraser(
     """Fine-tune ``config.model`` (or the given ``model`` / ``tokenizer``) on ``pairs``; returns the metrics.
 
     ``stop_after=n`` ends the run after optimizer step n with a checkpoint (e.g. to fit a job's time limit);
-    ``resume=True`` continues from the newest checkpoint in ``checkpoint_dir`` (default output_dir/checkpoints).
+    ``resume=True`` continues from the newest checkpoint in ``checkpoint_dir`` (default
+    output_dir/checkpoints).
     The model is written to ``output_dir`` only when training completes.
     """
-    from accelerate.utils import set_seed
+    with extra("train", "fine-tuning the paraphraser"):
+        from accelerate.utils import set_seed
 
-    from ..models import load_causal_lm
     from .loop import LoopSettings, run_training
 
     config = config or ParaphraserConfig()
@@ -188,12 +203,7 @@ def train_paraphraser(
     output_dir = Path(output_dir)
     checkpoints = Path(checkpoint_dir) if checkpoint_dir else output_dir / "checkpoints"
     set_seed(config.seed)
-    if model is None:
-        model, tokenizer = load_causal_lm(config.model)
-    elif tokenizer is None:
-        raise InputError("pass the tokenizer together with the model")
-    if tokenizer.pad_token_id is None:
-        tokenizer.pad_token = tokenizer.eos_token
+    model, tokenizer = _model_and_tokenizer(config, model, tokenizer)
     train, held_out = split_pairs(pairs, config.eval_fraction, config.seed)
     train_rows = [encode_pair(tokenizer, s, p, config.max_length) for s, p in train]
     eval_rows = [encode_pair(tokenizer, s, p, config.max_length) for s, p in held_out]
@@ -236,8 +246,7 @@ def _write_model(
     metrics: dict,
     held_out: Iterable[tuple[str, str]],
 ) -> None:
-    from ..export.cards import write_card
-    from ..models import REGISTRY
+    from ..export.cards import display_name, write_card
     from ..paraphrase import ClampBounds, completion, prompt
 
     model.eval()
@@ -251,25 +260,24 @@ def _write_model(
     )
     bounds = ClampBounds.stored(model)
     datasets = ["sentence-transformers/stsb", "stanfordnlp/snli"] if config.pairs == "default" else None
-    base = REGISTRY[config.model].base_model if config.model in REGISTRY else config.model
     write_card(
         output_dir,
         kind="causal-lm",
-        base_model=base,
-        license="apache-2.0",
+        base_model=config.model,
         datasets=datasets,
         tags=["paraphrase", "differential-privacy"],
         text={
             "title": f"{Path(config.model).name} fine-tuned as a DP paraphraser for deid-hf",
             "summary": (
-                f'`{config.model}` fine-tuned to paraphrase in the "source => paraphrase" format '
+                f"`{display_name(config.model)}` fine-tuned to paraphrase in the "
+                f'"source => paraphrase" format '
                 f"(Witteveen & Andrews 2019; Mattern et al. 2022) on {metrics['train_pairs']} pairs "
                 f"({config.pairs}), {metrics['steps']} optimizer steps. Held-out loss per "
                 f"paraphrase token: {metrics['eval_loss_before']:.3f} before, "
                 f"{metrics['eval_loss']:.3f} after fine-tuning."
             ),
-            "usage": f'pipe = deid_hf.pipeline("deid-paraphrase", model="{output_dir}")\n'
-            f'pipe("Text to paraphrase.", epsilon=75.0, max_new_tokens=48)',
+            "usage": 'pipe = deid_hf.pipeline("deid-paraphrase", model="<this folder>")\n'
+            'pipe("Text to paraphrase.", epsilon=75.0, max_new_tokens=48)',
             "privacy": (
                 f"Clamp bounds [{bounds.low:.3f}, {bounds.high:.3f}] (10% logit quantile, 90% quantile "
                 f"of the top logit, on held-out pairs; stored in the config as `deid_hf_clamp`), "

@@ -90,7 +90,10 @@ def test_repeated_mentions_are_added_once_detected():
 def test_default_adds_improbable_proper_nouns_and_fast_needs_no_lm(smollm2):
     model, tokenizer = smollm2
     text = "Yesterday I met Wendeline Oszkarova near the flibbertigibbet kiosk in Qaqortoq."
-    found = lambda spec: {text[s.start : s.end]: s for s in get_detector(spec, model, tokenizer).detect(text)}
+
+    def found(spec):
+        return {text[s.start : s.end]: s for s in get_detector(spec, model, tokenizer).detect(text)}
+
     assert {"flibbertigibbet", "Qaqortoq"} <= set(found("pfilter"))  # every improbable word
     assert set(found("pfilter-propn")) == {"Wendeline", "Oszkarova", "Qaqortoq"}  # proper nouns only
     default = found("default")

@@ -98,6 +98,7 @@ def test_empty_predictions():
     assert report["token_recall"] == 0.0 and report["token_precision"] == 0.0 and report["leakage"] is None
 
 
+@pytest.mark.data
 def test_presidio_schema_is_read_directly():
     docs = load_gold(shared_data("presidio_synth_pii/synth_dataset_v2.json"), limit=20)
     assert len(docs) == 20 and all(s.end <= len(d.text) for d in docs for s in d.spans)

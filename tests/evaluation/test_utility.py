@@ -72,6 +72,7 @@ def test_tags_follow_the_replacement_words(tiny_ner):
     assert privacy["epsilon"] == 0.0
 
 
+@pytest.mark.slow
 def test_accelerate_loop_is_deterministic_under_a_seed(tiny_ner):
     config = TrainConfig(max_steps=4, batch_size=4)
     first = train_and_test("ner", tiny_ner, tiny_ner[:2], seed=1, config=config)
@@ -81,6 +82,8 @@ def test_accelerate_loop_is_deterministic_under_a_seed(tiny_ner):
     assert first["final_loss"] != other["final_loss"]
 
 
+@pytest.mark.slow
+@pytest.mark.data
 def test_intent_rows_and_report(tmp_path):
     shared_data("snips_slotgated")
     setup = load_setup("snips", SHARED_DATA, train_size=24, test_size=12)
@@ -107,6 +110,7 @@ def test_intent_rows_and_report(tmp_path):
     assert json.loads((tmp_path / "report.json").read_text())["utility"][0]["strategy"] == "original"
 
 
+@pytest.mark.data
 def test_loaders_read_the_shared_data():
     snips = load_snips(shared_data("snips_slotgated"), "test")
     assert len(snips) == 700 and all(len(e.tokens) == len(e.tags) for e in snips)
@@ -114,6 +118,8 @@ def test_loaders_read_the_shared_data():
     assert len(btc) > 1000 and any(t != "O" for e in btc for t in e.tags)
 
 
+@pytest.mark.slow
+@pytest.mark.data
 def test_cli_evaluate_detection_and_utility(tmp_path):
     from deid_hf.cli import main
 

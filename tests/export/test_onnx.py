@@ -16,6 +16,9 @@ TEXT = "My name is Daniel Okafor and I live in Springfield."
 #: (measured on smollm2-135m: 5.6); see README, "ONNX Runtime".
 INT8_LOGPROB_TOLERANCE = 7.0
 
+#: every test here exports a model with Optimum (the registry ones once per session, into the cache)
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def tiny_bert_export(tmp_path_factory, minilm_tokenizer):
@@ -156,6 +159,7 @@ def test_missing_export_and_unavailable_providers_are_clear_errors(tmp_path):
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (CI has none)")
+@pytest.mark.gpu
 def test_cuda_provider(smollm2_export):
     model = load_ort_model(smollm2_export, provider="cuda")
     assert "CUDAExecutionProvider" in model.providers

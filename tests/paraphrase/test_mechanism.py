@@ -71,8 +71,8 @@ def test_sampler_matches_softmax_of_clamped_logits(tiny_lm):
     observed = [counts[i] for i in range(8)]
     expected_counts = (expected.double() / expected.double().sum() * n).tolist()
     assert chisquare(observed, expected_counts).pvalue > 0.01
-    assert report["dp"] and report["epsilon_per_token"] == pytest.approx(epsilon)
-    assert report["epsilon_bound"] == pytest.approx(epsilon)
+    assert report.dp and report.epsilon_per_token == pytest.approx(epsilon)
+    assert report.epsilon == pytest.approx(epsilon)
 
 
 @pytest.mark.parametrize(
@@ -94,7 +94,7 @@ def test_options_that_break_the_guarantee_are_refused(tiny_lm, option):
             pad_token_id=7,
             **option,
         )
-        assert not report["dp"] and "no DP guarantee" in report["guarantee"]
+        assert not report.dp and "no DP guarantee" in report.guarantee
 
 
 def test_bounds_are_calibrated_and_stored(tiny_lm, smollm2):
@@ -118,5 +118,6 @@ def test_plain_sampling_is_an_explicit_opt_out(tiny_lm):
         allow_non_dp=True,
         pad_token_id=7,
     )
-    assert ids.shape == (1, 2) and not report["dp"] and report["clamp"] is None
-    assert report["temperature"] == 1.0 and report["guarantee"].startswith("no DP guarantee (plain sampling")
+    assert ids.shape == (1, 2) and not report.dp and report.details["clamp"] is None
+    assert report.details["temperature"] == 1.0
+    assert report.guarantee.startswith("no DP guarantee (plain sampling")

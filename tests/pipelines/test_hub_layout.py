@@ -7,8 +7,10 @@ import pytest
 
 import deid_hf
 from deid_hf.errors import InputError
+from deid_hf.paths import cache_dir
 
 from ..conftest import tiny_bert as make_tiny_bert
+from ..export.test_cards import check_hub_card
 
 TEXT = "Patient Maria Gonzalez, 67 years old, saw Dr. Tanaka in Boston. Call (217) 555-0143."
 
@@ -35,6 +37,7 @@ def reload_in_fresh_process(task, folder, text=TEXT):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_saved_substitution_pipeline_is_a_hub_repo_and_reloads_identically(tmp_path):
     pipe = deid_hf.pipeline("deid-substitution", strategy="typed", detector=["patterns", "spacy"])
     pipe.save_pretrained(tmp_path)
@@ -45,6 +48,9 @@ def test_saved_substitution_pipeline_is_a_hub_repo_and_reloads_identically(tmp_p
         os.listdir(tmp_path)
     )
     assert "de-identification" in (tmp_path / "README.md").read_text()
+    card = check_hub_card(tmp_path / "README.md", forbidden=(str(tmp_path), str(cache_dir())))
+    assert card["base_model"] == "HuggingFaceTB/SmolLM2-135M-Instruct" and card["license"] == "apache-2.0"
+    assert card["pipeline_tag"] == "token-classification"
     assert reload_in_fresh_process("deid-substitution", tmp_path) == pipe(TEXT, seed=3)
 
 
@@ -55,6 +61,7 @@ def tiny_bert(minilm_tokenizer):
     ), minilm_tokenizer
 
 
+@pytest.mark.slow
 def test_pfilter_and_ndd_pipelines_reload(tmp_path, tiny_bert):
     from transformers import pipeline
 

@@ -8,8 +8,8 @@ def test_paraphrase_pipeline_reports_privacy():
     pipe = deid_hf.pipeline("deid-paraphrase", model="smollm2-135m", bounds=(0.0, 1.0))
     out = pipe("I live in Springfield. My dog is called Rex.", epsilon=2.0, max_new_tokens=5)
     assert len(out["sentences"]) == 2 and all(1 <= s["tokens"] <= 5 for s in out["sentences"])
-    assert out["privacy"]["temperature"] == pytest.approx(1.0)  # T = 2 * 1 / 2
-    assert out["privacy"]["epsilon_total"] == pytest.approx(2.0 * out["privacy"]["tokens"])
+    assert out["privacy"]["details"]["temperature"] == pytest.approx(1.0)  # T = 2 * 1 / 2
+    assert out["privacy"]["epsilon"] == pytest.approx(2.0 * out["privacy"]["details"]["tokens"])
     with pytest.raises(InputError, match="would break"):
         pipe("Hello.", top_k=5)
 
@@ -35,7 +35,7 @@ def test_ort_generation_honours_the_processor(monkeypatch):
         bounds=(0.0, 1.0),
     )
     out = pipe("I live in Springfield.", epsilon=4.0, max_new_tokens=4)
-    assert len(calls) == out["privacy"]["tokens"]
+    assert len(calls) == out["privacy"]["details"]["tokens"]
     assert all(high <= 2.0 + 1e-6 and low >= 0.0 for high, low in calls)  # clamp to [0, 1], / T = 0.5
 
 
@@ -47,8 +47,9 @@ def test_batches_of_texts_are_sampled_together_and_seeded():
     assert [o["paraphrase"] for o in first] == [o["paraphrase"] for o in again]
     assert [len(o["sentences"]) for o in first] == [2, 1, 1]
     assert [s["source"] for s in first[0]["sentences"]] == ["The meeting is on Monday.", "Bring the report."]
-    bounds = first[0]["privacy"]["clamp"]
-    assert first[0]["privacy"]["temperature"] == pytest.approx(2 * (bounds["high"] - bounds["low"]) / 200.0)
+    details = first[0]["privacy"]["details"]
+    bounds = details["clamp"]
+    assert details["temperature"] == pytest.approx(2 * (bounds["high"] - bounds["low"]) / 200.0)
     with pytest.raises(InputError, match="seed"):
         pipe("Hello.", seed="x")
 
@@ -56,7 +57,7 @@ def test_batches_of_texts_are_sampled_together_and_seeded():
 def test_plain_sampling_reports_no_guarantee():
     pipe = deid_hf.pipeline("deid-paraphrase", model="smollm2-135m", bounds=(0.0, 1.0))
     out = pipe("I like green tea.", epsilon=None, allow_non_dp=True, max_new_tokens=6, seed=0)
-    assert not out["privacy"]["dp"] and out["privacy"]["epsilon_total"] is None
+    assert not out["privacy"]["dp"] and out["privacy"]["epsilon"] is None
     assert out["sentences"][0]["epsilon"] is None and "no DP guarantee" in out["privacy"]["guarantee"]
 
 
@@ -65,4 +66,5 @@ def test_epsilon_given_at_construction_holds():
         "deid-paraphrase", model="smollm2-135m", bounds=(0.0, 1.0), epsilon=4.0, max_new_tokens=3
     )
     out = pipe("I like green tea.", seed=0)
-    assert out["privacy"]["epsilon_per_token"] == pytest.approx(4.0) and out["privacy"]["max_new_tokens"] == 3
+    assert out["privacy"]["epsilon_per_token"] == pytest.approx(4.0)
+    assert out["privacy"]["details"]["max_new_tokens"] == 3

@@ -45,13 +45,13 @@ def test_pi_must_be_a_distribution():
 
 def test_strategy_reports():
     private = {"PERSON": {"Maria"}}
-    assert get_strategy("redact").privacy(1.0, private)["epsilon"] == 0.0
-    assert get_strategy("typed").privacy(1.0, private)["epsilon"] == 0.0
-    assert get_strategy("typed").privacy(0.9, private)["epsilon"] is None
+    assert get_strategy("redact").privacy(1.0, private).epsilon == 0.0
+    assert get_strategy("typed").privacy(1.0, private).epsilon == 0.0
+    assert get_strategy("typed").privacy(0.9, private).epsilon is None
     named = get_strategy("named").privacy(0.5, {"LOCATION": {"London"}})
-    assert named["epsilon"] == pytest.approx(math.log(2))
+    assert named.epsilon == pytest.approx(math.log(2))
     full = get_strategy("full_entity").privacy(1.0, private)
-    assert full["epsilon"] is None and "no DP guarantee" in full["guarantee"]
+    assert full.epsilon is None and "no DP guarantee" in full.guarantee
 
 
 def _replace_many(strategy, p, words, seed=0):
@@ -81,7 +81,7 @@ def test_word_by_word_draws_follow_pi():
     observed = [counts[w] for w in pi]
     assert chisquare(observed, [pi[w] * 3000 for w in pi]).pvalue > 0.01
     report = strategy.privacy(0.5, {"PERSON": {"Ann", "Cy"}})
-    assert report["epsilon"] == pytest.approx(math.log((0.5 + 0.5 * 0.2) / (0.5 * 0.2)))
+    assert report.epsilon == pytest.approx(math.log((0.5 + 0.5 * 0.2) / (0.5 * 0.2)))
 
 
 def test_consistent_mapping_within_a_table():

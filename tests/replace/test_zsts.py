@@ -67,6 +67,7 @@ def test_zsts_needs_a_language_model():
         get_strategy("zsts")
 
 
+@pytest.mark.slow
 def test_zsts_substitution_pipeline_on_the_offline_default():
     pipe = deid_hf.pipeline("deid-substitution", strategy="zsts")
     text = "My name is Daniel Okafor and my code is 4471. Daniel again."

@@ -5,8 +5,7 @@ import threading
 
 import pytest
 
-from deid_hf.errors import InputError, MissingDependencyError
-from deid_hf.serve import require
+from deid_hf.errors import InputError, MissingExtraError
 from deid_hf.serve.batching import DynamicBatcher, QueueFull
 from deid_hf.serve.config import ServeConfig
 
@@ -78,9 +77,17 @@ def test_server_config_refuses_unsafe_requests():
         ServeConfig(api_key="short")
 
 
-def test_missing_extra_is_a_clear_error():
-    with pytest.raises(MissingDependencyError, match=r"pip install 'deid-hf\[serve\]'"):
-        require("nonexistent_web_framework")
+def test_missing_extra_is_a_clear_error(monkeypatch):
+    import sys
+
+    from deid_hf.extras import extra
+
+    monkeypatch.setitem(sys.modules, "fastapi", None)  # as if fastapi were not installed
+    with (
+        pytest.raises(MissingExtraError, match=r"pip install 'deid-hf\[serve\]'"),
+        extra("serve", "deid-hf serve"),
+    ):
+        import fastapi  # noqa: F401
 
 
 def test_serve_command_refuses_bad_settings_before_starting(monkeypatch, capsys):

@@ -18,6 +18,7 @@ from deid_hf.train.paraphraser import (
     train_paraphraser,
 )
 from tests.conftest import shared_data, tiny_llama
+from tests.export.test_cards import check_hub_card
 
 PAIRS = [
     (f"The {animal} sat on the {thing} number {n}.", f"A {animal} was sitting on the {thing} {n}.")
@@ -60,6 +61,7 @@ def test_split_keeps_a_pair_and_its_reverse_together():
     assert not any(frozenset(p) in held_keys for p in train)
 
 
+@pytest.mark.data
 def test_default_pairs_follow_the_paper_filters():
     root = shared_data("stsbenchmark").parent
     pairs = default_pairs(root)
@@ -88,6 +90,7 @@ def _train(tmp_path, tokenizer, name, **kwargs):
     )
 
 
+@pytest.mark.slow
 def test_training_lowers_held_out_loss_and_writes_a_checkpoint(tmp_path, tokenizer):
     metrics = _train(tmp_path, tokenizer, "full")
     out = tmp_path / "full"
@@ -96,9 +99,11 @@ def test_training_lowers_held_out_loss_and_writes_a_checkpoint(tmp_path, tokeniz
     config = json.loads((out / "config.json").read_text())
     assert ClampBounds(**config["deid_hf_clamp"]).sensitivity > 0
     assert (out / "tokenizer.json").is_file() and "Privacy parameters" in (out / "README.md").read_text()
+    check_hub_card(out / "README.md", forbidden=(str(tmp_path),))
     assert json.loads((out / "deid_hf_training.json").read_text())["metrics"]["steps"] == 6
 
 
+@pytest.mark.slow
 def test_resumed_training_reaches_the_same_weights_and_loss(tmp_path, tokenizer):
     full = _train(tmp_path, tokenizer, "full")
     stopped = _train(tmp_path, tokenizer, "resumed", stop_after=4)
@@ -134,6 +139,7 @@ def test_bad_config_is_refused():
         ParaphraserConfig(eval_fraction=1.5)
 
 
+@pytest.mark.slow
 def test_runs_under_accelerate_launch(tmp_path, tokenizer):
     tiny_llama(tokenizer).save_pretrained(tmp_path / "tiny")
     tokenizer.save_pretrained(tmp_path / "tiny")

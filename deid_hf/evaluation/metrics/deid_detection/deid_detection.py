@@ -1,7 +1,8 @@
 """`evaluate` metric module: deid-hf detection metrics (shared/EVALUATION.md definitions).
 
     metric = evaluate.load(deid_hf.evaluation.metric_path("deid_detection"))
-    metric.compute(predictions=[[{"start": 0, "end": 5}]], references=[[{"start": 0, "end": 5, "label": "PERSON"}]],
+    metric.compute(predictions=[[{"start": 0, "end": 5}]],
+                   references=[[{"start": 0, "end": 5, "label": "PERSON"}]],
                    texts=["Maria is here."], outputs=None)
 
 ``predictions``: predicted spans per document; ``references``: gold spans per document; ``texts``: the

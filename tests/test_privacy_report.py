@@ -1,0 +1,65 @@
+import json
+import math
+
+import pytest
+
+from deid_hf.corpus import aggregate_privacy
+from deid_hf.errors import InputError
+from deid_hf.evaluation.report import privacy_label
+from deid_hf.privacy.report import PrivacyReport
+from deid_hf.replace import get_strategy
+
+RR = PrivacyReport("randomized_response", True, math.log(2), "epsilon = 0.6931", p=0.5, strategy="named")
+
+
+def test_report_round_trips_through_json():
+    report = RR.with_(detector="fast", caveats=("recall",), details={"pi_support": {"PERSON": 1}})
+    data = json.loads(json.dumps(report.to_dict()))
+    assert set(data) == {
+        "mechanism",
+        "dp",
+        "epsilon",
+        "guarantee",
+        "p",
+        "epsilon_per_token",
+        "strategy",
+        "detector",
+        "caveats",
+        "details",
+    }
+    assert PrivacyReport.from_dict(data) == report
+    with pytest.raises(InputError, match="not a privacy report"):
+        PrivacyReport.from_dict({"dp": True})
+
+
+def test_report_refuses_contradictions():
+    with pytest.raises(InputError, match="contradicts"):
+        PrivacyReport("randomized_response", True, None, "x")
+    with pytest.raises(InputError, match="contradicts"):
+        PrivacyReport("randomized_response", True, math.inf, "x")
+    with pytest.raises(InputError, match="cannot claim"):
+        PrivacyReport("none", True, 1.0, "x")
+    with pytest.raises(InputError, match="mechanism must be"):
+        PrivacyReport("laplace", False, None, "x")
+
+
+def test_labels_come_from_fields_not_from_the_text():
+    infinite = get_strategy("typed").privacy(0.9, {"PERSON": {"Ann"}})
+    none = get_strategy("full_entity").privacy(1.0, {"PERSON": {"Ann"}})
+    assert infinite.mechanism == "randomized_response" and not infinite.dp
+    assert [privacy_label(r) for r in (RR, infinite, none)] == [
+        "epsilon = 0.693",
+        "epsilon = inf",
+        "no DP guarantee",
+    ]
+    assert privacy_label(none.with_(guarantee="anything").to_dict()) == "no DP guarantee"
+
+
+def test_corpus_aggregate_is_the_worst_document():
+    low, high = RR.with_(epsilon=0.5, caveats=("a",)), RR.with_(epsilon=2.0, caveats=("a", "b"))
+    combined = aggregate_privacy([low.to_dict(), high])
+    assert combined.epsilon == 2.0 and combined.dp and combined.caveats == ("a", "b")
+    none = get_strategy("full_entity").privacy(1.0, {"PERSON": {"Ann"}})
+    assert aggregate_privacy([low, none, high]).label == "no DP guarantee"
+    empty = aggregate_privacy([])
+    assert not empty.dp and empty.guarantee == "no records processed"
