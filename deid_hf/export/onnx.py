@@ -118,7 +118,8 @@ def quantization_config(flags: set[str] | None = None):
     """(name, Optimum dynamic int8 config) for this CPU: AVX-512 VNNI, AVX-512, AVX2, else ARM64."""
     import platform
 
-    from optimum.onnxruntime.configuration import AutoQuantizationConfig
+    with extra("onnx", "int8 quantization"):
+        from optimum.onnxruntime.configuration import AutoQuantizationConfig
 
     flags = cpu_flags() if flags is None else flags
     if "avx512_vnni" in flags:
@@ -151,7 +152,8 @@ def session_options(threads: int | None = None, spinning: bool = False):
     """ONNX Runtime session options for CPU inference: ``intra_op_num_threads`` = physical cores (or
     ``threads``), one inter-op thread, all graph optimisations, and idle threads that sleep instead of
     spinning (spinning threads compete with the tokenizer and other processes on a shared CPU)."""
-    import onnxruntime
+    with extra("onnx", "ONNX Runtime"):
+        import onnxruntime
 
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = threads or physical_cores()
