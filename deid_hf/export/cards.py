@@ -59,7 +59,7 @@ def _registry_entry(name_or_path: str | Path) -> ModelSpec | None:
 def hub_base_model(name_or_path: str | Path | None) -> str | None:
     """The Hub id a card's ``base_model`` names: a registry model's base, the ``base_model`` of the card a
     local folder carries, a Hub id as given; None for a local folder without one (never a local path)."""
-    if name_or_path is None:
+    if not name_or_path:
         return None
     spec = _registry_entry(name_or_path)
     if spec is not None:
