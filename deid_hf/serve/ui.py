@@ -13,7 +13,7 @@ import re
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 from ..extras import extra  # noqa: E402
-from .batching import DynamicBatcher  # noqa: E402
+from .batching import DynamicBatcher, QueueFull  # noqa: E402
 from .config import ServeConfig  # noqa: E402
 from .engine import Options, safe_error  # noqa: E402
 
@@ -66,7 +66,12 @@ def build_ui(config: ServeConfig, batcher: DynamicBatcher):
             )
         except Exception as exc:  # noqa: BLE001 - shown in the page
             raise gr.Error(safe_error(exc)) from None
-        (result,) = await batcher.submit(key, [text])
+        if len(text or "") > config.max_text_chars:
+            raise gr.Error(f"text of {len(text)} characters (at most {config.max_text_chars})")
+        try:
+            (result,) = await batcher.submit(key, [text])
+        except QueueFull as exc:
+            raise gr.Error(f"server busy: {exc}") from None
         if isinstance(result, BaseException):
             raise gr.Error(safe_error(result))
         original, new = highlighted(text, result)

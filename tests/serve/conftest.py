@@ -19,7 +19,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wait_ready(base: str, seconds: float = 180, process=None) -> None:
+def wait_ready(base: str, seconds: float = 300, process=None) -> None:
     import httpx
 
     deadline = time.monotonic() + seconds
@@ -95,7 +95,7 @@ class ThreadServer:
 
     def __enter__(self):
         self.thread.start()
-        wait_ready(self.base, seconds=120)
+        wait_ready(self.base, seconds=300)
         return self
 
     def __exit__(self, *exc):
