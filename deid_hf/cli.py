@@ -12,7 +12,9 @@ from rich.table import Table
 
 from .errors import DeidError
 
-console = Console()
+#: messages are never wrapped (logs and pipes get whole lines; a terminal wraps them itself); tables still fit
+#: the terminal width
+console = Console(soft_wrap=True)
 
 
 def cmd_demo(args: argparse.Namespace) -> None:
@@ -66,7 +68,7 @@ def cmd_models(args: argparse.Namespace) -> None:
     console.print(table)
 
 
-def cmd_run(args: argparse.Namespace) -> None:
+def cmd_run(args: argparse.Namespace) -> int:
     """De-identify a corpus (JSONL, CSV, Parquet or a saved dataset) into OUTPUT, resumably."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
@@ -100,6 +102,7 @@ def cmd_run(args: argparse.Namespace) -> None:
             seed=args.seed,
             split=args.split,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
+            restart=args.restart,
         )
     console.print(
         f"wrote {report['written']} of {report['records']} records to {report['output']}; "
@@ -107,6 +110,10 @@ def cmd_run(args: argparse.Namespace) -> None:
     )
     for error in report["errors"][:20]:
         console.print(f"  record {error['index']}: {error['error']}")
+    if report["records"] and not report["written"]:
+        print("deid-hf: error: every record failed (see the errors above)", file=sys.stderr)
+        return 1
+    return 0
 
 
 def cmd_evaluate_detection(args: argparse.Namespace) -> None:
@@ -332,6 +339,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=None, help="reproducible run (default: secure randomness)")
     run.add_argument("--batch-size", type=int, default=32)
     run.add_argument("--shared-table", action="store_true", help="one substitution table for the corpus")
+    run.add_argument(
+        "--restart", action="store_true", help="discard a partial output of another run instead of refusing"
+    )
     run.set_defaults(func=cmd_run)
     evaluate = sub.add_parser("evaluate", help="detection metrics and downstream utility")
     evaluate_sub = evaluate.add_subparsers(dest="what", required=True)
@@ -410,11 +420,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        args.func(args)
+        return args.func(args) or 0
     except DeidError as exc:
         print(f"deid-hf: error: {exc}", file=sys.stderr)
         return 2
-    return 0
 
 
 if __name__ == "__main__":
