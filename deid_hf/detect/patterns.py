@@ -37,14 +37,15 @@ PRESIDIO_LABELS = {
 _STREET_TYPES = (
     r"Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Terrace|Ter|Way|Place|Pl|"
     r"Parkway|Pkwy|Circle|Cir|Close|Square|Sq|Highway|Hwy|Trail|Crescent|Alley|Row|Gardens|Park|Hill|"
-    r"Walk|Mews|Green|Grove|Loop|Pike|Plaza|Ridge|View|Vista|Crossing|Path|Port|Point|Heights|Estates"
+    r"Walk|Mews|Green|Grove|Loop|Pike|Plaza|Ridge|View|Vista|Crossing|Path|Port|Point|Heights|Estates|"
+    r"utca|u|út"
 )
 _CAP = r"[A-ZÀ-Þ][\w'’.-]*"
 #: "6750 Koskikatu 25 Apt. 864\nArtilleros\n, CO\n Uruguay 64677": from the house number (not the start of
 #: the line) to the postal code; every line is bounded so that the pattern is linear in the text's length
 _POSTAL_BLOCK = (
     r"(?<![\w.])\d{1,6}[A-Za-z]?\b[^\n]{0,60}\n[^\n]{1,60}\n,[ \t]*[A-Z0-9]{1,3}\n"
-    r"[ \t]*(?:[^\W\d_][\w'’.-]*[ \t]+){0,3}[A-Za-z]{0,3}\d[\w-]*"
+    r"[ \t]*[^\n\d]{0,40}?\d[\w-]*"
 )
 EXTRA_PATTERNS: list[tuple[str, str, float]] = [
     ("ADDRESS", rf"\b\d{{1,6}}[A-Za-z]?(?:[ \t]+{_CAP}){{1,4}}[ \t]+(?:{_STREET_TYPES})\b\.?", 0.9),
