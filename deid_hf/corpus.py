@@ -152,7 +152,8 @@ def _read_partial(partial: Path, fingerprint: dict) -> dict[int, dict]:
 
 
 def run_fingerprint(pipe, input_path: Path, text_field: str, split: str, p: float, seed) -> dict:
-    """What must not change between a partial output and its resumption."""
+    """What must not change between a partial output and its resumption (an option given as an object,
+    e.g. a `Detector` instance, counts by its type only)."""
     stat = input_path.stat()
     options = getattr(pipe, "options", {})
     model = getattr(getattr(getattr(pipe, "model", None), "config", None), "_name_or_path", None)
@@ -169,7 +170,7 @@ def run_fingerprint(pipe, input_path: Path, text_field: str, split: str, p: floa
                 "pipeline": {"task": getattr(pipe, "task_name", None), "model": model, **options},
                 "version": __version__,
             },
-            default=repr,
+            default=lambda value: f"<{type(value).__module__}.{type(value).__qualname__}>",
         )
     )
 

@@ -74,3 +74,20 @@ def test_spacy_parses_texts_longer_than_max_length(monkeypatch):
     assert ("Maria Gonzalez", "PERSON") in found and ("Boston", "LOCATION") in found
     assert all(text[s.start : s.end].strip() == text[s.start : s.end] for s in detector.detect(text))
     ner.parse.cache_clear()
+
+
+def test_repeated_mentions_scale_to_many_distinct_items():
+    """One pass over the text: 2,000 distinct items in a 100,000-character document (formerly one regex
+    search per item, i.e. items x length)."""
+    from deid_hf.detect.base import add_repeated_mentions
+    from deid_hf.spans import Span
+
+    items = [f"Name{n:04d} Surname{n:04d}" for n in range(2000)]
+    text = " and ".join(items * 2)
+    spans, offset = [], 0
+    for item in items:  # the first occurrence of each item is detected
+        spans.append(Span(offset, offset + len(item), "PERSON", 0.9, "spacy"))
+        offset += len(item) + len(" and ")
+    found = add_repeated_mentions(text, spans)
+    assert len(found) == 4000 and sum(s.source == "repeat" for s in found) == 2000
+    assert all(text[s.start : s.end] in items for s in found)
