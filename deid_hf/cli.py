@@ -12,7 +12,9 @@ from rich.table import Table
 
 from .errors import DeidError
 
-console = Console()
+#: messages are never wrapped (logs and pipes get whole lines; a terminal wraps them itself); tables still fit
+#: the terminal width
+console = Console(soft_wrap=True)
 
 
 def cmd_demo(args: argparse.Namespace) -> None:
@@ -68,7 +70,7 @@ def cmd_models(args: argparse.Namespace) -> None:
     console.print(table)
 
 
-def cmd_run(args: argparse.Namespace) -> None:
+def cmd_run(args: argparse.Namespace) -> int:
     """De-identify a corpus (JSONL, CSV, Parquet or a saved dataset) into OUTPUT, resumably."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
@@ -107,6 +109,7 @@ def cmd_run(args: argparse.Namespace) -> None:
             seed=args.seed,
             split=args.split,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
+            restart=args.restart,
         )
     console.print(
         f"wrote {report['written']} of {report['records']} records to {report['output']}; "
@@ -114,6 +117,10 @@ def cmd_run(args: argparse.Namespace) -> None:
     )
     for error in report["errors"][:20]:
         console.print(f"  record {error['index']}: {error['error']}")
+    if report["records"] and not report["written"]:
+        print("deid-hf: error: every record failed (see the errors above)", file=sys.stderr)
+        return 1
+    return 0
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
@@ -421,6 +428,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--num-workers", type=int, default=2, help="ray engine: actors, one pipeline each")
     run.add_argument("--gpus-per-worker", type=float, default=0.0, help="ray engine: GPUs per actor")
+    run.add_argument(
+        "--restart", action="store_true", help="discard a partial output of another run instead of refusing"
+    )
     run.set_defaults(func=cmd_run)
     serve = sub.add_parser("serve", help=cmd_serve.__doc__)
     from .serve.command import add_arguments as add_serve_arguments
@@ -553,11 +563,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        args.func(args)
+        return args.func(args) or 0
     except DeidError as exc:
         print(f"deid-hf: error: {exc}", file=sys.stderr)
         return 2
-    return 0
 
 
 if __name__ == "__main__":

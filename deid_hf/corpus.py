@@ -2,10 +2,17 @@
 
 Resumable and atomic: every finished batch is appended (and fsynced) to ``OUTPUT.partial.jsonl``; a
 re-run skips the records already there, so nothing is redone or duplicated; the final file is written to a
-temporary name and renamed into place, then the partial file is removed. A record that cannot be processed
-(missing or empty text, a failure inside the pipeline) is listed in the report and skipped; it never aborts
-the run. ``OUTPUT.report.json`` holds the privacy report of the whole run and the per-record errors. With a
+temporary name and renamed into place, then the partial file is removed. The partial file starts with the
+run's fingerprint (input path, size and modification time, text field, split, p, seed, pipeline options,
+deid-hf version): a run with another fingerprint refuses to resume it (``restart=True`` discards it). A
+record that cannot be processed (not a JSON object, missing or empty text, a failure inside the pipeline)
+is listed in the report and skipped; it never aborts the run. Checked before any work: the output is not
+the input (also through symlinks), its directory exists (created) and is writable, some record has the text
+field. ``OUTPUT.report.json`` holds the privacy report of the whole run and the per-record errors. With a
 fixed seed the output is identical whether or not the run was interrupted (per-document random streams).
+CSV and Parquet outputs have one type per column: a column whose values mix types (or hold lists or
+dicts) is written as JSON strings; lone surrogates, which UTF-8 cannot hold, become U+FFFD there (JSONL
+keeps them as ``\\udXXX`` escapes).
 """
 
 from __future__ import annotations
@@ -15,8 +22,10 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from . import __version__
 from .errors import InputError
 from .privacy.report import PrivacyReport
+from .text import utf8_safe
 
 FORMATS = (".jsonl", ".csv", ".parquet")
 
@@ -37,12 +46,20 @@ def read_records(path: str | Path, split: str = "train") -> list[dict]:
         return loaded.to_list()
     if path.suffix == ".jsonl":
         records = []
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for n, raw in enumerate(path.read_bytes().splitlines(), 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                records.append({"__unreadable__": f"line {n} is not valid UTF-8"})
+                continue
             if line.strip():
                 try:
-                    records.append(json.loads(line))
+                    record = json.loads(line)
                 except ValueError:
-                    records.append({"__unreadable__": f"line {n} is not valid JSON"})
+                    record = {"__unreadable__": f"line {n} is not valid JSON"}
+                if not isinstance(record, dict):
+                    record = {"__unreadable__": f"line {n} is a JSON {type(record).__name__}, not an object"}
+                records.append(record)
         return records
     if path.suffix in (".csv", ".parquet"):
         import pandas as pd
@@ -54,35 +71,132 @@ def read_records(path: str | Path, split: str = "train") -> list[dict]:
     )
 
 
+def _cell(value):
+    return utf8_safe(value) if isinstance(value, str) else value
+
+
+def _stable_columns(records: list[dict]) -> list[dict]:
+    """One type per column: a column mixing types (bool, int, float, str, ...) or holding lists or dicts
+    is written as JSON strings (strings stay as they are); missing values stay missing."""
+    columns: dict[str, set] = {}
+    for record in records:
+        for key, value in record.items():
+            if value is not None:
+                columns.setdefault(key, set()).add(type(value))
+    as_json = {
+        key
+        for key, types in columns.items()
+        if types & {list, dict, tuple} or (len(types) > 1 and types != {int, float})
+    }
+    return [
+        {
+            key: _cell(
+                value
+                if key not in as_json or value is None or isinstance(value, str)
+                else json.dumps(value, ensure_ascii=False, default=str)
+            )
+            for key, value in record.items()
+        }
+        for record in records
+    ]
+
+
+def _json_line(record) -> str:
+    line = json.dumps(record, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: kept as \udXXX escapes
+        line = json.dumps(record)
+    return line + "\n"
+
+
 def write_records(records: list[dict], path: Path) -> None:
     """Write atomically: a temporary file in the same directory, then rename."""
     tmp = path.with_name(f".{path.name}.tmp")
     if path.suffix == ".jsonl":
         with open(tmp, "w", encoding="utf-8") as out:
-            out.writelines(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+            out.writelines(_json_line(record) for record in records)
     else:
         import pandas as pd
 
-        frame = pd.DataFrame(
-            [{k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in r.items()} for r in records]
-        )
+        frame = pd.DataFrame(_stable_columns(records))
         frame.to_csv(tmp, index=False) if path.suffix == ".csv" else frame.to_parquet(tmp, index=False)
     os.replace(tmp, path)
 
 
-def _read_partial(partial: Path) -> dict[int, dict]:
+def _read_partial(partial: Path, fingerprint: dict) -> dict[int, dict]:
     done = {}
-    if partial.exists():
-        for line in partial.read_text(encoding="utf-8").splitlines():
-            try:
-                entry = json.loads(line)
-            except ValueError:  # a line cut by the interruption: redo that record
-                continue
+    if not partial.exists():
+        return done
+    lines = partial.read_text(encoding="utf-8").splitlines()
+    try:
+        stored = json.loads(lines[0])["fingerprint"] if lines else fingerprint
+    except (ValueError, KeyError, TypeError):
+        stored = None
+    if stored != fingerprint:
+        changed = (
+            "it has no fingerprint"
+            if not isinstance(stored, dict)
+            else "its " + ", ".join(k for k in fingerprint if stored.get(k) != fingerprint[k]) + " differ"
+        )
+        raise InputError(
+            f"{partial} holds a partial output of a different run ({changed}); resume with the same "
+            f"input and options, or pass --restart (restart=True) to discard it"
+        )
+    for line in lines[1:]:
+        try:
+            entry = json.loads(line)
             done[entry["index"]] = entry
+        except (ValueError, KeyError, TypeError):  # a line cut by the interruption: redo that record
+            continue
     return done
 
 
+def run_fingerprint(pipe, input_path: Path, text_field: str, split: str, p: float, seed) -> dict:
+    """What must not change between a partial output and its resumption (an option given as an object,
+    e.g. a `Detector` instance, counts by its type only)."""
+    stat = input_path.stat()
+    options = getattr(pipe, "options", {})
+    model = getattr(getattr(getattr(pipe, "model", None), "config", None), "_name_or_path", None)
+    return json.loads(
+        json.dumps(
+            {
+                "input": str(input_path.resolve()),
+                "input_size": stat.st_size,
+                "input_mtime_ns": stat.st_mtime_ns,
+                "text_field": text_field,
+                "split": split,
+                "p": p,
+                "seed": seed,
+                "pipeline": {"task": getattr(pipe, "task_name", None), "model": model, **options},
+                "version": __version__,
+            },
+            default=lambda value: f"<{type(value).__module__}.{type(value).__qualname__}>",
+        )
+    )
+
+
+def _check_paths(input_path: Path, output: Path) -> None:
+    if output.suffix not in FORMATS:
+        raise InputError(f"unsupported output {output.name}: use one of {', '.join(FORMATS)}")
+    if not input_path.exists():
+        raise InputError(f"input {input_path} does not exist")
+    same = output.resolve() == input_path.resolve()
+    if not same and output.exists():
+        same = os.path.samefile(output, input_path)
+    if same or (input_path.is_dir() and output.resolve().is_relative_to(input_path.resolve())):
+        raise InputError(f"output {output} is the input {input_path}: choose another output path")
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the output directory {output.parent}: {exc.strerror}") from None
+    if not os.access(output.parent, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write to the output directory {output.parent} (permission denied)")
+
+
 def _record_text(record: dict, text_field: str) -> str:
+    if not isinstance(record, dict):
+        raise InputError(f"record is a {type(record).__name__}, not an object")
     if "__unreadable__" in record:
         raise InputError(record["__unreadable__"])
     if text_field not in record:
@@ -115,30 +229,46 @@ def run_corpus(
     seed: int | None = None,
     split: str = "train",
     progress: Callable[[int, int], None] | None = None,
+    restart: bool = False,
 ) -> dict:
     """De-identify ``text_field`` of every record; returns (and writes beside the output) the run report.
 
     ``pipe`` is a deid-substitution pipeline, or an engine whose ``process_batches(records, pending,
     batch_size, text_field, p, seed)`` yields lists of `process_batch` entries in any order (the Ray engine).
     """
-    output = Path(output_path)
-    if output.suffix not in FORMATS:
-        raise InputError(f"unsupported output {output.name}: use one of {', '.join(FORMATS)}")
+    input_path, output = Path(input_path), Path(output_path)
+    _check_paths(input_path, output)
     records = read_records(input_path, split)
+    if records and not any(isinstance(r, dict) and text_field in r for r in records):
+        fields = sorted({k for r in records if isinstance(r, dict) for k in r if k != "__unreadable__"})
+        raise InputError(
+            f"no record has a field {text_field!r} (fields: {', '.join(fields) or 'none'}); "
+            f"name the text field with --text-field (text_field=)"
+        )
     partial = output.with_name(output.name + ".partial.jsonl")
-    done = _read_partial(partial)
+    fingerprint = run_fingerprint(pipe, input_path, text_field, split, p, seed)
+    if restart:
+        partial.unlink(missing_ok=True)
+    done = _read_partial(partial, fingerprint)
     pending = [i for i in range(len(records)) if i not in done]
     if progress:
         progress(len(done), len(records))
-    if hasattr(pipe, "process_batches"):  # another engine, e.g. deid_hf.corpus_ray.RayEngine
-        batches = pipe.process_batches(records, pending, batch_size, text_field, p, seed)
-    else:
-        batches = (
-            process_batch(pipe, records, b, text_field, p, seed) for b in _batches(pending, batch_size)
-        )
-    with open(partial, "a", encoding="utf-8") as log:
+    fresh = not partial.exists() or partial.stat().st_size == 0
+    try:
+        log = open(partial, "a", encoding="utf-8")  # noqa: SIM115 - closed by the with below
+    except OSError as exc:
+        raise InputError(f"cannot write {partial}: {exc.strerror}") from None
+    with log:
+        if fresh:
+            log.write(json.dumps({"fingerprint": fingerprint}) + "\n")
+        if hasattr(pipe, "process_batches"):  # another engine, e.g. deid_hf.corpus_ray.RayEngine
+            batches = pipe.process_batches(records, pending, batch_size, text_field, p, seed)
+        else:
+            batches = (
+                process_batch(pipe, records, b, text_field, p, seed) for b in _batches(pending, batch_size)
+            )
         for entries in batches:
-            log.write("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries))
+            log.write("".join(_json_line(e) for e in entries))
             log.flush()
             os.fsync(log.fileno())
             done.update((e["index"], e) for e in entries)
@@ -156,7 +286,7 @@ def run_corpus(
     }
     report_path = output.with_name(output.name + ".report.json")
     tmp = report_path.with_name(f".{report_path.name}.tmp")
-    tmp.write_text(json.dumps(report, indent=2))
+    tmp.write_text(json.dumps(report, indent=2), encoding="utf-8")
     os.replace(tmp, report_path)
     partial.unlink()
     return report
@@ -170,7 +300,11 @@ def process_batch(pipe, records, batch, text_field, p, seed) -> list[dict]:
         except InputError as exc:
             entries[i] = {"index": i, "error": str(exc)}
     try:
-        results = pipe([text for _, text in valid], p=p, seed=seed, batch_size=len(valid)) if valid else []
+        results = (
+            pipe([text for _, text in valid], p=p, seed=seed, batch_size=len(valid), errors="report")
+            if valid
+            else []
+        )
     except Exception:  # noqa: BLE001 - isolate the failing record(s): one at a time
         results = []
         for _, text in valid:
@@ -179,6 +313,9 @@ def process_batch(pipe, records, batch, text_field, p, seed) -> list[dict]:
             except Exception as exc:  # noqa: BLE001 - reported per record, never aborts the run
                 results.append(exc)
     for (i, _), result in zip(valid, results):
+        if isinstance(result, dict) and result.get("error"):
+            entries[i] = {"index": i, "error": result["error"]}
+            continue
         if isinstance(result, Exception):
             entries[i] = {
                 "index": i,
@@ -191,7 +328,10 @@ def process_batch(pipe, records, batch, text_field, p, seed) -> list[dict]:
 
 
 def dataset_map_function(pipe, text_field: str = "text", **call_options) -> Callable[[dict], dict]:
-    """For ``datasets.Dataset.map(fn, batched=True)``: replaces ``text_field``, adds ``deid_spans`` (JSON).
+    """For ``datasets.Dataset.map(fn, batched=True)``: replaces ``text_field``, adds ``deid_spans`` (JSON)
+    and ``deid_error``. A bad row (None, empty, not a string, a failure inside the pipeline) gets
+    ``text_field`` None, ``deid_spans`` "[]" and its message in ``deid_error``; the other rows are processed
+    (``errors="raise"`` in ``call_options``: the batch raises instead, as ``datasets.map`` would).
 
     ``pipe`` is a pipeline, or a dict of ``deid_hf.pipeline("deid-substitution", **pipe)`` options: then each
     process of ``map(..., num_proc=N)`` builds its pipeline once, and only the options are pickled and hashed
@@ -225,8 +365,9 @@ class _DatasetMapFunction:
 
     def __call__(self, batch: dict) -> dict:
         texts = list(batch[self.text_field])
-        results = self._pipeline()(texts, batch_size=len(texts), **self.call_options)
+        results = self._pipeline()(texts, batch_size=len(texts), **self.call_options) if texts else []
         return {
             self.text_field: [r["text"] for r in results],
             "deid_spans": [json.dumps(r["spans"]) for r in results],
+            "deid_error": [r.get("error") for r in results],
         }

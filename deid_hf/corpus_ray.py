@@ -65,6 +65,8 @@ class RayEngine:
         if gpus_per_worker < 0:
             raise InputError(f"gpus_per_worker must be >= 0, got {gpus_per_worker}")
         self.pipeline_options = pipeline_options
+        #: what `deid_hf.corpus.run_fingerprint` records: a resumed run must use the same pipeline
+        self.options, self.task_name = dict(pipeline_options), "deid-substitution"
         self.num_workers, self.gpus_per_worker, self.address = num_workers, gpus_per_worker, address
 
     def _init(self, ray) -> None:

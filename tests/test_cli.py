@@ -61,3 +61,15 @@ def test_train_paraphraser_stops_and_resumes(capsys, tmp_path, smollm2):
     card = (tmp_path / "out" / "README.md").read_text()
     assert "pairs.jsonl" in card and "epsilon per generated token" in card
     assert main(["train-paraphraser", str(tmp_path / "x"), "--pairs", str(tmp_path / "none.jsonl")]) == 2
+
+
+def test_messages_are_never_wrapped_for_logs_and_pipes(capsys, tmp_path):
+    """A long output path (deep temporary folders) must not break a message line (logs are grepped)."""
+    import json
+
+    deep = tmp_path / ("x" * 60) / ("y" * 60)
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"text": "Call Tom at (217) 555-0143."}) + "\n")
+    assert main(["run", str(source), str(deep / "out.jsonl"), "--detector", "fast", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"wrote 1 of 1 records to {deep / 'out.jsonl'}; 0 error(s)" in out

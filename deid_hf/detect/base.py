@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -39,11 +40,31 @@ class EnsembleDetector(Detector):
 
 def add_repeated_mentions(text: str, spans: list[Span]) -> list[Span]:
     """Also mark every other whole-word occurrence of a detected item (a name detected once is protected
-    everywhere in the document; ZSTS's substitution table then replaces it consistently)."""
+    everywhere in the document; ZSTS's substitution table then replaces it consistently).
+
+    One pass over the text (candidates indexed by their first two characters), so that a long document
+    with thousands of distinct items stays linear instead of one search per item."""
+    surfaces = {text[s.start : s.end]: s for s in spans if len(text[s.start : s.end].strip()) > 1}
+    if not surfaces:
+        return merge_spans(spans)
+    by_prefix: dict[str, list[str]] = {}
+    for surface in surfaces:
+        by_prefix.setdefault(surface[:2], []).append(surface)
+    covered = merge_spans(spans)
+    starts = [s.start for s in covered]
     found = list(spans)
-    for item in {text[s.start : s.end]: s for s in spans if len(text[s.start : s.end].strip()) > 1}.items():
-        surface, span = item
-        for match in re.finditer(rf"(?<!\w){re.escape(surface)}(?!\w)", text):
-            if not any(s.start <= match.start() and match.end() <= s.end for s in spans):
-                found.append(Span(match.start(), match.end(), span.label, span.score, "repeat"))
+    for match in _WORD_START.finditer(text):
+        i = match.start()
+        for surface in by_prefix.get(text[i : i + 2], ()):
+            end = i + len(surface)
+            if text.startswith(surface, i) and not _WORD.match(text, end):
+                k = bisect.bisect_right(starts, i) - 1
+                if k < 0 or covered[k].end < end:
+                    span = surfaces[surface]
+                    found.append(Span(i, end, span.label, span.score, "repeat"))
     return merge_spans(found)
+
+
+#: every position not preceded by a word character (the ``(?<!\w)`` of a whole-word occurrence)
+_WORD_START = re.compile(r"(?<!\w)(?=.)", re.DOTALL)
+_WORD = re.compile(r"\w")

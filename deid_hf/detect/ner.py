@@ -45,11 +45,42 @@ SPACY_DROPPED = {
 }
 
 
+#: texts longer than this are parsed in pieces (spaCy refuses texts over ``nlp.max_length``, 1,000,000 by
+#: default, and its memory grows with the text)
+SPACY_CHUNK = 50_000
+
+
+def chunk_bounds(text: str, size: int = SPACY_CHUNK) -> list[tuple[int, int]]:
+    """[start, end) pieces of at most ``size`` characters covering ``text``, cut after the last newline of
+    the piece's second half, else after its last whitespace, else (one very long token) at ``size``."""
+    bounds, start = [], 0
+    while len(text) - start > size:
+        end = start + size
+        cut = text.rfind("\n", start + size // 2, end)
+        if cut < 0:
+            cut = max(text.rfind(" ", start + size // 2, end), text.rfind("\t", start + size // 2, end))
+        end = cut + 1 if cut >= 0 else end
+        bounds.append((start, end))
+        start = end
+    return [*bounds, (start, len(text))]
+
+
 @functools.lru_cache(maxsize=1)
 def parse(nlp, texts: tuple[str, ...]) -> list:
     """spaCy docs of ``texts``; the last batch is kept, so detectors of one ensemble sharing ``nlp`` (NER
-    spans, the p-filter's proper nouns) parse each text once."""
-    return list(nlp.pipe(texts, batch_size=64))
+    spans, the p-filter's proper nouns) parse each text once. A long text is parsed in `chunk_bounds`
+    pieces joined by ``Doc.from_docs`` (same text, so token and entity offsets are the original's)."""
+    from spacy.tokens import Doc
+
+    pieces = [[text[a:b] for a, b in chunk_bounds(text)] for text in texts]
+    docs = iter(nlp.pipe([piece for parts in pieces for piece in parts], batch_size=64))
+    parsed = []
+    for parts in pieces:
+        chunk_docs = [next(docs) for _ in parts]
+        parsed.append(
+            chunk_docs[0] if len(parts) == 1 else Doc.from_docs(chunk_docs, ensure_whitespace=False)
+        )
+    return parsed
 
 
 def map_ner_label(label: str) -> str:

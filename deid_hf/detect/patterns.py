@@ -37,14 +37,22 @@ PRESIDIO_LABELS = {
 _STREET_TYPES = (
     r"Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Terrace|Ter|Way|Place|Pl|"
     r"Parkway|Pkwy|Circle|Cir|Close|Square|Sq|Highway|Hwy|Trail|Crescent|Alley|Row|Gardens|Park|Hill|"
-    r"Walk|Mews|Green|Grove|Loop|Pike|Plaza|Ridge|View|Vista|Crossing|Path|Port|Point|Heights|Estates"
+    r"Walk|Mews|Green|Grove|Loop|Pike|Plaza|Ridge|View|Vista|Crossing|Path|Port|Point|Heights|Estates|"
+    r"utca|u|út"
 )
 _CAP = r"[A-ZÀ-Þ][\w'’.-]*"
+#: "6750 Koskikatu 25 Apt. 864\nArtilleros\n, CO\n Uruguay 64677": from the house number (not the start of
+#: the line) to the postal code; every line is bounded so that the pattern is linear in the text's length
+_POSTAL_BLOCK = (
+    r"(?<![\w.])\d{1,6}[A-Za-z]?\b[^\n]{0,60}\n[^\n]{1,60}\n,[ \t]*[A-Z0-9]{1,3}\n"
+    r"[ \t]*[^\n\d]{0,40}?\d[\w-]*"
+)
 EXTRA_PATTERNS: list[tuple[str, str, float]] = [
     ("ADDRESS", rf"\b\d{{1,6}}[A-Za-z]?(?:[ \t]+{_CAP}){{1,4}}[ \t]+(?:{_STREET_TYPES})\b\.?", 0.9),
     (
         "ADDRESS",
-        rf"\b{_CAP}(?:[ \t]+{_CAP}){{0,2}}[ \t]+\d{{1,5}}[A-Za-z]?\b(?=[ \t]*(?:,|\n|$|Apt|Suite))",
+        rf"(?<![\w'’.-]){_CAP}(?:[ \t]+{_CAP}){{0,2}}[ \t]+\d{{1,5}}[A-Za-z]?\b"
+        r"(?=[ \t]*(?:,|\n|$|Apt|Suite))",
         0.5,
     ),
     (
@@ -52,10 +60,11 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
         r"\b(?:Apt|Apartment|Suite|Ste|Unit|Box|PSC|Unit|Floor|Fl|Room|Rm)\.?[ \t]*#?[ \t]*\d+[A-Za-z]?\b",
         0.8,
     ),
-    ("ADDRESS", r"[^\n]*\d[^\n]*\n[^\n]+\n,[ \t]*[A-Z0-9]{1,3}\n[ \t]*[^\n]*\d+", 0.7),
+    ("ADDRESS", _POSTAL_BLOCK, 0.7),
     ("AGE", r"\b\d{1,3}(?=[ -]?(?:years?|yrs?)[ -]old\b|[ -]?(?:yo|y/o)\b)", 0.9),
     ("AGE", r"(?<=\baged )\d{1,3}\b|(?<=\bage )\d{1,3}\b|(?<=\bage: )\d{1,3}\b", 0.9),
-    ("NUMBER", r"(?<![\w@])(?=[\w-]*\d)[\w]+(?:[-/.][\w]+)*", 0.35),
+    # starts at a token start or after "/" or "." (never after "x-", which the token's start already tried)
+    ("NUMBER", r"(?<![\w@])(?<!\w-)(?=[\w-]*\d)[\w]+(?:[-/.][\w]+)*", 0.35),
 ]
 
 

@@ -11,7 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from deid_hf.errors import InputError
+from deid_hf.errors import DeidError, InputError
+from deid_hf.text import model_text
+
+#: per-item error handling of a batch call (``errors=``): "report" puts the error in that item's output,
+#: "raise" raises it for the whole call. A single (non-list) input always raises.
+ERRORS = ("report", "raise")
 
 
 def given_options(task: str, kwargs: dict, *stages: tuple[str, ...]) -> list[dict]:
@@ -25,10 +30,76 @@ def given_options(task: str, kwargs: dict, *stages: tuple[str, ...]) -> list[dic
     unknown = set(kwargs) - {name for stage in stages for name in stage}
     if unknown:
         raise InputError(f"unknown option(s) for {task}: {', '.join(sorted(unknown))}")
+    if kwargs.get("errors", "report") not in ERRORS:
+        raise InputError(f"errors must be 'report' or 'raise', got {kwargs['errors']!r}")
     seed = kwargs.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise InputError(f"seed must be an integer, got {seed!r}")
     return [{name: kwargs[name] for name in stage if name in kwargs} for stage in stages]
+
+
+def check_text(text) -> str:
+    if not isinstance(text, str):
+        raise InputError(f"expected a string to de-identify, got {type(text).__name__}")
+    if not model_text(text).strip():
+        raise InputError("cannot de-identify an empty text")
+    return text
+
+
+def checked_input(text, errors: str = "report", **extra) -> dict:
+    """Model inputs of one item: ``text`` normalised for the models (`deid_hf.text.model_text`, same
+    offsets), ``original`` as given, ``error`` (None, or the message of a bad item under
+    ``errors="report"``)."""
+    try:
+        original = check_text(text)
+    except InputError as exc:
+        if errors == "raise":
+            raise
+        return {"text": "", "original": "", "error": str(exc), "errors": errors, **extra}
+    return {"text": model_text(original), "original": original, "error": None, "errors": errors, **extra}
+
+
+def items_of(model_inputs: dict) -> list[dict]:
+    """The items of a (collated) batch of `checked_input` dicts, or the one item of a single call."""
+    if isinstance(model_inputs["text"], str):
+        return [model_inputs]
+    keys = list(model_inputs)
+    return [dict(zip(keys, values)) for values in zip(*(model_inputs[k] for k in keys))]
+
+
+def error_message(exc: Exception) -> str:
+    if isinstance(exc, DeidError):
+        return str(exc)
+    return f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
+
+
+def run_items(items: list[dict], process) -> list[dict]:
+    """``process(good_items) -> results`` on the items without an error; a failure of the whole batch is
+    retried item by item under ``errors="report"`` so that one bad item never takes the others down.
+    Bad items get ``{"error": message}``."""
+    good = [item for item in items if item["error"] is None]
+    results: dict[int, dict] = {}
+    if good:
+        try:
+            results = dict(zip(map(id, good), process(good)))
+        except Exception as exc:
+            if any(item["errors"] == "raise" for item in good):
+                raise
+            if len(good) == 1:
+                results = {id(good[0]): {"error": error_message(exc)}}
+            for item in good if len(good) > 1 else []:
+                try:
+                    results[id(item)] = process([item])[0]
+                except Exception as exc:  # noqa: BLE001 - reported in that item's output
+                    results[id(item)] = {"error": error_message(exc)}
+    return [results[id(item)] if item["error"] is None else {"error": item["error"]} for item in items]
+
+
+def is_batch(inputs) -> bool:
+    """What transformers treats as several inputs: a list, tuple, generator, dataset or other iterable."""
+    if isinstance(inputs, (str, dict, bytes)):
+        return False
+    return hasattr(inputs, "__iter__") or (hasattr(inputs, "__getitem__") and hasattr(inputs, "__len__"))
 
 
 def saved_options(model) -> dict:
@@ -61,6 +132,12 @@ class SavableOptionsMixin:
         #: defaults, then what a saved pipeline stored, then what the caller gave
         self.options = {**self.DEFAULTS, **saved_options(model), **given}
         super().__init__(model, *args, **kwargs)
+
+    def __call__(self, inputs, *args, **kwargs):
+        """``errors="report"`` (default) or ``"raise"``: what a bad item of a batch does (`ERRORS`)."""
+        if not is_batch(inputs):
+            kwargs["errors"] = "raise"
+        return super().__call__(inputs, *args, **kwargs)
 
     def save_pretrained(self, save_directory, **kwargs):
         from deid_hf.export.cards import display_name, write_card

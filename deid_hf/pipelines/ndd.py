@@ -26,8 +26,8 @@ from transformers import Pipeline
 from deid_hf.detect import get_detector
 from deid_hf.errors import InputError
 from deid_hf.ndd import NDD
-from deid_hf.pipelines.base import SavableOptionsMixin, given_options
-from deid_hf.pipelines.substitution import check_text, document_rng
+from deid_hf.pipelines.base import SavableOptionsMixin, checked_input, given_options, items_of, run_items
+from deid_hf.pipelines.substitution import document_rng
 from deid_hf.privacy.report import PrivacyReport
 from deid_hf.replace.full_entity import FullEntity
 from deid_hf.replace.redact import REDACTED
@@ -71,24 +71,32 @@ class DeidNDDPipeline(SavableOptionsMixin, Pipeline):
         self.faker = FullEntity(consistent=False)
 
     def _sanitize_parameters(self, **kwargs):
-        return tuple(given_options(self.task_name, kwargs, (), ("seed",), ()))
+        return tuple(given_options(self.task_name, kwargs, ("errors",), ("seed",), ()))
 
-    def preprocess(self, inputs):
-        return {"text": check_text(inputs)}
+    def preprocess(self, inputs, errors="report"):
+        return checked_input(inputs, errors)
 
     def _forward(self, model_inputs, seed=None):
-        texts = model_inputs["text"]
-        texts = [texts] if isinstance(texts, str) else list(texts)
+        return {
+            "result": run_items(items_of(model_inputs), lambda items: self._deidentify_items(items, seed))
+        }
+
+    def _deidentify_items(self, items: list[dict], seed) -> list[dict]:
+        """Detection, candidates and NDD on the normalised texts; ``text`` is the original with the spans
+        substituted."""
+        texts = [item["text"] for item in items]
         detected = self.detector.detect_batch(texts)
         phrases = [{(s.label, text[s.start : s.end]) for s in spans} for text, spans in zip(texts, detected)]
-        return {
-            "result": [
-                self._deidentify(
-                    text, spans, set().union(*phrases[:i], *phrases[i + 1 :]), document_rng(seed, text)
-                )
-                for i, (text, spans) in enumerate(zip(texts, detected))
-            ]
-        }
+        results = []
+        for i, (item, text, spans) in enumerate(zip(items, texts, detected)):
+            others = set().union(*phrases[:i], *phrases[i + 1 :])
+            result = self._deidentify(text, spans, others, document_rng(seed, item["original"]))
+            pieces, cursor = [], 0
+            for record in result["spans"]:
+                pieces += [item["original"][cursor : record["start"]], record["replacement"]]
+                cursor = record["end"]
+            results.append({**result, "text": "".join(pieces) + item["original"][cursor:]})
+        return results
 
     def _deidentify(self, text, spans, others, rng: random.Random) -> dict:
         records, pieces, cursor = [], [], 0
@@ -166,4 +174,7 @@ class DeidNDDPipeline(SavableOptionsMixin, Pipeline):
 
     def postprocess(self, model_outputs):
         result = model_outputs["result"]
-        return result[0] if isinstance(result, list) else result
+        result = result[0] if isinstance(result, list) else result
+        if "error" in result:
+            return {"text": None, "spans": [], "privacy": None, "error": result["error"]}
+        return result

@@ -22,8 +22,7 @@ from deid_hf.errors import InputError
 from deid_hf.lm import model_device
 from deid_hf.paraphrase import ClampBounds, dp_generate, prompt
 from deid_hf.paraphrase.mechanism import NON_DP_OPTIONS
-from deid_hf.pipelines.base import SavableOptionsMixin, given_options
-from deid_hf.pipelines.substitution import check_text
+from deid_hf.pipelines.base import SavableOptionsMixin, checked_input, given_options, items_of, run_items
 
 #: per-token epsilon when none is given: the smallest on the benchmark grid where the default paraphraser
 #: keeps meaning (README, "Measured here"); a nominal guarantee per sentence, say so to users
@@ -65,14 +64,14 @@ class DeidParaphrasePipeline(SavableOptionsMixin, Pipeline):
             given_options(
                 self.task_name,
                 kwargs,
-                (),
+                ("errors",),
                 ("epsilon", "max_new_tokens", "allow_non_dp", "seed", *NON_DP_OPTIONS),
                 (),
             )
         )
 
-    def preprocess(self, inputs):
-        return {"text": check_text(inputs)}
+    def preprocess(self, inputs, errors="report"):
+        return checked_input(inputs, errors)
 
     def _forward(
         self,
@@ -84,9 +83,13 @@ class DeidParaphrasePipeline(SavableOptionsMixin, Pipeline):
         **generate_options,
     ):
         """Every sentence of every text in the batch is sampled in one left-padded ``generate`` call."""
+        options = (epsilon, max_new_tokens, allow_non_dp, seed, generate_options)
+        return {"result": run_items(items_of(model_inputs), lambda items: self._paraphrase(items, *options))}
+
+    def _paraphrase(self, items, epsilon, max_new_tokens, allow_non_dp, seed, generate_options) -> list[dict]:
+        """The normalised texts (`deid_hf.text.model_text`) are split and prompted."""
         max_new_tokens = 48 if max_new_tokens is None else max_new_tokens
-        texts = model_inputs["text"]
-        texts = [texts] if isinstance(texts, str) else list(texts)
+        texts = [item["text"] for item in items]
         sources = [split_sentences(text) for text in texts]
         flat = [prompt(source) for sentences in sources for source in sentences]
         enc = self.tokenizer(flat, return_tensors="pt", padding=True, padding_side="left").to(
@@ -106,12 +109,10 @@ class DeidParaphrasePipeline(SavableOptionsMixin, Pipeline):
                 **generate_options,
             )
         rows = iter(ids)
-        return {
-            "result": [
-                self._assemble([(source, next(rows)) for source in sentences], epsilon, report)
-                for sentences in sources
-            ]
-        }
+        return [
+            self._assemble([(source, next(rows)) for source in sentences], epsilon, report)
+            for sentences in sources
+        ]
 
     def _assemble(self, generated, epsilon, report) -> dict:
         sentences = []
@@ -141,4 +142,7 @@ class DeidParaphrasePipeline(SavableOptionsMixin, Pipeline):
 
     def postprocess(self, model_outputs):
         result = model_outputs["result"]
-        return result[0] if isinstance(result, list) else result
+        result = result[0] if isinstance(result, list) else result
+        if "error" in result:
+            return {"paraphrase": None, "sentences": [], "privacy": None, "error": result["error"]}
+        return result

@@ -13,8 +13,8 @@ from transformers import Pipeline
 
 from deid_hf.detect.pfilter import make_scorer
 from deid_hf.errors import InputError
-from deid_hf.pipelines.base import SavableOptionsMixin, given_options
-from deid_hf.pipelines.substitution import check_text
+from deid_hf.pipelines.base import SavableOptionsMixin, checked_input, given_options, items_of, run_items
+from deid_hf.text import model_text
 from deid_hf.validate import check_probability
 
 
@@ -27,29 +27,35 @@ class DeidPFilterPipeline(SavableOptionsMixin, Pipeline):
         self.scorer = make_scorer(self.model, self.tokenizer, **(self.options["scorer_options"] or {}))
 
     def _sanitize_parameters(self, **kwargs):
-        pre, forward, post = given_options(self.task_name, kwargs, ("context",), (), ("p",))
+        pre, forward, post = given_options(self.task_name, kwargs, ("context", "errors"), (), ("p",))
         if pre.get("context") is not None and not isinstance(pre["context"], str):
             raise InputError("context must be a string (the previous, already de-identified utterance)")
         if "p" in post:
             post["p"] = check_probability(1e-3 if post["p"] is None else post["p"], "threshold p")
         return pre, forward, post
 
-    def preprocess(self, inputs, context=None):
+    def preprocess(self, inputs, context=None, errors="report"):
         if isinstance(inputs, dict):  # {"text": ..., "context": ...}: a context per input
             inputs, context = inputs.get("text"), inputs.get("context", context)
-        return {"text": check_text(inputs), "context": context or ""}
+        return checked_input(inputs, errors, context=model_text(context or ""))
 
     def _forward(self, model_inputs):
-        texts, contexts = model_inputs["text"], model_inputs["context"]
-        texts = [texts] if isinstance(texts, str) else list(texts)
-        contexts = [contexts] if isinstance(contexts, str) else list(contexts)
-        scores = self.scorer.score_batch(texts, [c or None for c in contexts])
-        return {"words": [[w.to_dict() for w in words] for words in scores]}
+        return {"result": run_items(items_of(model_inputs), self._score)}
+
+    def _score(self, items: list[dict]) -> list[dict]:
+        """Scores of the normalised texts; ``word`` is the original's characters."""
+        scores = self.scorer.score_batch([i["text"] for i in items], [i["context"] or None for i in items])
+        return [
+            {"words": [{**w.to_dict(), "word": item["original"][w.start : w.end]} for w in words]}
+            for item, words in zip(items, scores)
+        ]
 
     def postprocess(self, model_outputs, p=1e-3):
-        words = model_outputs["words"]
-        words = words[0] if words and isinstance(words[0], list) else words
+        result = model_outputs["result"]
+        result = result[0] if isinstance(result, list) else result
+        if "error" in result:
+            return {"threshold": p, "words": [], "error": result["error"]}
         return {
             "threshold": p,
-            "words": [{**w, "sensitive": w["scored"] and w["probability"] < p} for w in words],
+            "words": [{**w, "sensitive": w["scored"] and w["probability"] < p} for w in result["words"]],
         }

@@ -3,6 +3,9 @@
 Output per text (JSON-serialisable): ``text`` (de-identified), ``spans`` (start, end, label, score,
 source, replaced, replacement; offsets into the original), ``privacy`` (strategy, p, epsilon or why there
 is none, detector-recall caveat) and, with ``return_mapping=True`` only, ``mapping`` original -> surrogate.
+Detection and replacement see `deid_hf.text.model_text` (same offsets); ``text`` is the original with the
+replaced spans substituted. A bad item of a batch gives ``{"text": None, "spans": [], "privacy": None,
+"error": message}`` (``errors="raise"``: the call raises instead).
 """
 
 from __future__ import annotations
@@ -15,8 +18,13 @@ from transformers import Pipeline
 
 from deid_hf.detect import get_detector
 from deid_hf.detect.base import add_repeated_mentions
-from deid_hf.errors import InputError
-from deid_hf.pipelines.base import SavableOptionsMixin, given_options
+from deid_hf.pipelines.base import (
+    SavableOptionsMixin,
+    checked_input,
+    given_options,
+    items_of,
+    run_items,
+)
 from deid_hf.replace import get_strategy
 from deid_hf.replace.apply import SubstitutionTable, apply_strategy
 from deid_hf.validate import check_probability
@@ -27,20 +35,23 @@ RECALL_CAVEAT = (
 )
 
 
-def check_text(text) -> str:
-    if not isinstance(text, str):
-        raise InputError(f"expected a string to de-identify, got {type(text).__name__}")
-    if not text.strip():
-        raise InputError("cannot de-identify an empty text")
-    return text
-
-
 def document_rng(seed: int | None, text: str) -> random.Random:
     """Secure randomness by default; with a seed, a stream keyed by (seed, text) so that any order or
     resumption of a corpus run gives the same output."""
     if seed is None:
         return random.SystemRandom()
-    return random.Random(f"{seed}:{hashlib.sha256(text.encode()).hexdigest()}")
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return random.Random(f"{seed}:{digest}")
+
+
+def substitute(original: str, records) -> str:
+    """``original`` with each replaced record's span substituted by its replacement."""
+    pieces, cursor = [], 0
+    for r in sorted(records, key=lambda r: r.start):
+        if r.replaced:
+            pieces += [original[cursor : r.start], r.replacement]
+            cursor = r.end
+    return "".join(pieces) + original[cursor:]
 
 
 class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
@@ -65,42 +76,49 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
         self.table = SubstitutionTable() if self.options["shared_table"] else None
 
     def _sanitize_parameters(self, **kwargs):
-        pre, forward, post = given_options(self.task_name, kwargs, (), ("p", "seed"), ("return_mapping",))
+        pre, forward, post = given_options(
+            self.task_name, kwargs, ("errors",), ("p", "seed"), ("return_mapping",)
+        )
         if "p" in forward:
             forward["p"] = check_probability(1.0 if forward["p"] is None else forward["p"])
         return pre, forward, post
 
-    def preprocess(self, inputs):
-        return {"text": check_text(inputs)}
+    def preprocess(self, inputs, errors="report"):
+        return checked_input(inputs, errors)
 
     def _forward(self, model_inputs, p=1.0, seed=None):
-        texts = model_inputs["text"]
-        texts = [texts] if isinstance(texts, str) else list(texts)
+        return {"result": run_items(items_of(model_inputs), lambda items: self._deidentify(items, p, seed))}
+
+    def _deidentify(self, items: list[dict], p: float, seed: int | None) -> list[dict]:
+        texts = [item["text"] for item in items]
         results = []
-        for text, spans in zip(texts, self.detector.detect_batch(texts)):
+        for item, text, spans in zip(items, texts, self.detector.detect_batch(texts)):
+            original = item["original"]
             table = self.table if self.table is not None else SubstitutionTable()
             spans = add_repeated_mentions(text, spans)
-            new_text, records = apply_strategy(text, spans, self.strategy, p, document_rng(seed, text), table)
+            _, records = apply_strategy(text, spans, self.strategy, p, document_rng(seed, original), table)
             private: dict[str, set[str]] = {}
             for r in records:
-                private.setdefault(r.label, set()).add(text[r.start : r.end])
+                private.setdefault(r.label, set()).add(original[r.start : r.end])
             privacy = self.strategy.privacy(p, private).with_(
                 detector=self.detector.name, caveats=(RECALL_CAVEAT,)
             )
-            mapping = {text[r.start : r.end]: r.replacement for r in records if r.replaced}
+            mapping = {original[r.start : r.end]: r.replacement for r in records if r.replaced}
             results.append(
                 {
-                    "text": new_text,
+                    "text": substitute(original, records),
                     "spans": [r.to_dict() for r in records],
                     "privacy": privacy.to_dict(),
                     "mapping": mapping,
                 }
             )
-        return {"result": results}
+        return results
 
     def postprocess(self, model_outputs, return_mapping=False):
         result = model_outputs["result"]
         result = result[0] if isinstance(result, list) else result
+        if "error" in result:
+            return {"text": None, "spans": [], "privacy": None, "error": result["error"]}
         if not return_mapping:
             result = {k: v for k, v in result.items() if k != "mapping"}
         return result
