@@ -22,7 +22,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from . import __version__
+from ._version import __version__
 from .errors import InputError
 from .privacy.report import PrivacyReport
 from .text import utf8_safe

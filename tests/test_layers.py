@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "deid_hf"
 #: lowest first; a component is ``deid_hf.<first name>`` (``deid_hf`` itself: the package's ``__init__``)
 LAYERS = [
     # pure: no models, no I/O beyond reading arguments
-    {"_version", "errors", "extras", "spans", "privacy", "validate"},
+    {"_version", "errors", "extras", "spans", "privacy", "validate", "text"},
     # where things live and how a language model is read
     {"paths", "lm", "models"},
     # components built on a model: detection, replacement, NDD, DP paraphrase, ONNX export (pipelines load
