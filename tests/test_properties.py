@@ -177,16 +177,16 @@ record = st.one_of(
 def test_deid_hf_run(pipes, records, seed):
     with tempfile.TemporaryDirectory() as folder:
         source = Path(folder) / "in.jsonl"
+        records = [
+            *records,
+            {"text": "Call John Smith at 555-123-4567.", "id": 1},
+        ]  # one good record at least
         lines = [r if r == "{not json" else json.dumps(r) for r in records]
         source.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-        try:
-            report = run_corpus(pipes["fast-typed"], source, Path(folder) / "out" / "out.jsonl", seed=seed)
-        except InputError as exc:  # the only run-level refusal possible here: no record has a text field
-            assert "no record has a field 'text'" in str(exc)
-            return
+        report = run_corpus(pipes["fast-typed"], source, Path(folder) / "out" / "out.jsonl", seed=seed)
         out = [json.loads(line) for line in (Path(folder) / "out" / "out.jsonl").read_text().splitlines()]
         assert report["records"] == len(records) and report["written"] + len(report["errors"]) == len(records)
-        assert len(out) == report["written"]
+        assert len(out) == report["written"] >= 1 and "John Smith" not in out[-1]["text"]
         failed = {e["index"] for e in report["errors"]}
         originals = [r for i, r in enumerate(records) if i not in failed]
         for original, written in zip(originals, out):
