@@ -22,12 +22,23 @@ FAST_DETECTORS = ("patterns", "spacy")
 PFILTER_THRESHOLD = 1e-3
 
 
-def get_detector(spec="default", model=None, tokenizer=None, scorer_options: dict | None = None) -> Detector:
+def get_detector(
+    spec="default", model=None, tokenizer=None, scorer_options: dict | None = None, policy: str | None = None
+) -> Detector:
     """A detector from a name ("default", "fast", "patterns", "spacy", "pfilter[:threshold]",
     "pfilter-propn[:threshold]", "token-classification:<model>"), a list of names/detectors (their ensemble),
     or a `Detector` instance. The p-filters score words with ``model``/``tokenizer`` (the pipeline's LM);
     ``pfilter-propn`` only flags words spaCy tags as proper nouns; ``scorer_options`` go to their word scorer
-    (e.g. ``{"path": "fast"}`` for a masked LM, see `make_scorer`)."""
+    (e.g. ``{"path": "fast"}`` for a masked LM, see `make_scorer`). ``policy`` ("hipaa", "strict"; see
+    `policy.PolicyDetector`) wraps the detector in that identifier policy; None: the bare detector."""
+    # --- issue 14: identifier policy (kept apart from the registry code) ---
+    if policy is not None:
+        from .policy import PolicyDetector, check_policy
+
+        if check_policy(policy) == "strict":
+            return get_detector(spec, model, tokenizer, scorer_options)
+        return PolicyDetector(get_detector(spec, model, tokenizer, scorer_options), policy)
+    # --- end issue 14 ---
     if isinstance(spec, Detector):
         return spec
     if isinstance(spec, (list, tuple)):
