@@ -133,6 +133,11 @@ def run_corpus(
     if output.suffix not in FORMATS:
         raise InputError(f"unsupported output {output.name}: use one of {', '.join(FORMATS)}")
     records = read_records(input_path, split)
+    fit = getattr(getattr(pipe, "detector", None), "fit", None)
+    if fit is not None:  # the identifier policy's corpus statistics: from the whole input, so resumes agree
+        fit(
+            [r.get(text_field) for r in records if isinstance(r, dict) and isinstance(r.get(text_field), str)]
+        )
     partial = output.with_name(output.name + ".partial.jsonl")
     done = _read_partial(partial)
     pending = [i for i in range(len(records)) if i not in done]

@@ -5,7 +5,8 @@ A line is restored when at least ``CAPS_SHARE`` of its (at least ``MIN_LETTERS``
 Each word of such a line becomes: Title case if it is a known person name (`lexicon.is_name_word`); lower
 case if it is a common English word (`lexicon.is_common_word`; words of at most 4 letters only when very
 frequent); unchanged (upper case) if it is a single letter, has at most 4 letters or looks like an
-abbreviation (`lexicon.is_abbreviation`); Title case otherwise (a rare word: maybe a name or a place). The
+abbreviation (`lexicon.is_abbreviation`); lower case otherwise (a rare word: in these notes mostly a drug,
+a clinical term or a typo; rare names are left to the context rules). The
 first letter of a sentence (line start or after ``.!?``) is then upper case. Only characters whose case
 mapping keeps their length are changed, so every character offset of the copy is the original's.
 """
@@ -42,7 +43,7 @@ def _cased(word: str) -> str:
         return word.lower()
     if len(word) <= 4 or is_abbreviation(word):
         return word
-    return word[0] + word[1:].lower()
+    return word.lower()
 
 
 def restore_line(line: str) -> str:

@@ -27,7 +27,7 @@ from .lexicon import is_clinical_term, is_name_word, person_names, zipf
 _W = r"[A-Za-z][A-Za-z'’-]*"
 _INITIAL = r"[A-Za-z]\.?"
 #: a doctor title: the next word is a name even if the corpus uses it as a common word ("Dr. Foley")
-_DOCTOR = r"(?:dr|drs|dr's|doctor)"
+_DOCTOR = r"(?:dr's|drs|doctor|dr)"
 _TITLE = r"(?:np|ho|md|nurse|attending|resident|fellow|physicians?|doctors?)"
 _CREDENTIAL = r"(?:RN|R\.N\.|MD|M\.D\.|NP|RRT|BSN|bsn/rn|LICSW|CNS|PA-C|RT)"
 _KIN = (
@@ -61,15 +61,16 @@ def _stop() -> frozenset[str]:
     return frozenset(STOP_WORDS)
 
 
-#: words that follow a title or kinship word without being a name ("MD notified", "son called")
-NOT_NAMES = frozenset(
-    "notified paged called informed updated aware ordered made wants feels states said office team note "
-    "notes orders order consult consulted following followed visit visited visiting rounds here came come "
-    "saw seen spoke gave recommended requested reports reported plan plans wrote evaluated examined placed "
-    "removed changed started increased decreased discontinued okd okay ok want wanted asked agrees agreed "
-    "and or of in at on to with re specialist physician practitioner declined eval assessed ho np md rn "
-    "nurse resident fellow attending team".split()
+_NOT_NAMES = (
+    "notified paged called informed updated aware ordered made wants feels states said office team "
+    "note notes orders order consult consulted following followed visit visited visiting rounds here "
+    "came come saw seen spoke gave recommended requested reports reported plan plans wrote evaluated "
+    "examined placed removed changed started increased decreased discontinued okd okay ok want wanted "
+    "asked agrees agreed and or of in at on to with re specialist physician practitioner declined "
+    "eval assessed ho np md rn nurse resident fellow attending team"
 )
+#: words that follow a title or kinship word without being a name ("MD notified", "son called")
+NOT_NAMES = frozenset(_NOT_NAMES.split())
 
 
 def name_word(
@@ -150,7 +151,7 @@ class ClinicalContextDetector(Detector):
         self.ward = re.compile(rf"\b(?:to|from|on|at)[ \t]+({_W})[ \t]+\d(?![\d/]|\.\d)", flags)
         self.lives = re.compile(rf"\blives?[ \t]+(?:nearby[ \t]+)?in[ \t]+({_W}(?:[ \t]+{_W})?)", flags)
 
-    def detect(self, text: str, vocabulary=None) -> list[Span]:
+    def detect(self, text: str, vocabulary=None) -> list[Span]:  # noqa: C901 (one rule per block)
         """Spans of ``text``; ``vocabulary`` (`lexicon.DocumentFrequency`): corpus words that are no names."""
         spans: list[Span] = []
         v = vocabulary

@@ -181,6 +181,35 @@ def is_clinical_term(word: str) -> bool:
     return w.endswith(CLINICAL_SUFFIXES) or w.startswith(CLINICAL_ROOTS)
 
 
+MISSPELLING_MIN_LEN = 6
+MISSPELLING_ZIPF = 3.5
+#: a word this frequent is a word in its own right ("harbor", "eastern"), not a typo
+MISSPELLING_MAX_ZIPF = 2.5
+
+
+@functools.lru_cache(maxsize=100_000)
+def is_misspelling(word: str) -> bool:
+    """A rare word (zipf < MISSPELLING_MAX_ZIPF) of at least MISSPELLING_MIN_LEN letters, not a known
+    name, one edit (delete, transpose, replace, insert; Norvig's spelling corrector) from a frequent word
+    (zipf >= MISSPELLING_ZIPF): a typo ("defecits", "eariler"), not a name."""
+    w = word.strip(".,:;'’\"()").lower()
+    if (
+        len(w) < MISSPELLING_MIN_LEN
+        or not w.isalpha()
+        or w in person_names()
+        or zipf(w) >= MISSPELLING_MAX_ZIPF
+    ):
+        return False
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    splits = [(w[:i], w[i:]) for i in range(len(w) + 1)]
+    edits = {a + b[1:] for a, b in splits if b}
+    edits |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    edits |= {a + c + b[1:] for a, b in splits if b for c in letters}
+    edits |= {a + c + b for a, b in splits for c in letters}
+    edits.discard(w)
+    return any(zipf(e) >= MISSPELLING_ZIPF for e in edits)
+
+
 def words(text: str) -> list[str]:
     return _LETTERS.findall(text)
 

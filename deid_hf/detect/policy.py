@@ -5,10 +5,11 @@
 - kept: names of persons (PERSON), organisations (ORG), locations and addresses (LOCATION, ADDRESS), other
   named groups (OTHER), trimmed to their words with identifier evidence (`evidence`: a known person name,
   a word rarer than `lexicon.COMMON_ZIPF` that is not corpus vocabulary nor a clinical term, or a
-  capitalised frequent word used as a proper noun), dropped without any; dates (numeric day/month with or without year, month names with a day or year, a year in a
-  date context, "'84"), wherever they occur; ages over 89; phone, e-mail, URL (with a scheme, ``www.`` or a
+  capitalised frequent word used as a proper noun), dropped without any; dates (numeric day/month with or
+  without year, month names with a day or year, a year in a date context, "'84"), wherever they occur; ages over 89; phone, e-mail, URL (with a scheme, ``www.`` or a
   common top-level domain), IP; identifying numbers: a validated ID (score >= STRONG_ID), a run of 5+
   digits, or a number after ``#``/``MRN``/``ref``/``account``/``policy``/``license``/``record``.
+  A 4+ character number after ``#`` or an ID word.
 - removed from the detections: times of day ("0800", "8pm", "10:26AM"), durations and relative days
   ("2 days", "today", "tonight"), ages of 89 and under, measurements (vital signs such as "120/80", doses,
   lab values, percentages, scores, counts with units, bed and room numbers), clinical abbreviations and
@@ -28,7 +29,7 @@ from ..errors import InputError
 from ..spans import Span, merge_spans
 from .base import Detector, EnsembleDetector
 from .casing import restore_case
-from .lexicon import COMMON_ZIPF, DocumentFrequency, is_clinical_term, is_name_word, zipf
+from .lexicon import COMMON_ZIPF, DocumentFrequency, is_clinical_term, is_misspelling, is_name_word, zipf
 
 POLICIES = ("hipaa", "strict")
 DEFAULT_POLICY = "hipaa"
@@ -48,7 +49,8 @@ DATE_PATTERNS = [
     # 10/16, 10/16/03, 8/28/1995, 6-17-21 (a hyphenated date needs its year: "3-5" is a range)
     # (not the fractions 1/2, 1/3, 2/3, 1/4, 3/4 nor the strength score 5/5 without a year)
     # (nor pain scores x/10, pupil and strength scores 2/2, 4/4, nor ventilator settings "PS 10/5")
-    rf"(?<![\d/.])(?<!ps )(?<!psv )(?<!peep )(?<!cpap )(?<!imv )(?<!ps/)(?<!peep/ps )"
+    rf"(?<![\d/.])(?<!(?i:ps ))(?<!(?i:psv ))(?<!(?i:peep ))(?<!(?i:cpap ))(?<!(?i:imv ))(?<!(?i:ps/))"
+    rf"(?<!(?i:peep/ps ))"
     rf"(?!(?:1/[234]|2/3|3/4|[1-5]/5|([1-5])/\1)(?![\d/]))"
     rf"{_MM}/{_DAY}(?:/(?:\d{{4}}|\d{{2}}))?(?![\d/]|\.\d)",
     rf"(?<![\d/.-]){_MM}-{_DAY}-(?:\d{{4}}|\d{{2}})(?![\d/-])",
@@ -84,6 +86,8 @@ NAMED = {"PERSON", "ORG", "LOCATION", "OTHER"}
 #: an ID span scored at least this by its recognizer (checksum, SSN, credit card) is kept as it is; weaker
 #: ones (presidio's licence/passport/bank patterns match "O2", "x2") need 5+ digits or an ID context
 STRONG_ID = 0.5
+#: a text with fewer upper-case letters than this share is written in lower case throughout
+LOWERCASE_STYLE = 0.05
 
 
 def check_policy(policy) -> str:
@@ -112,14 +116,28 @@ def _sentence_start(text: str, start: int) -> bool:
     return not before or before[-1] in ".!?:;\n-*"
 
 
-def evidence(text: str, start: int, end: int, vocabulary: DocumentFrequency | None = None) -> bool:
+def lowercase_style(text: str) -> bool:
+    """Written without capitals (under LOWERCASE_STYLE upper-case letters): lower case says nothing."""
+    letters = [ch for ch in text if ch.isalpha()]
+    return bool(letters) and sum(ch.isupper() for ch in letters) / len(letters) < LOWERCASE_STYLE
+
+
+def evidence(
+    text: str, start: int, end: int, vocabulary: DocumentFrequency | None = None, original: str | None = None
+) -> bool:
     """Does the word ``text[start:end]`` identify: a known person name or a word rarer than COMMON_ZIPF,
-    either not corpus vocabulary and not a clinical term (`lexicon.is_clinical_term`), or a frequent word
-    written capitalised inside a sentence (a proper noun: "Baltimore"). Upper-case words of at most 3
-    letters (abbreviations) never do."""
+    either not corpus vocabulary, or a frequent word written capitalised inside a sentence (a proper noun:
+    "Baltimore"). Never: upper-case words of at most 3 letters (abbreviations), clinical terms
+    (`lexicon.is_clinical_term`), typos (`lexicon.is_misspelling`), and lower-case words in a text that
+    uses capitals (`lowercase_style`). A word whose case was restored (``text`` differs from ``original``
+    there) counts only as a known person name."""
     word = text[start:end].strip("'’-")
-    if len(word) < 2 or (word.isupper() and len(word) <= 3) or is_clinical_term(word):
+    if len(word) < 2 or (word.isupper() and len(word) <= 3) or is_clinical_term(word) or is_misspelling(word):
         return False
+    if word.islower() and not lowercase_style(text):
+        return False
+    if original is not None and original[start:end] != text[start:end]:  # case restored: casing says nothing
+        return is_name_word(word) and not (vocabulary is not None and vocabulary.is_vocabulary(word))
     if vocabulary is not None and vocabulary.is_vocabulary(word):
         return False
     if is_name_word(word) or zipf(word) < COMMON_ZIPF:
@@ -127,17 +145,21 @@ def evidence(text: str, start: int, end: int, vocabulary: DocumentFrequency | No
     return word[0].isupper() and not word.isupper() and not _sentence_start(text, start)
 
 
-def evidence_span(text: str, span: Span, vocabulary: DocumentFrequency | None = None) -> Span | None:
+def evidence_span(
+    text: str, span: Span, vocabulary: DocumentFrequency | None = None, original: str | None = None
+) -> Span | None:
     """``span`` trimmed to its first and last identifying words (`evidence`); None if it has none."""
     found = [
-        m.span() for m in _WORD.finditer(text, span.start, span.end) if evidence(text, *m.span(), vocabulary)
+        m.span()
+        for m in _WORD.finditer(text, span.start, span.end)
+        if evidence(text, *m.span(), vocabulary, original)
     ]
     if not found:
         return None
     return Span(found[0][0], found[-1][1], span.label, span.score, span.source)
 
 
-def _keep(text: str, span: Span, vocabulary) -> list[Span]:
+def _keep(text: str, span: Span, vocabulary, original: str | None = None) -> list[Span]:
     """The parts of one detector's span that the hipaa policy keeps."""
     label, piece = span.label, text[span.start : span.end]
     if "clinical" in span.source or label in ("EMAIL", "IP"):
@@ -145,7 +167,7 @@ def _keep(text: str, span: Span, vocabulary) -> list[Span]:
     if label == "PHONE":
         return [] if _NOT_PHONE.match(piece.strip()) else [span]
     if label in NAMED:
-        trimmed = evidence_span(text, span, vocabulary)
+        trimmed = evidence_span(text, span, vocabulary, original)
         return [trimmed] if trimmed else []
     if label == "ADDRESS":  # a unit alone, or no identifying word written other than in capitals
         if _UNIT_ONLY.match(piece.strip()):
@@ -182,11 +204,13 @@ def apply_policy(
     spans: Sequence[Span],
     policy: str = DEFAULT_POLICY,
     vocabulary: DocumentFrequency | None = None,
+    original: str | None = None,
 ) -> list[Span]:
-    """The spans ``policy`` keeps (hipaa: module docstring; strict: all), not merged."""
+    """The spans ``policy`` keeps (hipaa: module docstring; strict: all), not merged. ``text``: what the
+    detectors saw; ``original``: the text before case restoration, if it differs."""
     if check_policy(policy) == "strict":
         return list(spans)
-    return [kept for span in spans for kept in _keep(text, span, vocabulary)]
+    return [kept for span in spans for kept in _keep(text, span, vocabulary, original)]
 
 
 class PolicyDetector(Detector):
@@ -229,7 +253,9 @@ class PolicyDetector(Detector):
         per_member = [member.detect_batch(shown) for member in self.members]
         out = []
         for i, (text, seen) in enumerate(zip(texts, shown)):
-            spans = [s for found in per_member for s in apply_policy(seen, found[i], self.policy, vocabulary)]
+            spans = [
+                s for found in per_member for s in apply_policy(seen, found[i], self.policy, vocabulary, text)
+            ]
             if self.context is not None:
                 spans += self.context.detect(text, vocabulary)
             if self.policy == "hipaa":

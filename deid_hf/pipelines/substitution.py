@@ -51,6 +51,7 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
         "strategy_options": None,
         "shared_table": False,
         "scorer_options": None,
+        "policy": "hipaa",
     }
 
     def __init__(self, model, *args, **kwargs):
@@ -58,7 +59,13 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
         strategy, detector = self.options["strategy"], self.options["detector"]
         if detector is None:  # ZSTS detects with its own p-filter; every other strategy with the ensemble
             detector = "pfilter" if strategy == "zsts" else "default"
-        self.detector = get_detector(detector, self.model, self.tokenizer, self.options["scorer_options"])
+        self.detector = get_detector(
+            detector,
+            self.model,
+            self.tokenizer,
+            self.options["scorer_options"],
+            policy=self.options["policy"],
+        )
         self.strategy = get_strategy(
             strategy, self.model, self.tokenizer, **(self.options["strategy_options"] or {})
         )
