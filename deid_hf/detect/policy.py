@@ -6,10 +6,10 @@
   named groups (OTHER), trimmed to their words with identifier evidence (`evidence`: a known person name,
   a word rarer than `lexicon.COMMON_ZIPF` that is not corpus vocabulary nor a clinical term, or a
   capitalised frequent word used as a proper noun), dropped without any; dates (numeric day/month with or
-  without year, month names with a day or year, a year in a date context, "'84"), wherever they occur; ages over 89; phone, e-mail, URL (with a scheme, ``www.`` or a
-  common top-level domain), IP; identifying numbers: a validated ID (score >= STRONG_ID), a run of 5+
-  digits, or a number after ``#``/``MRN``/``ref``/``account``/``policy``/``license``/``record``.
-  A 4+ character number after ``#`` or an ID word.
+  without year, month names with a day or year, a year in a date context, "'84"), wherever they occur;
+  ages over 89; phone, e-mail, URL (with a scheme, ``www.`` or a common top-level domain), IP; identifying
+  numbers: a validated ID (score >= STRONG_ID), a run of 5+ digits, or a number of 4+ characters after
+  ``#``/``no.``/``MRN``/``ref``/``account``/``policy``/``license``/``record``.
 - removed from the detections: times of day ("0800", "8pm", "10:26AM"), durations and relative days
   ("2 days", "today", "tonight"), ages of 89 and under, measurements (vital signs such as "120/80", doses,
   lab values, percentages, scores, counts with units, bed and room numbers), clinical abbreviations and
