@@ -55,6 +55,10 @@ def main():
     parser.add_argument(
         "--pfilter", default="", help="also a row with the all-words p-filter at this threshold"
     )
+    parser.add_argument("--policies", default="strict,hipaa", help="identifier policies of the deid-hf rows")
+    parser.add_argument(
+        "--detectors", default="patterns,spacy,fast,default", help="deid-hf detectors to measure"
+    )
     args = parser.parse_args()
     docs = load_gold(data_path("presidio_synth_pii/synth_dataset_v2.json"), limit=args.limit)
 
@@ -81,21 +85,25 @@ def main():
     rows.append(measure("Presidio 2.2.366 + spaCy sm", docs, presidio_detect, placeholder))
 
     pipe = deid_hf.pipeline("deid-substitution", strategy="full_entity")
-    configurations = {
+    names = {
         "patterns": "patterns",
         "spacy": "spacy",
-        "fast (patterns+spacy)": "fast",
-        "default (patterns+spacy+pfilter-propn 1e-3)": "default",
+        "fast": "fast (patterns+spacy)",
+        "default": "default (patterns+spacy+pfilter-propn 1e-3)",
+    }
+    configurations = {
+        f"{names[spec]}, policy {policy}": (spec, policy)
+        for spec in args.detectors.split(",")
+        for policy in args.policies.split(",")
     }
     if args.pfilter:
-        configurations[f"patterns+spacy+pfilter {args.pfilter} (all words)"] = [
-            "patterns",
-            "spacy",
-            f"pfilter:{args.pfilter}",
-        ]
+        configurations[f"patterns+spacy+pfilter {args.pfilter} (all words)"] = (
+            ["patterns", "spacy", f"pfilter:{args.pfilter}"],
+            "strict",
+        )
     held_out = []
-    for name, spec in configurations.items():
-        pipe.detector = get_detector(spec, pipe.model, pipe.tokenizer)
+    for name, (spec, policy) in configurations.items():
+        pipe.detector = get_detector(spec, pipe.model, pipe.tokenizer, policy=policy)
         results = {}
 
         def run(ds, results=results):

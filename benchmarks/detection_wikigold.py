@@ -44,6 +44,7 @@ def wikigold(limit: int | None) -> list[GoldDocument]:
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=None, help="sentences")
+    parser.add_argument("--policies", default="strict,hipaa", help="identifier policies of the deid-hf rows")
     args = parser.parse_args()
     docs = wikigold(args.limit)
     texts = [d.text for d in docs]
@@ -55,8 +56,9 @@ def main():
         ]
     }
     for name in ("fast", "default"):
-        detector = get_detector(name, model, tokenizer)
-        tools[f"deid-hf {name}"] = lambda detector=detector: detector.detect_batch(texts)
+        for policy in args.policies.split(","):
+            detector = get_detector(name, model, tokenizer, policy=policy)
+            tools[f"deid-hf {name} {policy}"] = lambda detector=detector: detector.detect_batch(texts)
     rows = []
     for name, run in tools.items():
         start = time.perf_counter()

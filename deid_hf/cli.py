@@ -84,6 +84,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         "strategy": args.strategy,
         "strategy_options": options,
         "shared_table": args.shared_table,
+        "policy": args.policy,
     }
     if args.engine == "ray":
         from .corpus_ray import RayEngine
@@ -139,8 +140,15 @@ def cmd_evaluate_detection(args: argparse.Namespace) -> None:
 
     docs = load_gold(args.data, text_field=args.text_field, limit=args.limit)
     pipe = pipeline(
-        "deid-substitution", model=args.model, detector=args.detector.split(","), strategy=args.strategy
+        "deid-substitution",
+        model=args.model,
+        detector=args.detector.split(","),
+        strategy=args.strategy,
+        policy=args.policy,
     )
+    fit = getattr(pipe.detector, "fit", None)
+    if fit is not None:  # corpus statistics of the identifier policy from the whole gold corpus
+        fit([d.text for d in docs])
     with Progress(console=console) as bar:
         task = bar.add_task("evaluating", total=len(docs))
         report = evaluate_pipeline(
@@ -415,6 +423,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--strategy", default="full_entity", choices=strategy_names(), help="replacement")
     run.add_argument("--pool", default="distortion", help="word_by_word pool: distortion or dissociation")
     run.add_argument("--detector", default="default", type=_detectors, help=detector_help)
+    run.add_argument(
+        "--policy",
+        default="hipaa",
+        choices=["hipaa", "strict"],
+        help="identifier policy: hipaa (names, places, dates, contact details, ID numbers; not measurements "
+        "or times of day) or strict (every span any detector finds)",
+    )
     run.add_argument("--model", default="smollm2-135m", help="LM of the pipeline (offline name or path)")
     run.add_argument("--p", type=float, default=1.0, help="probability that a detected item is replaced")
     run.add_argument("--seed", type=int, default=None, help="reproducible run (default: secure randomness)")
@@ -443,6 +458,13 @@ def build_parser() -> argparse.ArgumentParser:
     detection.add_argument("--data", required=True, help="gold JSON/JSONL (presidio_synth_pii schema works)")
     detection.add_argument("--text-field", default="full_text")
     detection.add_argument("--detector", default="default", type=_detectors, help=detector_help)
+    detection.add_argument(
+        "--policy",
+        default="hipaa",
+        choices=["hipaa", "strict"],
+        help="identifier policy: hipaa (names, places, dates, contact details, ID numbers; not measurements "
+        "or times of day) or strict (every span any detector finds)",
+    )
     detection.add_argument(
         "--strategy", default="full_entity", choices=strategy_names(), help="replacement used for leakage"
     )

@@ -245,6 +245,11 @@ def run_corpus(
             f"no record has a field {text_field!r} (fields: {', '.join(fields) or 'none'}); "
             f"name the text field with --text-field (text_field=)"
         )
+    fit = getattr(pipe, "fit", None) or getattr(getattr(pipe, "detector", None), "fit", None)
+    if fit is not None:  # the identifier policy's corpus statistics: from the whole input, so resumes agree
+        fit(
+            [r.get(text_field) for r in records if isinstance(r, dict) and isinstance(r.get(text_field), str)]
+        )
     partial = output.with_name(output.name + ".partial.jsonl")
     fingerprint = run_fingerprint(pipe, input_path, text_field, split, p, seed)
     if restart:

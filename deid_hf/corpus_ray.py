@@ -28,13 +28,18 @@ def _require_ray():
 class _DeidActor:
     """One pipeline per actor, built in the actor's process."""
 
-    def __init__(self, pipeline_options: dict, text_field: str, p: float, seed: int | None, use_gpu: bool):
+    def __init__(
+        self, pipeline_options: dict, text_field: str, p: float, seed: int | None, use_gpu: bool, texts=None
+    ):
         from .pipelines import pipeline
 
         options = dict(pipeline_options)
         if use_gpu:
             options.setdefault("device", 0)
         self.pipe = pipeline("deid-substitution", **options)
+        fit = getattr(self.pipe.detector, "fit", None)
+        if fit is not None and texts is not None:  # corpus statistics of the whole input, as the local engine
+            fit(texts)
         self.text_field, self.p, self.seed = text_field, p, seed
 
     def __call__(self, batch: dict) -> dict:
@@ -68,6 +73,12 @@ class RayEngine:
         #: what `deid_hf.corpus.run_fingerprint` records: a resumed run must use the same pipeline
         self.options, self.task_name = dict(pipeline_options), "deid-substitution"
         self.num_workers, self.gpus_per_worker, self.address = num_workers, gpus_per_worker, address
+        self.texts: list[str] | None = None
+
+    def fit(self, texts: list[str]) -> None:
+        """Texts of the whole input, for detectors with corpus statistics (`run_corpus` calls this); every
+        actor fits its pipeline's detector on them, so the output equals the local engine's."""
+        self.texts = list(texts)
 
     def _init(self, ray) -> None:
         if ray.is_initialized():
@@ -94,6 +105,7 @@ class RayEngine:
                 "p": p,
                 "seed": seed,
                 "use_gpu": self.gpus_per_worker > 0,
+                "texts": self.texts,
             },
             batch_size=batch_size,
             concurrency=self.num_workers,

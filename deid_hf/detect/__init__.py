@@ -102,11 +102,20 @@ def check_detector_name(spec: str) -> str:
     return spec
 
 
-def get_detector(spec="default", model=None, tokenizer=None, scorer_options: dict | None = None) -> Detector:
+def get_detector(
+    spec="default", model=None, tokenizer=None, scorer_options: dict | None = None, policy: str | None = None
+) -> Detector:
     """A detector from a registered name (`detector_names`), a list of names/detectors (their ensemble), or a
     `Detector` instance. The p-filters score words with ``model``/``tokenizer`` (the pipeline's LM);
     ``pfilter-propn`` only flags words spaCy tags as proper nouns; ``scorer_options`` go to their word scorer
-    (e.g. ``{"path": "fast"}`` for a masked LM, see `make_scorer`)."""
+    (e.g. ``{"path": "fast"}`` for a masked LM, see `make_scorer`). ``policy`` ("hipaa", "strict"; see
+    `policy.PolicyDetector`) wraps the detector in that identifier policy; None: the bare detector."""
+    if policy is not None:
+        from .policy import PolicyDetector, check_policy
+
+        if check_policy(policy) == "strict":
+            return get_detector(spec, model, tokenizer, scorer_options)
+        return PolicyDetector(get_detector(spec, model, tokenizer, scorer_options), policy)
     if isinstance(spec, Detector):
         return spec
     if isinstance(spec, (list, tuple)):

@@ -62,14 +62,24 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
         "strategy_options": None,
         "shared_table": False,
         "scorer_options": None,
+        "policy": None,  # "hipaa"; "strict" for ZSTS's own p-filter (the paper's method labels no types)
     }
 
     def __init__(self, model, *args, **kwargs):
         super().__init__(model, *args, **kwargs)
         strategy, detector = self.options["strategy"], self.options["detector"]
+        policy = self.options["policy"]
         if detector is None:  # ZSTS detects with its own p-filter; every other strategy with the ensemble
             detector = "pfilter" if strategy == "zsts" else "default"
-        self.detector = get_detector(detector, self.model, self.tokenizer, self.options["scorer_options"])
+            if policy is None and strategy == "zsts":
+                policy = "strict"
+        self.detector = get_detector(
+            detector,
+            self.model,
+            self.tokenizer,
+            self.options["scorer_options"],
+            policy=policy or "hipaa",
+        )
         self.strategy = get_strategy(
             strategy, self.model, self.tokenizer, **(self.options["strategy_options"] or {})
         )

@@ -1,0 +1,69 @@
+"""Case restoration of ALL-CAPS text, offset-preserving, so that case-sensitive detectors (spaCy's tagger
+and NER, the p-filter's LM) see ordinary casing instead of a capitalised word everywhere.
+
+A line is restored when at least ``CAPS_SHARE`` of its (at least ``MIN_LETTERS``) letters are upper case.
+Each word of such a line becomes: Title case if it is a known person name (`lexicon.is_name_word`); lower
+case if it is a common English word (`lexicon.is_common_word`; words of at most 4 letters only when very
+frequent); unchanged (upper case) if it is a single letter, has at most 4 letters or looks like an
+abbreviation (`lexicon.is_abbreviation`); lower case otherwise (a rare word: in these notes mostly a drug,
+a clinical term or a typo; rare names are left to the context rules). The
+first letter of a sentence (line start or after ``.!?``) is then upper case. Only characters whose case
+mapping keeps their length are changed, so every character offset of the copy is the original's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .lexicon import is_abbreviation, is_common_word, is_name_word, zipf
+
+CAPS_SHARE = 0.9
+MIN_LETTERS = 6
+#: a word of at most 4 letters is lower-cased only this frequent ("ON", "THE"); rarer ones ("PT", "GH")
+#: are taken for abbreviations and kept upper case
+SHORT_COMMON_ZIPF = 4.5
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
+
+
+def caps_share(text: str) -> float:
+    """Share of upper-case letters among the letters of ``text`` (0 without letters)."""
+    letters = [ch for ch in text if ch.isalpha()]
+    return sum(ch.isupper() for ch in letters) / len(letters) if letters else 0.0
+
+
+def is_all_caps(text: str) -> bool:
+    letters = sum(ch.isalpha() for ch in text)
+    return letters >= MIN_LETTERS and caps_share(text) >= CAPS_SHARE
+
+
+def _cased(word: str) -> str:
+    if is_name_word(word):
+        return word[0] + word[1:].lower()
+    if len(word) > 1 and is_common_word(word) and (len(word) > 4 or zipf(word) >= SHORT_COMMON_ZIPF):
+        return word.lower()
+    if len(word) <= 4 or is_abbreviation(word):
+        return word
+    return word.lower()
+
+
+def restore_line(line: str) -> str:
+    out = list(line)
+    for match in _WORD.finditer(line):
+        word = match.group()
+        new = _cased(word)
+        out[match.start() : match.end()] = [
+            n if n.isascii() and len(n) == 1 else o for o, n in zip(word, new)
+        ]
+    text = "".join(out)
+    # sentence starts: the first letter of the line and the first after . ! ? (and whitespace)
+    return re.sub(r"(^\W*|[.!?]\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), text)
+
+
+def restore_case(text: str) -> str:
+    """``text`` with its ALL-CAPS lines case-restored; same length, same offsets."""
+    if not any(ch.isupper() for ch in text):
+        return text
+    lines = text.split("\n")
+    restored = "\n".join(restore_line(line) if is_all_caps(line) else line for line in lines)
+    assert len(restored) == len(text)
+    return restored

@@ -1,0 +1,243 @@
+"""Word lexicons the identifier policy and the case restorer consult: public resources only.
+
+- Common English: `wordfreq` (Speer et al.) Zipf frequency of the lower-cased word, ``zipf >= COMMON_ZIPF``.
+- Person names: Faker's en_US first and last names (positive evidence for a name), except names that are
+  very frequent words ("Will", "Long", ``zipf >= NAME_MAX_ZIPF``).
+- Corpus statistics (`DocumentFrequency`): a word found in at least ``min_share`` of the documents of a
+  corpus (and at least ``min_docs`` of them) is domain vocabulary (clinical abbreviations, drug names,
+  units: "gtt", "CPAP"), not an identifier, unless a context rule says otherwise; a known person name only
+  when written in lower case (a common word: "foley") in that many documents.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+COMMON_ZIPF = 3.0
+NAME_MAX_ZIPF = 5.0
+_LETTERS = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?")
+
+
+@functools.lru_cache(maxsize=200_000)
+def zipf(word: str) -> float:
+    """wordfreq's Zipf frequency (log10 per billion words + 9) of the lower-cased word; 0 if unseen."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word.lower(), "en")
+
+
+@functools.lru_cache(maxsize=1)
+def person_names() -> frozenset[str]:
+    """Lower-cased first and last names of Faker's en_US person provider."""
+    from faker.providers.person.en_US import Provider
+
+    names = [*Provider.first_names_male, *Provider.first_names_female, *Provider.last_names]
+    names += list(getattr(Provider, "first_names_nonbinary", ()))
+    return frozenset(name.lower() for name in names)
+
+
+def is_name_word(word: str) -> bool:
+    """A known person name that is not also a very frequent English word."""
+    word = word.strip(".,:;'’\"()")
+    return word.lower() in person_names() and zipf(word) < NAME_MAX_ZIPF
+
+
+def is_common_word(word: str) -> bool:
+    """A frequent English word (wordfreq) that is not a known person name."""
+    word = word.strip(".,:;'’\"()")
+    return bool(word) and zipf(word) >= COMMON_ZIPF and not is_name_word(word)
+
+
+def is_abbreviation(word: str) -> bool:
+    """Looks like an abbreviation, unit or code rather than a name: has a digit or '/', has no vowel, or is
+    at most 3 letters long."""
+    word = word.strip(".,:;'’\"()")
+    letters = "".join(ch for ch in word if ch.isalpha())
+    return (
+        any(ch.isdigit() for ch in word)
+        or "/" in word
+        or len(letters) <= 3
+        or not any(ch in "aeiouyAEIOUY" for ch in letters)
+    )
+
+
+#: endings of drug names and clinical terms (pharmacological stems, medical suffixes), and medical roots
+CLINICAL_SUFFIXES = (
+    "itis",
+    "emia",
+    "aemia",
+    "osis",
+    "ectomy",
+    "otomy",
+    "ostomy",
+    "plasty",
+    "scopy",
+    "gram",
+    "graphy",
+    "pnea",
+    "uria",
+    "algia",
+    "cardia",
+    "penia",
+    "plegia",
+    "paresis",
+    "megaly",
+    "oma",
+    "opathy",
+    "trophy",
+    "lysis",
+    "cillin",
+    "mycin",
+    "micin",
+    "cycline",
+    "floxacin",
+    "azole",
+    "conazole",
+    "vir",
+    "olol",
+    "pril",
+    "sartan",
+    "dipine",
+    "statin",
+    "prazole",
+    "tidine",
+    "sone",
+    "olone",
+    "azepam",
+    "azolam",
+    "barbital",
+    "caine",
+    "parin",
+    "xaban",
+    "gatran",
+    "platin",
+    "mab",
+    "nib",
+    "tropin",
+    "pressin",
+    "phrine",
+    "amine",
+    "idine",
+    "ipine",
+    "oxetine",
+    "triptyline",
+    "afil",
+    "terol",
+    "uride",
+    "thiazide",
+    "semide",
+    "tide",
+    "lukast",
+    "pam",
+    "lam",
+    "done",
+    "codone",
+    "morphone",
+    "fentanil",
+    "cort",
+    "insulin",
+    "ase",
+)
+CLINICAL_ROOTS = (
+    "cardi",
+    "pulmon",
+    "neph",
+    "hepat",
+    "gastr",
+    "neuro",
+    "oste",
+    "arthr",
+    "hemo",
+    "haem",
+    "thromb",
+    "vaso",
+    "angio",
+    "broncho",
+    "pneumo",
+    "cerebr",
+    "encephal",
+    "myo",
+    "ventric",
+    "atri",
+    "sept",
+    "aort",
+    "coron",
+    "diure",
+    "sedat",
+    "intubat",
+    "extubat",
+)
+
+
+def is_clinical_term(word: str) -> bool:
+    """A word of at least 6 letters ending in a drug-name stem or medical suffix (`CLINICAL_SUFFIXES`) or
+    starting with a medical root (`CLINICAL_ROOTS`)."""
+    w = word.strip(".,:;'’\"()").lower()
+    if len(w) < 6 or not w.isalpha():
+        return False
+    return w.endswith(CLINICAL_SUFFIXES) or w.startswith(CLINICAL_ROOTS)
+
+
+MISSPELLING_MIN_LEN = 6
+MISSPELLING_ZIPF = 3.5
+#: a word this frequent is a word in its own right ("harbor", "eastern"), not a typo
+MISSPELLING_MAX_ZIPF = 2.5
+
+
+@functools.lru_cache(maxsize=100_000)
+def is_misspelling(word: str) -> bool:
+    """A rare word (zipf < MISSPELLING_MAX_ZIPF) of at least MISSPELLING_MIN_LEN letters, not a known
+    name, one edit (delete, transpose, replace, insert; Norvig's spelling corrector) from a frequent word
+    (zipf >= MISSPELLING_ZIPF): a typo ("defecits", "eariler"), not a name."""
+    w = word.strip(".,:;'’\"()").lower()
+    if (
+        len(w) < MISSPELLING_MIN_LEN
+        or not w.isalpha()
+        or w in person_names()
+        or zipf(w) >= MISSPELLING_MAX_ZIPF
+    ):
+        return False
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    splits = [(w[:i], w[i:]) for i in range(len(w) + 1)]
+    edits = {a + b[1:] for a, b in splits if b}
+    edits |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    edits |= {a + c + b[1:] for a, b in splits if b for c in letters}
+    edits |= {a + c + b for a, b in splits for c in letters}
+    edits.discard(w)
+    return any(zipf(e) >= MISSPELLING_ZIPF for e in edits)
+
+
+def words(text: str) -> list[str]:
+    return _LETTERS.findall(text)
+
+
+class DocumentFrequency:
+    """In how many documents of a corpus each word occurs (any case, and in lower case; ``fit``), and which
+    words are therefore corpus vocabulary: ``df >= max(min_docs, min_share * documents)``."""
+
+    def __init__(self, min_share: float = 0.02, min_docs: int = 5):
+        self.min_share = min_share
+        self.min_docs = min_docs
+        self.counts: Counter[str] = Counter()
+        self.lower_counts: Counter[str] = Counter()
+        self.documents = 0
+
+    def fit(self, texts: Iterable[str]) -> DocumentFrequency:
+        for text in texts:
+            found = words(text)
+            self.counts.update({w.lower() for w in found})
+            self.lower_counts.update({w for w in found if w.islower()})
+            self.documents += 1
+        return self
+
+    def is_vocabulary(self, word: str) -> bool:
+        """Found in many documents; a known person name must be written in lower case (as a common word:
+        "foley") in that many."""
+        if not self.documents:
+            return False
+        word = word.lower().strip(".,:;'’\"()")
+        counts = self.lower_counts if is_name_word(word) else self.counts
+        return counts[word] >= max(self.min_docs, self.min_share * self.documents)

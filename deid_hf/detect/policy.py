@@ -1,0 +1,265 @@
+"""What counts as identifying: the identifier policy applied to every detector's spans.
+
+``strict``: every span any detector finds is kept (every number, time and capitalised word).
+``hipaa`` (default; HIPAA Safe Harbor as the PhysioNet deid corpus applies it):
+- kept: names of persons (PERSON), organisations (ORG), locations and addresses (LOCATION, ADDRESS), other
+  named groups (OTHER), trimmed to their words with identifier evidence (`evidence`: a known person name,
+  a word rarer than `lexicon.COMMON_ZIPF` that is not corpus vocabulary nor a clinical term, or a
+  capitalised frequent word used as a proper noun), dropped without any; dates (numeric day/month with or
+  without year, month names with a day or year, a year in a date context, "'84"), wherever they occur;
+  ages over 89; phone, e-mail, URL (with a scheme, ``www.`` or a common top-level domain), IP; identifying
+  numbers: a validated ID (score >= STRONG_ID), a run of 5+ digits, or a number of 4+ characters after
+  ``#``/``no.``/``MRN``/``ref``/``account``/``policy``/``license``/``record``.
+- removed from the detections: times of day ("0800", "8pm", "10:26AM"), durations and relative days
+  ("2 days", "today", "tonight"), ages of 89 and under, measurements (vital signs such as "120/80", doses,
+  lab values, percentages, scores, counts with units, bed and room numbers), clinical abbreviations and
+  drug names (corpus vocabulary), and frequent English words written as common words.
+
+`PolicyDetector` runs the detectors of an ensemble on an offset-preserving case-restored copy of the text
+(`casing.restore_case`), adds the clinical context rules (`clinical.ClinicalContextDetector`) and the policy's
+date rule, applies the policy to each detector's spans, then merges.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..errors import InputError
+from ..spans import Span, merge_spans
+from .base import Detector, EnsembleDetector
+from .casing import restore_case
+from .lexicon import COMMON_ZIPF, DocumentFrequency, is_clinical_term, is_misspelling, is_name_word, zipf
+
+POLICIES = ("hipaa", "strict")
+DEFAULT_POLICY = "hipaa"
+
+_MONTH_ANY = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+#: month names that are dates on their own (not "may", "march", "dec" = decreased, "aug" = augmentation)
+_MONTH_ALONE = (
+    r"(?:january|february|april|june|july|august|september|sept|october|november|december|jan|feb|apr|"
+    r"oct|nov)\.?"
+)
+_DAY = r"(?:0?[1-9]|[12]\d|3[01])"
+_MM = r"(?:0?[1-9]|1[0-2])"
+DATE_PATTERNS = [
+    # 10/16, 10/16/03, 8/28/1995, 6-17-21 (a hyphenated date needs its year: "3-5" is a range)
+    # (not the fractions 1/2, 1/3, 2/3, 1/4, 3/4 nor the strength score 5/5 without a year)
+    # (nor pain scores x/10, pupil and strength scores 2/2, 4/4, nor ventilator settings "PS 10/5")
+    rf"(?<![\d/.])(?<!(?i:ps ))(?<!(?i:psv ))(?<!(?i:peep ))(?<!(?i:cpap ))(?<!(?i:imv ))(?<!(?i:ps/))"
+    rf"(?<!(?i:peep/ps ))"
+    rf"(?!(?:1/[234]|2/3|3/4|[1-5]/5|([1-5])/\1)(?![\d/]))"
+    rf"{_MM}/{_DAY}(?:/(?:\d{{4}}|\d{{2}}))?(?![\d/]|\.\d)",
+    rf"(?<![\d/.-]){_MM}-{_DAY}-(?:\d{{4}}|\d{{2}})(?![\d/-])",
+    # 8/84, 6/85, 7/81: month/2-digit year above 31
+    r"(?<![\d/.-])(?:0?[1-9]|1[0-2])/(?:3[2-9]|[4-9]\d)(?![\d/]|\.\d)",
+    # month names with a day and/or year, a day before a month, a month name alone
+    rf"(?i)\b{_MONTH_ANY}[ \t]+{_DAY}(?:st|nd|rd|th)?\b(?:,?[ \t]+(?:18|19|20)\d\d\b)?",
+    rf"(?i)\b{_MONTH_ANY},?[ \t]+(?:of[ \t]+)?(?:19|20)\d\d\b",
+    rf"(?i)(?<![\d/.]){_DAY}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTH_ANY}(?:,?[ \t]+(?:19|20)\d\d)?\b",
+    rf"(?i)\b{_MONTH_ALONE}(?![\w])",
+    # a year in a date context, and 2-digit years with an apostrophe ('84, 74')
+    r"(?i)(?:(?<=\bin )|(?<=\bof )|(?<=since )|(?<=year ))(?:18|19|20)\d\d\b",
+    # 1960-1999 cannot be a time of day (minutes above 59): a year wherever it stands
+    r"(?<![\d.,/:-])19[6-9]\d(?![\d.,/:]\d|\d)",
+    r"(?<![\w'])'\d\d\b|\b\d\d'(?!\w)",
+]
+_DATE = [re.compile(p) for p in DATE_PATTERNS]
+_ID_CONTEXT = re.compile(
+    r"(?i)(?:#|\bno\.|\bmrn\b|\bref\b|\baccount\b|\bacct\b|\bpolicy\b|\blicen[cs]e\b|\brecord\b|\bid\b|"
+    r"\bsocial security\b|\bssn\b|\bmedicaid\b|\bmedicare\b)[ \t:#.]*$"
+)
+_LONG_DIGITS = re.compile(r"(?<![\d.,])\d{5,}(?![\d.,]\d)")
+_URL_OK = re.compile(r"(?i)://|\bwww\.|\w{3,}\.(?:com|org|net|edu|gov|io|info|biz)\b")
+#: a phone span that is a blood pressure, a range or a lab series ("129/78--140/88", "174/26/7.42/17")
+_NOT_PHONE = re.compile(r"^(?!\(?\d{3}\)?/\d{3}/\d{4}$).*(?:/|\.\d{1,2}$|--)")
+_AGE = re.compile(r"\d+")
+_UNIT_ONLY = re.compile(
+    r"(?i)^(?:apt|apartment|suite|ste|unit|box|floor|fl|room|rm|bed)\.?\s*#?\s*\d+[a-z]?$"
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+#: labels whose spans need identifier evidence under hipaa
+NAMED = {"PERSON", "ORG", "LOCATION", "OTHER"}
+#: an ID span scored at least this by its recognizer (checksum, SSN, credit card) is kept as it is; weaker
+#: ones (presidio's licence/passport/bank patterns match "O2", "x2") need 5+ digits or an ID context
+STRONG_ID = 0.5
+#: a text with fewer upper-case letters than this share is written in lower case throughout
+LOWERCASE_STYLE = 0.05
+
+
+def check_policy(policy) -> str:
+    if policy not in POLICIES:
+        raise InputError(f"unknown identifier policy {policy!r}; use one of {', '.join(POLICIES)}")
+    return policy
+
+
+_PAIN = re.compile(r"(?i)pain|\bc/o\b|\bcp\b|discomfort|scale|rated|\bha\b|ache")
+
+
+def find_dates(text: str) -> list[Span]:
+    """Date spans by `DATE_PATTERNS` (label DATE_TIME, source ``policy``); "n/10" next to a pain word is
+    a pain score, not a date."""
+    found = []
+    for pattern in _DATE:
+        for m in pattern.finditer(text):
+            if m.group().endswith("/10") and _PAIN.search(text[max(0, m.start() - 25) : m.end() + 20]):
+                continue
+            found.append(Span(*m.span(), "DATE_TIME", 0.7, "policy"))
+    return merge_spans(found)
+
+
+def _sentence_start(text: str, start: int) -> bool:
+    before = text[:start].rstrip(" \t\"'(")
+    return not before or before[-1] in ".!?:;\n-*"
+
+
+def lowercase_style(text: str) -> bool:
+    """Written without capitals (under LOWERCASE_STYLE upper-case letters): lower case says nothing."""
+    letters = [ch for ch in text if ch.isalpha()]
+    return bool(letters) and sum(ch.isupper() for ch in letters) / len(letters) < LOWERCASE_STYLE
+
+
+def evidence(
+    text: str, start: int, end: int, vocabulary: DocumentFrequency | None = None, original: str | None = None
+) -> bool:
+    """Does the word ``text[start:end]`` identify: a known person name or a word rarer than COMMON_ZIPF,
+    either not corpus vocabulary, or a frequent word written capitalised inside a sentence (a proper noun:
+    "Baltimore"). Never: upper-case words of at most 3 letters (abbreviations), clinical terms
+    (`lexicon.is_clinical_term`), typos (`lexicon.is_misspelling`), and lower-case words in a text that
+    uses capitals (`lowercase_style`). A word whose case was restored (``text`` differs from ``original``
+    there) counts only as a known person name."""
+    word = text[start:end].strip("'’-")
+    if len(word) < 2 or (word.isupper() and len(word) <= 3) or is_clinical_term(word) or is_misspelling(word):
+        return False
+    if word.islower() and not lowercase_style(text):
+        return False
+    if original is not None and original[start:end] != text[start:end]:  # case restored: casing says nothing
+        return is_name_word(word) and not (vocabulary is not None and vocabulary.is_vocabulary(word))
+    if vocabulary is not None and vocabulary.is_vocabulary(word):
+        return False
+    if is_name_word(word) or zipf(word) < COMMON_ZIPF:
+        return True
+    return word[0].isupper() and not word.isupper() and not _sentence_start(text, start)
+
+
+def evidence_span(
+    text: str, span: Span, vocabulary: DocumentFrequency | None = None, original: str | None = None
+) -> Span | None:
+    """``span`` trimmed to its first and last identifying words (`evidence`); None if it has none."""
+    found = [
+        m.span()
+        for m in _WORD.finditer(text, span.start, span.end)
+        if evidence(text, *m.span(), vocabulary, original)
+    ]
+    if not found:
+        return None
+    return Span(found[0][0], found[-1][1], span.label, span.score, span.source)
+
+
+def _keep(text: str, span: Span, vocabulary, original: str | None = None) -> list[Span]:
+    """The parts of one detector's span that the hipaa policy keeps."""
+    label, piece = span.label, text[span.start : span.end]
+    if "clinical" in span.source or label in ("EMAIL", "IP"):
+        return [span]
+    if label == "PHONE":
+        return [] if _NOT_PHONE.match(piece.strip()) else [span]
+    if label in NAMED:
+        trimmed = evidence_span(text, span, vocabulary, original)
+        return [trimmed] if trimmed else []
+    if label == "ADDRESS":  # a unit alone, or no identifying word written other than in capitals
+        if _UNIT_ONLY.match(piece.strip()):
+            return []
+        words = [m.span() for m in _WORD.finditer(text, span.start, span.end)]
+        return (
+            [span]
+            if any(evidence(text, *w, vocabulary) and not text[w[0] : w[1]].isupper() for w in words)
+            else []
+        )
+    if label == "URL":
+        return [span] if _URL_OK.search(piece) else []
+    if label == "AGE":
+        return [span] if any(int(n) > 89 for n in _AGE.findall(piece)) else []
+    if label == "ID" and span.score >= STRONG_ID:
+        return [span]
+    if label in ("NUMBER", "DATE_TIME", "ID"):
+        kept = [
+            Span(span.start + m.start(), span.start + m.end(), "ID", span.score, span.source)
+            for m in _LONG_DIGITS.finditer(piece)
+        ]
+        if (
+            label in ("NUMBER", "ID")
+            and len(piece.strip(".,;:")) >= 4
+            and _ID_CONTEXT.search(text[max(0, span.start - 24) : span.start])
+        ):
+            kept.append(Span(span.start, span.end, "ID", span.score, span.source))
+        return kept  # dates inside come from find_dates over the whole text
+    return [span]
+
+
+def apply_policy(
+    text: str,
+    spans: Sequence[Span],
+    policy: str = DEFAULT_POLICY,
+    vocabulary: DocumentFrequency | None = None,
+    original: str | None = None,
+) -> list[Span]:
+    """The spans ``policy`` keeps (hipaa: module docstring; strict: all), not merged. ``text``: what the
+    detectors saw; ``original``: the text before case restoration, if it differs."""
+    if check_policy(policy) == "strict":
+        return list(spans)
+    return [kept for span in spans for kept in _keep(text, span, vocabulary, original)]
+
+
+class PolicyDetector(Detector):
+    """Detectors under an identifier policy (module docstring). ``restore_case``: run them on the
+    case-restored copy; ``context``: add the clinical context rules; ``corpus_vocabulary``: words frequent
+    across the documents of the corpus given to `fit` (``deid-hf run`` fits on its input) need other
+    evidence."""
+
+    def __init__(
+        self,
+        detector: Detector,
+        policy: str = DEFAULT_POLICY,
+        restore_case: bool = True,
+        context: bool = True,
+        corpus_vocabulary: bool = True,
+    ):
+        from .clinical import ClinicalContextDetector
+
+        self.policy = check_policy(policy)
+        self.members = list(detector.detectors) if isinstance(detector, EnsembleDetector) else [detector]
+        self.name = f"{detector.name}[{policy}]"
+        self.restore_case = restore_case
+        self.context = ClinicalContextDetector() if context else None
+        self.corpus_vocabulary = corpus_vocabulary
+        self.fitted: DocumentFrequency | None = None
+
+    def fit(self, texts: Sequence[str]) -> PolicyDetector:
+        """Corpus statistics from a whole corpus (instead of each call's documents)."""
+        self.fitted = DocumentFrequency().fit(texts)
+        return self
+
+    def detect(self, text: str) -> list[Span]:
+        return self.detect_batch([text])[0]
+
+    def detect_batch(self, texts: Sequence[str]) -> list[list[Span]]:
+        texts = list(texts)
+        shown = [restore_case(t) for t in texts] if self.restore_case else texts
+        # statistics only of a corpus given to `fit`, never of a call's batch: a document's output must not
+        # depend on which other documents share its batch (a service batches unrelated clients together)
+        vocabulary = self.fitted if self.corpus_vocabulary else None
+        per_member = [member.detect_batch(shown) for member in self.members]
+        out = []
+        for i, (text, seen) in enumerate(zip(texts, shown)):
+            spans = [
+                s for found in per_member for s in apply_policy(seen, found[i], self.policy, vocabulary, text)
+            ]
+            if self.context is not None:
+                spans += self.context.detect(text, vocabulary)
+            if self.policy == "hipaa":
+                spans += find_dates(text)
+            out.append(merge_spans(spans))
+        return out
