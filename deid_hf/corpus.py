@@ -127,8 +127,10 @@ def run_corpus(
     seed: int | None = None,
     split: str = "train",
     progress: Callable[[int, int], None] | None = None,
+    mapping_out: str | Path | None = None,
 ) -> dict:
-    """De-identify ``text_field`` of every record; returns (and writes beside the output) the run report."""
+    """De-identify ``text_field`` of every record; returns (and writes beside the output) the run report.
+    ``mapping_out``: write the results' sealed ``restore`` entries there (`deid_hf.reidentify`)."""
     output = Path(output_path)
     if output.suffix not in FORMATS:
         raise InputError(f"unsupported output {output.name}: use one of {', '.join(FORMATS)}")
@@ -149,6 +151,11 @@ def run_corpus(
                 progress(len(done), len(records))
     ordered = [done[i] for i in range(len(records))]
     write_records([e["record"] for e in ordered if "record" in e], output)
+    if mapping_out is not None:
+        from .reidentify import write_mapping
+
+        written = [e for e in ordered if "record" in e]  # keyed by row of the output file
+        write_mapping(mapping_out, {row: e["restore"] for row, e in enumerate(written) if "restore" in e})
     report = {
         "input": str(input_path),
         "output": str(output),
@@ -190,6 +197,8 @@ def _process_batch(pipe, records, batch, text_field, p, seed) -> list[dict]:
             continue
         record = {**records[i], text_field: result["text"], "deid_spans": result["spans"]}
         entries[i] = {"index": i, "record": record, "privacy": result["privacy"]}
+        if "restore" in result:  # sealed by `SealedMappingPipe`: ciphertext only
+            entries[i]["restore"] = result["restore"]
     return [entries[i] for i in batch]
 
 

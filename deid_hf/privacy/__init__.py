@@ -1,5 +1,6 @@
 """Privacy accounting: pure math, kept apart from the stateful replacers."""
 
+from .per_label import per_label_privacy
 from .randomized_response import normalise, randomized_response_epsilon, token_epsilon
 
-__all__ = ["normalise", "randomized_response_epsilon", "token_epsilon"]
+__all__ = ["normalise", "per_label_privacy", "randomized_response_epsilon", "token_epsilon"]
