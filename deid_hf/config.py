@@ -72,7 +72,7 @@ def _strategy(value):
 
     if isinstance(value, str):
         if value not in STRATEGIES:
-            _fail("strategy", f"unknown operator {value!r}; choose one of {', '.join(STRATEGIES)}")
+            raise InputError(f"unknown strategy {value!r}; choose one of {', '.join(STRATEGIES)}")
         return value
     if isinstance(value, Mapping):
         check_operator_keys(value)

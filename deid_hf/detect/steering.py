@@ -184,10 +184,24 @@ def trim_allowed(text: str, spans: list[Span], allow_list: Iterable[str]) -> lis
     return out
 
 
+_NUMERIC_DATE = re.compile(r"\d{1,4}[-/.]\d{1,2}(?:[-/.]\d{2,4})?")
+
+
+def _letterless_names(text: str, span: Span) -> Span:
+    """A person, organisation or place has letters: an NER reading of "03/01/2024" as PERSON becomes
+    DATE_TIME (numeric date shape) or NUMBER."""
+    surface = text[span.start : span.end]
+    if span.label not in ("PERSON", "ORG", "LOCATION") or any(c.isalpha() for c in surface):
+        return span
+    label = "DATE_TIME" if _NUMERIC_DATE.fullmatch(surface.strip()) else "NUMBER"
+    return Span(span.start, span.end, label, span.score, span.source)
+
+
 class SteeredDetector(Detector):
     """A detector with the user's additions and filters applied in a fixed order: score threshold on the
-    base detector's spans, custom patterns and deny list added, overlaps merged, repeated mentions and name
-    parts added, allow-listed edges trimmed, then only the ``entities`` labels kept."""
+    base detector's spans, letterless names relabelled, custom patterns and deny list added, overlaps
+    merged, repeated mentions and name parts added, allow-listed edges trimmed, then only the ``entities``
+    labels kept."""
 
     def __init__(
         self,
@@ -222,6 +236,7 @@ class SteeredDetector(Detector):
         for text, spans in zip(texts, found):
             if self.score_threshold is not None:
                 spans = [s for s in spans if s.score >= self.score_threshold]
+            spans = [_letterless_names(text, s) for s in spans]
             spans = merge_spans([*spans, *(s for d in self.extra for s in d.detect(text))])
             spans = add_name_mentions(text, add_repeated_mentions(text, spans))
             spans = trim_allowed(text, spans, self.allow_list)
