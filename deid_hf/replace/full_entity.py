@@ -47,9 +47,8 @@ class FullEntity(Strategy):
         fake = self.fake
         fake.seed_instance(rng.getrandbits(64))
         words = original.split()
-        if label == "PERSON":
-            avoid = {w.casefold() for w in words}
-            return pseudonym(original, {"parts": {w: w for w in avoid}}, fake, rng)
+        if label == "PERSON":  # a fresh pseudonym sharing no word with the original
+            return pseudonym(original, {}, fake, rng)
         if label == "ORG":
             return fake.company()
         if label == "LOCATION":
