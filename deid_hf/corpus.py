@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .errors import InputError
+from .privacy import aggregate_per_label
 
 FORMATS = (".jsonl", ".csv", ".parquet")
 
@@ -113,6 +114,7 @@ def aggregate_privacy(reports: list[dict]) -> dict:
         "guarantee": worst["guarantee"],
         "detector": reports[0]["detector"],
         "caveat": reports[0]["caveat"],
+        "per_label": aggregate_per_label(reports),
     }
 
 

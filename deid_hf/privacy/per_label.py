@@ -68,3 +68,15 @@ def per_label_privacy(
         )
     report["per_label"] = labels
     return report
+
+
+def aggregate_per_label(reports: list[dict]) -> dict:
+    """Whole-corpus ``per_label``: a label is DP when it is in every document where it occurs, with the
+    maximum epsilon over those documents (the lemma's maximum over all private tokens)."""
+    merged: dict[str, dict] = {}
+    for report in reports:
+        for label, entry in (report.get("per_label") or {}).items():
+            seen = merged.get(label)
+            if seen is None or (seen["dp"] and (not entry["dp"] or entry["epsilon"] > seen["epsilon"])):
+                merged[label] = {k: v for k, v in entry.items() if k != "pi_support"}
+    return dict(sorted(merged.items()))

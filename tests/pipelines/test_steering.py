@@ -181,6 +181,12 @@ def test_cli_run_with_config_mapping_and_reidentify(tmp_path, monkeypatch, capsy
     args = ["run", str(tmp_path / "in.jsonl"), str(out), "--config", str(tmp_path / "c.yaml")]
     assert main([*args, "--mapping-out", str(mapping)]) == 0
     deidentified = [json.loads(line) for line in out.read_text().splitlines()]
+    per_label = json.loads((tmp_path / "out.jsonl.report.json").read_text())["privacy"]["per_label"]
+    assert (
+        per_label["ID"]["epsilon"] == 0.0
+        and not per_label["PERSON"]["dp"]
+        and per_label["PHONE"]["strategy"] == "mask"
+    )
     assert "Kenji" not in deidentified[0]["text"] and "Maria" not in deidentified[1]["text"]
     assert not any(word in mapping.read_text() for word in ("Kenji", "Tanaka", "Maria", "555-01"))
     back = tmp_path / "back.jsonl"
@@ -220,3 +226,24 @@ def test_the_readme_config_example_is_valid():
         config["strategy"]["PHONE"] == {"type": "mask", "keep_last": 2}
         and config["patterns"][0]["name"] == "mrn"
     )
+
+
+@pytest.mark.parametrize(
+    "strategy, check", [("hash", r"\b[0-9a-f]{16}\b"), ("mask", r"\(\*\*\*\) \*\*\*-0143")]
+)
+def test_cli_run_with_keyed_and_mask_operators(tmp_path, monkeypatch, strategy, check):
+    monkeypatch.setenv("DEID_HF_KEY", KEY)
+    (tmp_path / "in.jsonl").write_text(json.dumps({"text": TEXT}) + "\n")
+    out = tmp_path / "out.jsonl"
+    assert (
+        main(["run", str(tmp_path / "in.jsonl"), str(out), "--detector", "fast", "--strategy", strategy]) == 0
+    )
+    text = json.loads(out.read_text())["text"]
+    assert re.search(check, text) and "Kenji" not in text
+    report = json.loads((tmp_path / "out.jsonl.report.json").read_text())["privacy"]
+    assert report["strategy"] == strategy and not report["dp"]
+    monkeypatch.delenv("DEID_HF_KEY")
+    if strategy == "hash":  # never unkeyed
+        assert (
+            main(["run", str(tmp_path / "in.jsonl"), str(tmp_path / "o2.jsonl"), "--strategy", "hash"]) == 2
+        )
