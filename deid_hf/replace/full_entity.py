@@ -46,7 +46,6 @@ class FullEntity(Strategy):
     def surrogate(self, original: str, label: str, rng: random.Random) -> str:
         fake = self.fake
         fake.seed_instance(rng.getrandbits(64))
-        words = original.split()
         if label == "PERSON":  # a fresh pseudonym sharing no word with the original
             return pseudonym(original, {}, fake, rng)
         if label == "ORG":
@@ -99,20 +98,36 @@ class FullEntity(Strategy):
         return super().replace(text, start, end, label, rng, table)
 
     def _named(self, original: str, label: str, rng: random.Random, table) -> str | None:
-        """Organisations, places, untyped words: one surrogate per case-folded original; an acronym of a
-        replaced multi-word name becomes the acronym of its surrogate."""
+        """Organisations, places, untyped words: one surrogate per case-folded original (a possessive kept
+        outside); a short form (the words of a replaced name, "Marcil" after "Pinabel Marcil") gets that
+        name's surrogate; the acronym of a replaced multi-word name becomes the acronym of its surrogate."""
         folded = table.state.setdefault("folded", {})
         acronyms = table.state.setdefault("acronyms", {})
-        key = (label, original.casefold())
-        if key in folded:
-            return _case_like(original, folded[key])
-        if original.isupper() and original in acronyms:
-            return acronyms[original]
-        surrogate = self.surrogate(original, label, rng)
-        folded[key] = surrogate
-        if len(original.split()) >= 2 and len(_acronym(original)) >= 2:
-            acronyms.setdefault(_acronym(original), _acronym(surrogate) or surrogate.upper())
-        return _case_like(original, surrogate)
+        possessive = re.search(r"['’]s$", original)
+        core = original[: possessive.start()] if possessive else original
+        suffix = possessive.group(0) if possessive else ""
+        key = (label, core.casefold())
+        if key not in folded and core.isupper() and core in acronyms:
+            return acronyms[core] + suffix
+        if key not in folded and len(core) >= 3:
+            words = core.casefold().split()
+            for (known_label, known), surrogate in folded.items():
+                known_words = known.split()
+                if (
+                    known_label == label
+                    and len(words) < len(known_words)
+                    and any(
+                        known_words[i : i + len(words)] == words
+                        for i in range(len(known_words) - len(words) + 1)
+                    )
+                ):
+                    return _case_like(core, surrogate) + suffix
+        if key not in folded:
+            surrogate = self.surrogate(core, label, rng)
+            folded[key] = surrogate
+            if len(core.split()) >= 2 and len(_acronym(core)) >= 2:
+                acronyms.setdefault(_acronym(core), _acronym(surrogate) or surrogate.upper())
+        return _case_like(core, folded[key]) + suffix
 
 
 def _case_like(original: str, surrogate: str) -> str:

@@ -168,6 +168,10 @@ def test_organisations_and_places_keep_one_surrogate_and_their_acronym():
     assert r["BOSTON"].replacement == r["Boston"].replacement.upper()
     acronym = "".join(w[0] for w in r["Massachusetts General Hospital"].replacement.split() if w[0].isupper())
     assert r["MGH"].replacement == acronym and acronym != "MGH"
+    text = "Pinabel Marcil's shop sold out; Marcil said the Marcil brand would return."
+    _, r = run(get_strategy("full_entity"), text, [("Pinabel Marcil's", "ORG"), ("Marcil", "ORG")], seed=1)
+    full = r["Pinabel Marcil's"].replacement
+    assert full.endswith("'s") and r["Marcil"].replacement == full[:-2]
 
 
 def test_identifiers_lose_every_original_character():
