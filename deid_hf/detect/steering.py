@@ -122,10 +122,12 @@ def _zipf(word: str) -> float:
 
 
 def add_name_mentions(text: str, spans: list[Span]) -> list[Span]:
-    """Also mark every other mention of each name part of a detected person: the same word in title case
-    or ALL CAPS, optionally possessive ("Tanaka", "TANAKA", "Tanaka's"), and relabel a detected span that
-    is exactly such a part (spaCy's ORG "TANAKA") as PERSON. A very common English word ("Will") is not
-    marked at the start of a sentence."""
+    """Also mark every other mention of each name part of a detected person whose mention looks like a
+    name (two or more parts, or a title; each part capitalised, not ALL CAPS, so that an NER "FOLEY" or
+    "BP" in a clinical note spreads nowhere): the same word in title case or ALL CAPS, optionally
+    possessive ("Tanaka", "TANAKA", "Tanaka's"); and relabel a detected span that is exactly such a part
+    (spaCy's ORG "TANAKA") as PERSON. A very common English word ("Will") is not marked at the start of a
+    sentence."""
     from .mentions import split_mention
 
     found = list(spans)
@@ -133,11 +135,10 @@ def add_name_mentions(text: str, spans: list[Span]) -> list[Span]:
     for span in spans:
         if span.label == "PERSON":
             mention = text[span.start : span.end]
-            parts |= {
-                mention[s:e]
-                for s, e, kind in split_mention(mention)
-                if kind == "name" and len(mention[s:e]) > 1
-            }
+            words = split_mention(mention)
+            names = [mention[s:e] for s, e, kind in words if kind == "name"]
+            if len(names) >= 2 or any(kind == "title" for _, _, kind in words):
+                parts |= {n for n in names if len(n) > 1 and n[0].isupper() and not n.isupper()}
     folded = {part.casefold() for part in parts}
     for i, span in enumerate(found):  # a detector's ORG/LOCATION/OTHER reading of a name part: the person
         surface = re.sub(r"['’]s$", "", text[span.start : span.end])
