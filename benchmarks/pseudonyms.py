@@ -1,8 +1,8 @@
 """full_entity surrogates on presidio_synth_pii held-out records (750-1499), detector "fast" (no LM):
 
 - name leak: gold PERSON name words (capitalised, 3+ letters) still present, as a word, in the output;
-- pseudonym consistency: (document, name word) pairs replaced in 2+ different mentions ("Kenji Tanaka",
-  "Dr. Tanaka", "TANAKA") whose aligned surrogate word is the same in all of them;
+- pseudonym consistency: (document, gold person name word) pairs replaced in 2+ different mentions
+  ("Kenji Tanaka", "Dr. Tanaka", "TANAKA") whose surrogates all share a word;
 - identifier letters kept: replaced ID/NUMBER spans whose surrogate still holds a letter run (3+, not a
   unit) of the original at the same place ("mgonzalez1957" -> "mgonzalez5246");
 - phones valid: replaced PHONE spans valid for phonenumbers (region US) whose surrogate is valid too, with
@@ -31,22 +31,21 @@ def _words(text: str) -> list[str]:
     return [re.sub(r"['’]s$", "", w).strip(".,;:") for w in text.split()]
 
 
-def consistency(mapping: dict[str, str]) -> tuple[int, int]:
-    """(consistent, total) over name words seen in 2+ replaced originals of one document."""
-    aligned: dict[str, set[str]] = {}
-    seen: dict[str, int] = {}
-    for original, surrogate in mapping.items():
-        words, new = _words(original), _words(surrogate)
-        for i, word in enumerate(words):
-            if len(word) < 3 or not word[:1].isupper() or word.casefold() in TITLES or not word.isalpha():
-                continue
-            key = word.casefold()
-            seen[key] = seen.get(key, 0) + 1
-            aligned.setdefault(key, set()).add(
-                new[i].casefold() if len(new) == len(words) else f"<{surrogate}>"
-            )
-    multi = [k for k, n in seen.items() if n >= 2]
-    return sum(len(aligned[k]) == 1 for k in multi), len(multi)
+def consistency(mapping: dict[str, str], person_words: set[str]) -> tuple[int, int]:
+    """(consistent, total) over the gold person name words of a document that occur in 2+ replaced
+    originals: consistent when all their surrogates share a word ("Tanaka" -> "Watkins", "Dr. Tanaka" ->
+    "Dr. Watkins")."""
+    ok = total = 0
+    for word in person_words:
+        surrogates = [
+            {w.casefold() for w in _words(new)} - TITLES
+            for original, new in mapping.items()
+            if word in {w.casefold() for w in _words(original)}
+        ]
+        if len(surrogates) >= 2:
+            total += 1
+            ok += bool(set.intersection(*surrogates))
+    return ok, total
 
 
 def main() -> None:
@@ -70,12 +69,14 @@ def main() -> None:
         text = record["full_text"]
         out = pipe(text, seed=n, return_mapping=True)
         words = {w.casefold() for w in re.findall(r"\w+", out["text"])}
+        person_words = set()
         for span in record["spans"]:
             if span["entity_type"] == "PERSON":
                 for word in re.findall(r"[A-Z][a-z]{2,}", span["entity_value"]):
                     counts["names"] += 1
                     counts["leaked"] += word.casefold() in words
-        ok, total = consistency(out["mapping"])
+                    person_words.add(word.casefold())
+        ok, total = consistency(out["mapping"], person_words)
         counts["consistent"] += ok
         counts["multi"] += total
         for s in out["spans"]:
