@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from .errors import DeidError
+from .errors import DeidError, InputError
 
 #: messages are never wrapped (logs and pipes get whole lines; a terminal wraps them itself); tables still fit
 #: the terminal width
@@ -70,28 +70,53 @@ def cmd_models(args: argparse.Namespace) -> None:
     console.print(table)
 
 
+def _run_options(args: argparse.Namespace) -> dict:
+    """The pipeline options of `deid-hf run`: the --config file, then the flags given on the command line."""
+    from .config import load_config, validate
+
+    options = load_config(args.config) if args.config else {}
+    given = {
+        "strategy": args.strategy,
+        "detector": args.detector.split(",") if args.detector else None,
+        "model": args.model,
+        "p": args.p,
+        "seed": args.seed,
+        "shared_table": True if args.shared_table else None,
+        "policy": args.policy,
+    }
+    options.update({k: v for k, v in given.items() if v is not None})
+    if options.get("strategy") == "word_by_word" and args.pool:
+        options["strategy_options"] = {**(options.get("strategy_options") or {}), "pool": args.pool}
+    options.setdefault("detector", "default")
+    return validate(options)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """De-identify a corpus (JSONL, CSV, Parquet or a saved dataset) into OUTPUT, resumably."""
+    import os
+
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     from .corpus import run_corpus
     from .pipelines import pipeline
+    from .reidentify import SealedMappingPipe
 
-    options = {"pool": args.pool} if args.strategy == "word_by_word" else {}
-    pipeline_options = {
-        "model": args.model,
-        "detector": args.detector.split(","),
-        "strategy": args.strategy,
-        "strategy_options": options,
-        "shared_table": args.shared_table,
-        "policy": args.policy,
-    }
+    options = _run_options(args)
+    model, p, seed = options.pop("model", "smollm2-135m"), options.pop("p", 1.0), options.pop("seed", None)
+    key = os.environ.get(args.key_env) or None
     if args.engine == "ray":
         from .corpus_ray import RayEngine
 
-        pipe = RayEngine(pipeline_options, num_workers=args.num_workers, gpus_per_worker=args.gpus_per_worker)
+        if args.mapping_out:
+            raise InputError("--mapping-out needs the local engine (--engine local)")
+        engine_options = {"model": model, **options}
+        pipe = RayEngine(
+            engine_options, num_workers=args.num_workers, gpus_per_worker=args.gpus_per_worker, key=key
+        )
     else:
-        pipe = pipeline("deid-substitution", **pipeline_options)
+        pipe = pipeline("deid-substitution", model=model, key=key, **options)
+        if args.mapping_out:
+            pipe = SealedMappingPipe(pipe, key_env=args.key_env)
     with Progress(
         "[progress.description]{task.description}",
         BarColumn(),
@@ -106,11 +131,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             args.output,
             text_field=args.text_field,
             batch_size=args.batch_size,
-            p=args.p,
-            seed=args.seed,
+            p=p,
+            seed=seed,
             split=args.split,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
             restart=args.restart,
+            mapping_out=args.mapping_out,
         )
     console.print(
         f"wrote {report['written']} of {report['records']} records to {report['output']}; "
@@ -129,6 +155,37 @@ def cmd_serve(args: argparse.Namespace) -> None:
     from .serve.command import run
 
     run(args)
+
+
+def cmd_reidentify(args: argparse.Namespace) -> None:
+    """Restore the originals of a de-identified corpus: [ENC:...] envelopes, or an encrypted mapping file."""
+    from .corpus import read_records, write_records
+    from .reidentify import decrypt_envelopes, read_mapping, restore_text
+
+    output = Path(args.output)
+    if output.suffix not in (".jsonl", ".csv", ".parquet"):
+        raise DeidError(f"unsupported output {output.name}: use .jsonl, .csv or .parquet")
+    records = read_records(args.input)
+    mapping = read_mapping(args.mapping, key_env=args.key_env) if args.mapping else None
+    restored = []
+    for row, record in enumerate(records):
+        text = record.get(args.text_field)
+        if not isinstance(text, str):
+            raise DeidError(f"record {row} has no string field {args.text_field!r}")
+        if mapping is not None:
+            text = restore_text(text, mapping.get(row, []))
+        else:
+            text = decrypt_envelopes(text, key_env=args.key_env)
+        restored.append({**record, args.text_field: text})
+    write_records(restored, output)
+    console.print(f"re-identified {len(restored)} records into {output}")
+
+
+def cmd_keygen(args: argparse.Namespace) -> None:
+    """Print a fresh random key for the hash and encrypt operators and mapping files (set DEID_HF_KEY)."""
+    from .replace.keys import generate_key
+
+    print(generate_key())
 
 
 def cmd_evaluate_detection(args: argparse.Namespace) -> None:
@@ -420,18 +477,26 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("output", help="output file: .jsonl, .csv or .parquet")
     run.add_argument("--text-field", default="text")
     run.add_argument("--split", default="train", help="split of a saved DatasetDict")
-    run.add_argument("--strategy", default="full_entity", choices=strategy_names(), help="replacement")
-    run.add_argument("--pool", default="distortion", help="word_by_word pool: distortion or dissociation")
-    run.add_argument("--detector", default="default", type=_detectors, help=detector_help)
+    run.add_argument(
+        "--config", default=None, help="YAML/JSON configuration (README, 'Configuration'); flags override it"
+    )
+    run.add_argument(
+        "--strategy",
+        default=None,
+        choices=strategy_names(),
+        help="one operator for every label (default full_entity); per label: --config",
+    )
+    run.add_argument("--pool", default=None, help="word_by_word pool: distortion or dissociation")
+    run.add_argument("--detector", default=None, type=_detectors, help=detector_help + " (default: default)")
     run.add_argument(
         "--policy",
-        default="hipaa",
+        default=None,
         choices=["hipaa", "strict"],
-        help="identifier policy: hipaa (names, places, dates, contact details, ID numbers; not measurements "
-        "or times of day) or strict (every span any detector finds)",
+        help="identifier policy (default hipaa: names, places, dates, contact details, ID numbers; not "
+        "measurements or times of day); strict: every span any detector finds",
     )
-    run.add_argument("--model", default="smollm2-135m", help="LM of the pipeline (offline name or path)")
-    run.add_argument("--p", type=float, default=1.0, help="probability that a detected item is replaced")
+    run.add_argument("--model", default=None, help="LM of the pipeline (default smollm2-135m)")
+    run.add_argument("--p", type=float, default=None, help="probability that a detected item is replaced")
     run.add_argument("--seed", type=int, default=None, help="reproducible run (default: secure randomness)")
     run.add_argument("--batch-size", type=int, default=32)
     run.add_argument("--shared-table", action="store_true", help="one substitution table for the corpus")
@@ -446,12 +511,31 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--restart", action="store_true", help="discard a partial output of another run instead of refusing"
     )
+    run.add_argument(
+        "--mapping-out",
+        default=None,
+        help="write the restore mapping here, encrypted with the key (for deid-hf reidentify --mapping)",
+    )
+    run.add_argument(
+        "--key-env", default="DEID_HF_KEY", help="environment variable holding the key (deid-hf keygen)"
+    )
     run.set_defaults(func=cmd_run)
     serve = sub.add_parser("serve", help=cmd_serve.__doc__)
     from .serve.command import add_arguments as add_serve_arguments
 
     add_serve_arguments(serve)
     serve.set_defaults(func=cmd_serve)
+    reidentify = sub.add_parser("reidentify", help=cmd_reidentify.__doc__)
+    reidentify.add_argument("input", help="de-identified JSONL/CSV/Parquet (output of deid-hf run)")
+    reidentify.add_argument("output")
+    reidentify.add_argument("--text-field", default="text")
+    reidentify.add_argument(
+        "--mapping", default=None, help="encrypted mapping file of deid-hf run --mapping-out"
+    )
+    reidentify.add_argument("--key-env", default="DEID_HF_KEY", help="environment variable holding the key")
+    reidentify.set_defaults(func=cmd_reidentify)
+    keygen = sub.add_parser("keygen", help=cmd_keygen.__doc__)
+    keygen.set_defaults(func=cmd_keygen)
     evaluate = sub.add_parser("evaluate", help="detection metrics and downstream utility")
     evaluate_sub = evaluate.add_subparsers(dest="what", required=True)
     detection = evaluate_sub.add_parser("detection", help=cmd_evaluate_detection.__doc__)

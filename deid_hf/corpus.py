@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ._version import __version__
 from .errors import InputError
+from .privacy import aggregate_per_label
 from .privacy.report import PrivacyReport
 from .text import utf8_safe
 
@@ -213,9 +214,11 @@ def _batches(pending: list[int], size: int) -> Iterator[list[int]]:
 
 
 def aggregate_privacy(reports: list[dict | PrivacyReport]) -> PrivacyReport:
-    """Whole-run privacy: epsilon is the maximum over documents (the lemma's max over all private tokens);
-    see `PrivacyReport.combine`."""
-    return PrivacyReport.combine(reports)
+    """Whole-run privacy: epsilon is the maximum over documents (the lemma's max over all private tokens;
+    see `PrivacyReport.combine`), with the per-label statement of `aggregate_per_label`."""
+    combined = PrivacyReport.combine(reports)
+    per_label = aggregate_per_label(reports)
+    return combined.with_(details={"per_label": per_label}) if per_label else combined
 
 
 def run_corpus(
@@ -230,11 +233,13 @@ def run_corpus(
     split: str = "train",
     progress: Callable[[int, int], None] | None = None,
     restart: bool = False,
+    mapping_out: str | Path | None = None,
 ) -> dict:
     """De-identify ``text_field`` of every record; returns (and writes beside the output) the run report.
 
     ``pipe`` is a deid-substitution pipeline, or an engine whose ``process_batches(records, pending,
     batch_size, text_field, p, seed)`` yields lists of `process_batch` entries in any order (the Ray engine).
+    ``mapping_out``: write the results' sealed ``restore`` entries there (`deid_hf.reidentify`).
     """
     input_path, output = Path(input_path), Path(output_path)
     _check_paths(input_path, output)
@@ -281,6 +286,11 @@ def run_corpus(
                 progress(len(done), len(records))
     ordered = [done[i] for i in range(len(records))]
     write_records([e["record"] for e in ordered if "record" in e], output)
+    if mapping_out is not None:
+        from .reidentify import write_mapping
+
+        written = [e for e in ordered if "record" in e]  # keyed by row of the output file
+        write_mapping(mapping_out, {row: e["restore"] for row, e in enumerate(written) if "restore" in e})
     report = {
         "input": str(input_path),
         "output": str(output),
@@ -329,6 +339,8 @@ def process_batch(pipe, records, batch, text_field, p, seed) -> list[dict]:
             continue
         record = {**records[i], text_field: result["text"], "deid_spans": result["spans"]}
         entries[i] = {"index": i, "record": record, "privacy": result["privacy"]}
+        if "restore" in result:  # sealed by `SealedMappingPipe`: ciphertext only
+            entries[i]["restore"] = result["restore"]
     return [entries[i] for i in batch]
 
 

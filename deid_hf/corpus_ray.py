@@ -29,14 +29,21 @@ class _DeidActor:
     """One pipeline per actor, built in the actor's process."""
 
     def __init__(
-        self, pipeline_options: dict, text_field: str, p: float, seed: int | None, use_gpu: bool, texts=None
+        self,
+        pipeline_options: dict,
+        text_field: str,
+        p: float,
+        seed: int | None,
+        use_gpu: bool,
+        texts=None,
+        key=None,
     ):
         from .pipelines import pipeline
 
         options = dict(pipeline_options)
         if use_gpu:
             options.setdefault("device", 0)
-        self.pipe = pipeline("deid-substitution", **options)
+        self.pipe = pipeline("deid-substitution", key=key, **options)
         fit = getattr(self.pipe.detector, "fit", None)
         if fit is not None and texts is not None:  # corpus statistics of the whole input, as the local engine
             fit(texts)
@@ -60,6 +67,7 @@ class RayEngine:
         num_workers: int = 2,
         gpus_per_worker: float = 0.0,
         address: str | None = None,
+        key: str | bytes | None = None,
     ):
         if pipeline_options.get("shared_table"):
             raise InputError(
@@ -74,6 +82,7 @@ class RayEngine:
         self.options, self.task_name = dict(pipeline_options), "deid-substitution"
         self.num_workers, self.gpus_per_worker, self.address = num_workers, gpus_per_worker, address
         self.texts: list[str] | None = None
+        self.key = key  # the keyed operators' key: handed to the actors, never part of the fingerprint
 
     def fit(self, texts: list[str]) -> None:
         """Texts of the whole input, for detectors with corpus statistics (`run_corpus` calls this); every
@@ -106,6 +115,7 @@ class RayEngine:
                 "seed": seed,
                 "use_gpu": self.gpus_per_worker > 0,
                 "texts": self.texts,
+                "key": self.key,
             },
             batch_size=batch_size,
             concurrency=self.num_workers,

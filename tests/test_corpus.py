@@ -31,7 +31,14 @@ def typed_pipe():
     return deid_hf.pipeline("deid-substitution", strategy="typed")
 
 
-@pytest.mark.parametrize("strategy", list(STRATEGIES))
+#: operators that replace every label on their own, keyless (the keyed and per-label ones of issue 15 run
+#: through the CLI in tests/pipelines/test_steering.py)
+CLI_STRATEGIES = [
+    s for s in STRATEGIES if s not in ("keep", "custom", "date_shift", "hash", "encrypt", "mask")
+]
+
+
+@pytest.mark.parametrize("strategy", CLI_STRATEGIES)
 def test_cli_run_every_strategy(tmp_path, strategy):
     write_jsonl(tmp_path / "in.jsonl", [{"id": i, "text": t} for i, t in enumerate(TEXTS)])
     assert (

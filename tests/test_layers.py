@@ -20,7 +20,7 @@ LAYERS = [
     {"paths", "lm", "models"},
     # components built on a model: detection, replacement, NDD, DP paraphrase, ONNX export (pipelines load
     # exported models) and model cards
-    {"detect", "replace", "ndd", "paraphrase", "export"},
+    {"detect", "replace", "ndd", "paraphrase", "export", "config", "reidentify"},
     # transformers pipelines and the corpus run over them
     {"pipelines", "corpus", "corpus_ray"},
     # applications: training, evaluation, the demo, the CLI, the package's entry point

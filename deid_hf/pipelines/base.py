@@ -107,13 +107,30 @@ def saved_options(model) -> dict:
     return dict(getattr(getattr(model, "config", None), "deid_hf", None) or {})
 
 
-def _json_option(name: str, value):
+def _is_json(value) -> bool:
     if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-        return list(value)
-    if isinstance(value, dict) and all(isinstance(v, (str, int, float, bool)) for v in value.values()):
-        return value
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_is_json(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _is_json(v) for k, v in value.items())
+    return False
+
+
+def _has_function(value) -> bool:
+    if isinstance(value, dict):
+        return any(_has_function(v) for v in value.values())
+    return callable(value) and not isinstance(value, type) and not hasattr(value, "detect_batch")
+
+
+def _json_option(name: str, value):
+    if _is_json(value):
+        return list(value) if isinstance(value, tuple) else value
+    if _has_function(value):
+        raise InputError(
+            f"option {name} holds a Python function (a custom operator), which cannot be saved: "
+            f"use a named operator to save this pipeline"
+        )
     raise InputError(
         f"option {name}={value!r} cannot be saved: pass it by name (a string) to save this pipeline"
     )

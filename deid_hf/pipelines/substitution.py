@@ -2,10 +2,13 @@
 
 Output per text (JSON-serialisable): ``text`` (de-identified), ``spans`` (start, end, label, score,
 source, replaced, replacement; offsets into the original), ``privacy`` (strategy, p, epsilon or why there
-is none, detector-recall caveat) and, with ``return_mapping=True`` only, ``mapping`` original -> surrogate.
+is none, per label, detector-recall caveat) and, with ``return_mapping=True`` only, ``mapping`` original ->
+surrogate and ``restore`` ([start, end, surrogate, original] in the output text, for `reidentify`).
 Detection and replacement see `deid_hf.text.model_text` (same offsets); ``text`` is the original with the
 replaced spans substituted. A bad item of a batch gives ``{"text": None, "spans": [], "privacy": None,
-"error": message}`` (``errors="raise"``: the call raises instead).
+"error": message}`` (``errors="raise"``: the call raises instead). Construction options follow the
+validated schema of `deid_hf.config`; ``key=`` (never saved) keys the hash and encrypt operators and
+`reidentify`. ``policy`` (`deid_hf.detect.policy`): "hipaa" by default, "strict" for ZSTS's own p-filter.
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ from typing import ClassVar
 
 from transformers import Pipeline
 
+from deid_hf.config import PIPELINE_DEFAULTS, validate
 from deid_hf.detect import get_detector
 from deid_hf.detect.base import add_repeated_mentions
+from deid_hf.detect.steering import SteeredDetector
 from deid_hf.pipelines.base import (
     SavableOptionsMixin,
     checked_input,
@@ -56,34 +61,45 @@ def substitute(original: str, records) -> str:
 
 class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
     task_name = "deid-substitution"
-    DEFAULTS: ClassVar[dict] = {
-        "detector": None,
-        "strategy": "full_entity",
-        "strategy_options": None,
-        "shared_table": False,
-        "scorer_options": None,
-        "policy": None,  # "hipaa"; "strict" for ZSTS's own p-filter (the paper's method labels no types)
-    }
+    DEFAULTS: ClassVar[dict] = PIPELINE_DEFAULTS
 
-    def __init__(self, model, *args, **kwargs):
+    def __init__(self, model, *args, key: str | bytes | None = None, **kwargs):
+        self.key = key
         super().__init__(model, *args, **kwargs)
-        strategy, detector = self.options["strategy"], self.options["detector"]
-        policy = self.options["policy"]
+        self.options = {**self.options, **validate(self.options)}
+        options = self.options
+        strategy, detector, policy = options["strategy"], options["detector"], options["policy"]
         if detector is None:  # ZSTS detects with its own p-filter; every other strategy with the ensemble
             detector = "pfilter" if strategy == "zsts" else "default"
-            if policy is None and strategy == "zsts":
+            if policy is None and strategy == "zsts":  # the paper's method labels no types
                 policy = "strict"
-        self.detector = get_detector(
-            detector,
-            self.model,
-            self.tokenizer,
-            self.options["scorer_options"],
-            policy=policy or "hipaa",
+        policy = policy or "hipaa"
+        base = get_detector(detector, self.model, self.tokenizer, options["scorer_options"], policy=policy)
+        self.detector = SteeredDetector(
+            base,
+            patterns=options["patterns"] or (),
+            deny_list=options["deny_list"],
+            allow_list=options["allow_list"] or (),
+            entities=options["entities"],
+            score_threshold=options["score_threshold"],
         )
         self.strategy = get_strategy(
-            strategy, self.model, self.tokenizer, **(self.options["strategy_options"] or {})
+            strategy,
+            self.model,
+            self.tokenizer,
+            key=key,
+            policy=policy,
+            **(options["strategy_options"] or {}),
         )
-        self.table = SubstitutionTable() if self.options["shared_table"] else None
+        self.table = SubstitutionTable() if options["shared_table"] else None
+
+    def reidentify(self, text: str, restore: list | None = None) -> str:
+        """The original text back: with ``restore`` (an output's ``restore`` list, or a record's entry of an
+        encrypted mapping file) every replaced unit exactly; without, every ``[ENC:...]`` envelope of the
+        encrypt operator, decrypted with this pipeline's key (``key=`` or ``DEID_HF_KEY``)."""
+        from deid_hf.reidentify import reidentify
+
+        return reidentify(text, restore=restore, key=self.key)
 
     def _sanitize_parameters(self, **kwargs):
         pre, forward, post = given_options(
@@ -120,6 +136,7 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
                     "spans": [r.to_dict() for r in records],
                     "privacy": privacy.to_dict(),
                     "mapping": mapping,
+                    "restore": restore_entries(original, records),
                 }
             )
         return results
@@ -130,5 +147,16 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
         if "error" in result:
             return {"text": None, "spans": [], "privacy": None, "error": result["error"]}
         if not return_mapping:
-            result = {k: v for k, v in result.items() if k != "mapping"}
+            result = {k: v for k, v in result.items() if k not in ("mapping", "restore")}
         return result
+
+
+def restore_entries(text: str, records) -> list[list]:
+    """[start, end, surrogate, original] of every replaced unit, with offsets into the de-identified text."""
+    entries, shift = [], 0
+    for r in sorted(records, key=lambda r: r.start):
+        if r.replaced:
+            start = r.start + shift
+            entries.append([start, start + len(r.replacement), r.replacement, text[r.start : r.end]])
+            shift += len(r.replacement) - (r.end - r.start)
+    return entries

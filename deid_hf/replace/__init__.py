@@ -6,10 +6,19 @@ A registered name parses in `get_strategy`, the pipelines' ``strategy=``, the CL
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..errors import InputError
 from .base import Strategy
+from .custom import Custom
+from .date_shift import DateShift
+from .encrypt import Encrypt
 from .full_entity import FullEntity
+from .keep import Keep
+from .keyed_hash import KeyedHash
+from .mask import Mask
 from .named_placeholder import NamedPlaceholder
+from .per_label import DEFAULT_OPERATOR, HipaaAge, PerLabel, check_operator_keys, operator_spec
 from .redact import Redact
 from .typed_placeholder import TypedPlaceholder
 from .word_by_word import WordByWord
@@ -36,22 +45,64 @@ def strategy_names() -> list[str]:
     return list(STRATEGIES)
 
 
-def get_strategy(strategy: str | Strategy, model=None, tokenizer=None, **options) -> Strategy:
-    """A strategy by registry name (LM-based ones get ``model``/``tokenizer``) or the instance itself."""
+def get_strategy(
+    strategy: str | Strategy | Mapping, model=None, tokenizer=None, key=None, policy=None, **options
+) -> Strategy:
+    """A strategy by registry name (LM-based ones get ``model``/``tokenizer``, keyed ones ``key``), the
+    instance itself, or a per-label mapping (`PerLabel`; ``options`` then go to the default operator)."""
     if isinstance(strategy, Strategy):
         return strategy
-    if strategy not in STRATEGIES:
+    if isinstance(strategy, Mapping):
+        check_operator_keys(strategy)
+        built = {}
+        for label, value in strategy.items():
+            name, own = operator_spec(value)
+            extra = options if label == "default" else {}
+            built[label] = _build(name, model, tokenizer, key, {**extra, **own})
+        default = built.pop("default", None) or _build(DEFAULT_OPERATOR, model, tokenizer, key, options)
+        age = built.get("AGE", default)
+        if policy == "hipaa" and age.policy("AGE") is None:
+            built["AGE"] = HipaaAge(age)
+        return PerLabel(built, default)
+    if strategy == "date_shift":
+        raise InputError(
+            "date_shift applies to dates only: use it per label, e.g. "
+            "strategy={'DATE_TIME': 'date_shift', 'default': 'full_entity'}"
+        )
+    single = _build(strategy, model, tokenizer, key, options)
+    if policy == "hipaa" and single.policy("AGE") is None:  # placeholders already hide every age
+        return PerLabel({"AGE": HipaaAge(single)}, single)
+    return single
+
+
+def _build(strategy, model, tokenizer, key, options: dict) -> Strategy:
+    if not isinstance(strategy, str) or strategy not in STRATEGIES:
         raise InputError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
     cls = STRATEGIES[strategy]
     if cls.needs_lm:
         options = {"model": model, "tokenizer": tokenizer, **options}
+    if getattr(cls, "needs_key", False):
+        options = {"key": key, **options}
     try:
         return cls(**options)
     except TypeError as exc:
         raise InputError(f"invalid options for strategy {strategy!r}: {exc}") from None
 
 
-for _cls in (Redact, TypedPlaceholder, NamedPlaceholder, WordByWord, FullEntity, ZSTSSubstitution):
+for _cls in (
+    Redact,
+    TypedPlaceholder,
+    NamedPlaceholder,
+    WordByWord,
+    FullEntity,
+    ZSTSSubstitution,
+    Mask,
+    KeyedHash,
+    Encrypt,
+    Keep,
+    Custom,
+    DateShift,
+):
     register_strategy(_cls)
 
 __all__ = ["STRATEGIES", "Strategy", "get_strategy", "register_strategy", "strategy_names"]

@@ -33,6 +33,8 @@ class SubstitutionTable:
     """(label, original) -> surrogate; kept per document, or shared across a corpus by passing one in."""
 
     entries: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: strategy state shared by the documents of this table (name parts, date offset)
+    state: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {f"{label}:{original}": surrogate for (label, original), surrogate in self.entries.items()}
@@ -51,19 +53,14 @@ def apply_strategy(
 ) -> tuple[str, list[Replacement]]:
     """Replace each unit with probability ``p`` (randomized response); ``spans`` must not overlap."""
     pieces, records, cursor = [], [], 0
+    strategy.prepare(text, spans, table)
     for span in sorted(spans, key=lambda s: s.start):
-        for start, end in units(text, span, strategy.per_word):
+        operator = strategy.for_label(span.label)
+        for start, end in units(text, span, operator.per_word):
             original = text[start:end]
             replaced = rng.random() < p
-            surrogate = None
-            if replaced:
-                key = (span.label, original)
-                if strategy.consistent and key in table.entries:
-                    surrogate = table.entries[key]
-                else:
-                    surrogate = strategy.surrogate_in_context(text, start, end, span.label, rng)
-                    if strategy.consistent:
-                        table.entries[key] = surrogate
+            surrogate = operator.replace(text, start, end, span.label, rng, table) if replaced else None
+            replaced = surrogate is not None
             pieces.append(text[cursor:start])
             pieces.append(surrogate if replaced else original)
             cursor = end

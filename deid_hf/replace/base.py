@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import math
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import ClassVar
 
-from ..privacy import randomized_response_epsilon
+from ..privacy import per_label_privacy
 from ..privacy.report import PrivacyReport
 
 
@@ -30,6 +29,26 @@ class Strategy(ABC):
         """Replacement for ``text[start:end]``; strategies that use the surrounding text override this."""
         return self.surrogate(text[start:end], label, rng)
 
+    def for_label(self, label: str) -> Strategy:
+        """The operator that replaces spans of ``label`` (itself; `PerLabel` dispatches)."""
+        return self
+
+    def prepare(self, text: str, spans: list, table) -> None:
+        """Called once per document before its spans are replaced (document-level state lives in
+        ``table.state``: name parts, date offsets)."""
+        return None
+
+    def replace(self, text: str, start: int, end: int, label: str, rng: random.Random, table) -> str | None:
+        """Replacement of ``text[start:end]`` through the substitution ``table`` (consistent strategies reuse
+        an entry); None means the unit is left as it is (not an identifier, e.g. a relative date)."""
+        key = (label, text[start:end])
+        if self.consistent and key in table.entries:
+            return table.entries[key]
+        surrogate = self.surrogate_in_context(text, start, end, label, rng)
+        if self.consistent and surrogate is not None:
+            table.entries[key] = surrogate
+        return surrogate
+
     def policy(self, label: str) -> Mapping[str, float] | None:
         """The replacement distribution pi for ``label`` when it is independent of the original, else None."""
         return None
@@ -39,35 +58,13 @@ class Strategy(ABC):
             return "consistent mapping: the surrogate depends on the original, so the lemma does not apply"
         return "the surrogate depends on the original (its format or similarity), so the lemma does not apply"
 
+    def privacy_terms(self, label: str) -> tuple[str, Mapping[str, float] | None, str]:
+        """(name, pi or None, why there is no guarantee) for ``label``: the input of `per_label_privacy`."""
+        pi = None if self.consistent else self.policy(label)
+        return self.name, pi, self.no_guarantee_reason()
+
     def privacy(self, p: float, private: Mapping[str, set[str]]) -> PrivacyReport:
         """Privacy report for replacement probability ``p`` over the private units seen, by label."""
-        policies = {label: self.policy(label) for label in private}
-        if self.consistent or any(pi is None for pi in policies.values()):
-            return PrivacyReport(
-                mechanism="none",
-                dp=False,
-                epsilon=None,
-                guarantee=f"no DP guarantee ({self.no_guarantee_reason()})",
-                p=p,
-                strategy=self.name,
-            )
-        epsilon = max(
-            (randomized_response_epsilon(p, pi, private[label]) for label, pi in policies.items()),
-            default=0.0,
-        )
-        finite = math.isfinite(epsilon)
-        text = (
-            f"epsilon = {epsilon:.4g} (randomized response, Adelani et al. 2020 lemma, p = {p})"
-            if finite
-            else f"epsilon = infinity: with p = {p} < 1 some private units outside the support of pi "
-            f"survive unreplaced and are then certainly original"
-        )
-        return PrivacyReport(
-            mechanism="randomized_response",
-            dp=finite,
-            epsilon=epsilon if finite else None,
-            guarantee=text,
-            p=p,
-            strategy=self.name,
-            details={"pi_support": {label: len(pi) for label, pi in policies.items()}},
+        return per_label_privacy(
+            p, private, {label: self.for_label(label).privacy_terms(label) for label in private}
         )

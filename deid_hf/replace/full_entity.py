@@ -1,44 +1,37 @@
 """Full entity: the whole span replaced by a realistic same-type surrogate from Faker.
 
-The original's format is kept where it can be read off: digit shapes of phones, IDs and numbers, the
-number of words of a name, the date format, single- vs multi-line addresses, IPv4 vs IPv6. The mapping is
-consistent within a substitution table by default. Both make the surrogate depend on the original, so
-this strategy carries no DP guarantee (Adelani et al. 2020, "Full entity replacement").
+The original's format is kept where it can be read off: identifiers keep their shape but lose every original
+letter and digit (units such as "5mg" stay in numbers), phone numbers stay valid for their country code
+(phonenumbers), dates keep their format (`deid_hf.replace.dates`), single- vs multi-line addresses,
+IPv4 vs IPv6. Through a pipeline the mapping is consistent within a substitution table: one pseudonym per
+person (`deid_hf.replace.names`: "Dr. Kenji Tanaka", "Tanaka", "TANAKA's" share one surname), organisations
+and places case-insensitively and by their acronym. Both make the surrogate depend on the original, so this
+strategy carries no DP guarantee (Adelani et al. 2020, "Full entity replacement").
 """
 
 from __future__ import annotations
 
 import random
 import re
-from datetime import datetime
+from datetime import date, timedelta
 
+from ..detect.mentions import TITLE
 from .base import Strategy
-from .shape import random_digits_like
+from .dates import rewrite_dates
+from .names import pseudonym, register
+from .shape import random_like, random_phone_like
 
-DATE_FORMATS = (
-    "%m/%d/%Y",
-    "%d/%m/%Y",
-    "%Y-%m-%d",
-    "%B %d, %Y",
-    "%b %d, %Y",
-    "%d %B %Y",
-    "%B %Y",
-    "%Y",
-    "%B %d",
-    "%A",
-    "%m/%d/%y",
-    "%d.%m.%Y",
-)
+_NAMED = ("ORG", "LOCATION")
 
 
-def _date_format(original: str) -> str | None:
-    for fmt in DATE_FORMATS:
-        try:
-            datetime.strptime(original, fmt)
-        except ValueError:
-            continue
-        return fmt
-    return None
+def _random_date(old: date, has_year: bool, rng: random.Random) -> date:
+    return (date(1960, 1, 1) if has_year else date(old.year, 1, 1)) + timedelta(
+        days=rng.randrange(365 * 60 if has_year else 365)
+    )
+
+
+def _acronym(text: str) -> str:
+    return "".join(w[0] for w in text.split() if w[:1].isupper())
 
 
 class FullEntity(Strategy):
@@ -53,9 +46,8 @@ class FullEntity(Strategy):
     def surrogate(self, original: str, label: str, rng: random.Random) -> str:
         fake = self.fake
         fake.seed_instance(rng.getrandbits(64))
-        words = original.split()
-        if label == "PERSON":
-            return " ".join([fake.first_name()] + [fake.last_name() for _ in words[1:]])
+        if label == "PERSON":  # a fresh pseudonym sharing no word with the original
+            return pseudonym(original, {}, fake, rng)
         if label == "ORG":
             return fake.company()
         if label == "LOCATION":
@@ -71,14 +63,77 @@ class FullEntity(Strategy):
         if label == "AGE":
             return re.sub(r"\d+", lambda m: str(rng.randint(18, 89)), original, count=1)
         if label == "DATE_TIME":
-            fmt = _date_format(original)
-            if fmt:
-                return fake.date_time_between("-60y", "now").strftime(fmt)
+            rewritten = rewrite_dates(original, lambda old, has_year: _random_date(old, has_year, rng))
+            if rewritten is not None:
+                return rewritten
+        if label == "PHONE":
+            return random_phone_like(original, rng)
         if any(ch.isdigit() for ch in original):
-            return random_digits_like(original, rng)
-        if label == "DATE_TIME":
-            return fake.day_of_week()
+            return random_like(original, rng, keep_units=label == "NUMBER")
         return _untyped(original, fake)
+
+    def prepare(self, text: str, spans: list, table) -> None:
+        for span in spans:
+            if span.label == "PERSON":
+                register(table.state.setdefault("names", {}), text[span.start : span.end])
+
+    def replace(self, text: str, start: int, end: int, label: str, rng: random.Random, table) -> str | None:
+        original = text[start:end]
+        if not self.consistent:
+            return self.surrogate_in_context(text, start, end, label, rng)
+        names = table.state.setdefault("names", {})
+        if TITLE.fullmatch(original.strip()):
+            return None  # a title alone is not an identifier; it is kept, as in "Dr. <pseudonym>"
+        known = names.get("parts", {})
+        is_name_part = original[:1].isupper() and all(
+            w.casefold() in known for w in re.findall(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", original)
+        )
+        if label == "PERSON" or (label == "OTHER" and is_name_part and known):
+            self.fake.seed_instance(rng.getrandbits(64))
+            return pseudonym(original, names, self.fake, rng)
+        if label in _NAMED or label == "OTHER":
+            return self._named(original, label, rng, table)
+        if label == "DATE_TIME" and rewrite_dates(original, lambda old, has_year: old) is None:
+            return None  # no calendar date: a relative expression ("in two weeks") or a time of day
+        return super().replace(text, start, end, label, rng, table)
+
+    def _named(self, original: str, label: str, rng: random.Random, table) -> str | None:
+        """Organisations, places, untyped words: one surrogate per case-folded original (a possessive kept
+        outside); a short form (the words of a replaced name, "Marcil" after "Pinabel Marcil") gets that
+        name's surrogate; the acronym of a replaced multi-word name becomes the acronym of its surrogate."""
+        folded = table.state.setdefault("folded", {})
+        acronyms = table.state.setdefault("acronyms", {})
+        possessive = re.search(r"['’]s$", original)
+        core = original[: possessive.start()] if possessive else original
+        suffix = possessive.group(0) if possessive else ""
+        key = (label, core.casefold())
+        if key not in folded and core.isupper() and core in acronyms:
+            return acronyms[core] + suffix
+        if key not in folded and len(core) >= 3:
+            words = core.casefold().split()
+            for (known_label, known), surrogate in folded.items():
+                known_words = known.split()
+                if (
+                    known_label == label
+                    and len(words) < len(known_words)
+                    and any(
+                        known_words[i : i + len(words)] == words
+                        for i in range(len(known_words) - len(words) + 1)
+                    )
+                ):
+                    return _case_like(core, surrogate) + suffix
+        if key not in folded:
+            surrogate = self.surrogate(core, label, rng)
+            folded[key] = surrogate
+            if len(core.split()) >= 2 and len(_acronym(core)) >= 2:
+                acronyms.setdefault(_acronym(core), _acronym(surrogate) or surrogate.upper())
+        return _case_like(core, folded[key]) + suffix
+
+
+def _case_like(original: str, surrogate: str) -> str:
+    if original.isupper() and len(original) > 1:
+        return surrogate.upper()
+    return surrogate
 
 
 HONORIFIC = re.compile(r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?", re.IGNORECASE)

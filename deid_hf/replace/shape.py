@@ -18,3 +18,127 @@ def random_digits_like(original: str, rng: random.Random) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+#: letter runs that are units or clinical shorthand, kept inside NUMBER spans ("5mg", "q4h", "2L")
+UNITS = frozenset(
+    [
+        "mg",
+        "mcg",
+        "ug",
+        "g",
+        "kg",
+        "lb",
+        "lbs",
+        "oz",
+        "ml",
+        "cc",
+        "l",
+        "dl",
+        "mm",
+        "cm",
+        "m",
+        "km",
+        "in",
+        "ft",
+        "mmhg",
+        "bpm",
+        "hr",
+        "hrs",
+        "h",
+        "min",
+        "mins",
+        "s",
+        "sec",
+        "d",
+        "wk",
+        "wks",
+        "mo",
+        "yr",
+        "yrs",
+        "y",
+        "yo",
+        "am",
+        "pm",
+        "st",
+        "nd",
+        "rd",
+        "th",
+        "x",
+        "q",
+        "qd",
+        "bid",
+        "tid",
+        "qid",
+        "prn",
+        "u",
+        "iu",
+        "meq",
+        "mmol",
+        "mol",
+        "mcl",
+        "k",
+    ]
+)
+
+
+def random_like(original: str, rng: random.Random, keep_units: bool = False) -> str:
+    """Same shape, no original letter or digit left in place: each digit becomes another digit, each letter
+    another letter of the same case; with ``keep_units``, letter runs that are units ("5mg") stay."""
+    import re
+
+    digits = []
+    for i, ch in enumerate(original):
+        if ch.isdigit():  # a fresh digit at every position; a leading non-zero digit stays non-zero
+            first = i == 0 or not original[i - 1].isdigit()
+            pool = "123456789" if first and ch != "0" else "0123456789"
+            digits.append(rng.choice(pool.replace(ch, "")))
+        else:
+            digits.append(ch)
+    out = "".join(digits)
+
+    def letters(match: re.Match) -> str:
+        run = match.group(0)
+        if keep_units and run.lower() in UNITS:
+            return run
+        fresh = []
+        for ch in run:
+            pool = "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if ch.isupper() else "abcdefghijklmnopqrstuvwxyz"
+            new = rng.choice(pool.replace(ch, ""))
+            fresh.append(new)
+        return "".join(fresh)
+
+    return re.sub(r"[^\W\d_]+", letters, out)
+
+
+def random_phone_like(original: str, rng: random.Random, region: str = "US") -> str:
+    """A number valid for the original's country (phonenumbers), written in the original's layout: the
+    country code and separators are kept, the other digits change (falls back to random digits when the
+    original cannot be read as a phone number)."""
+    import phonenumbers
+
+    try:
+        parsed = phonenumbers.parse(original, region)
+    except phonenumbers.NumberParseException:
+        return random_digits_like(original, rng)
+    country = str(parsed.country_code)
+    digits = [i for i, ch in enumerate(original) if ch.isdigit()]
+    stripped = original.lstrip()
+    keep = len(country) if stripped.startswith("+") or stripped.startswith("00") else 0
+    if stripped.startswith("00"):
+        keep += 2
+    free = digits[keep:]
+    for _ in range(200):
+        candidate = list(original)
+        for i in free:
+            candidate[i] = str(rng.randint(0, 9))
+        text = "".join(candidate)
+        if text == original:
+            continue
+        try:
+            number = phonenumbers.parse(text, region)
+        except phonenumbers.NumberParseException:
+            continue
+        if phonenumbers.is_valid_number(number) and number.country_code == parsed.country_code:
+            return text
+    return random_digits_like(original, rng)

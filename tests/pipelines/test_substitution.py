@@ -9,21 +9,26 @@ from deid_hf.corpus import dataset_map_function
 from deid_hf.errors import InputError
 from deid_hf.replace import STRATEGIES
 
+KEY = "a test key of 32 characters...."
+#: operators that replace every label on their own (keep, custom and date_shift are tested per label)
+END_TO_END = [name for name in STRATEGIES if name not in ("keep", "custom", "date_shift")]
 TEXT = "Patient Maria Gonzalez, 67 years old, saw Dr. Tanaka in Boston on March 3, 2024. Call (217) 555-0143."
 
 
 @pytest.fixture(scope="module")
 def pipes():
-    return {name: deid_hf.pipeline("deid-substitution", strategy=name) for name in STRATEGIES}
+    return {name: deid_hf.pipeline("deid-substitution", strategy=name, key=KEY) for name in END_TO_END}
 
 
-@pytest.mark.parametrize("strategy", list(STRATEGIES))
+@pytest.mark.parametrize("strategy", END_TO_END)
 def test_every_strategy_end_to_end(pipes, strategy):
     out = pipes[strategy](TEXT, seed=7, return_mapping=True)
     json.dumps(out)
     assert "Maria Gonzalez" not in out["text"] and "555-0143" not in out["text"]
     assert out["privacy"]["strategy"] == strategy and out["privacy"]["caveats"]
-    assert all(s["replaced"] for s in out["spans"])
+    # full_entity keeps a title standing alone ("Dr" before a replaced surname) and says so
+    kept = [TEXT[s["start"] : s["end"]] for s in out["spans"] if not s["replaced"]]
+    assert kept == (["Dr"] if strategy == "full_entity" and "Dr" in kept else [])
     assert out == pipes[strategy](TEXT, seed=7, return_mapping=True)
 
 

@@ -1,0 +1,97 @@
+"""Privacy of a replacement chosen per label: the randomized-response lemma label by label.
+
+For each label the operator either draws from a distribution pi independent of the original (redact,
+typed, named, word_by_word) and epsilon = max_t log((1 - p + p*pi(t)) / (p*pi(t))) over that label's
+private units (Adelani et al. 2020, Lemma 1), or its output depends on the original and there is no DP
+guarantee (the operator's reason is reported). The whole text is epsilon-DP only if every label is; its
+epsilon is then the maximum over labels (the lemma's maximum over all private tokens).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+
+from .randomized_response import randomized_response_epsilon
+from .report import PrivacyReport
+
+
+def per_label_privacy(
+    p: float,
+    private: Mapping[str, set[str]],
+    operators: Mapping[str, tuple[str, Mapping[str, float] | None, str]],
+) -> PrivacyReport:
+    """Report for replacement probability ``p``; ``private``: label -> private units seen;
+    ``operators``: label -> (operator name, pi or None when the output depends on the original, the reason
+    there is then no guarantee). ``details["per_label"]``: strategy, epsilon, dp, guarantee per label."""
+    labels = {}
+    for label in sorted(private):
+        name, pi, reason = operators[label]
+        if pi is None:
+            labels[label] = {
+                "strategy": name,
+                "epsilon": None,
+                "dp": False,
+                "guarantee": f"no DP guarantee ({reason})",
+            }
+            continue
+        epsilon = randomized_response_epsilon(p, pi, private[label])
+        finite = math.isfinite(epsilon)
+        labels[label] = {
+            "strategy": name,
+            "epsilon": epsilon if finite else None,
+            "dp": finite,
+            "guarantee": f"epsilon = {epsilon:.4g} (randomized response, Adelani et al. 2020 lemma, p = {p})"
+            if finite
+            else f"epsilon = infinity: with p = {p} < 1 some private units outside the support of pi "
+            f"survive unreplaced and are then certainly original",
+            "pi_support": len(pi),
+        }
+    names = sorted({name for name, _, _ in operators.values()})
+    strategy = names[0] if len(names) == 1 else "per_label"
+    without = {label: r for label, r in labels.items() if r["epsilon"] is None}
+    per_label = {label: {k: v for k, v in r.items() if k != "pi_support"} for label, r in labels.items()}
+    if without:
+        reasons = sorted({r["guarantee"] for r in without.values()})
+        guarantee = (
+            reasons[0]
+            if len(reasons) == 1
+            else "; ".join(f"{label}: {r['guarantee']}" for label, r in without.items())
+        )
+        # "none" when some label's output depends on the original; else the lemma holds with epsilon = inf
+        independent = all(operators[label][1] is not None for label in without)
+        return PrivacyReport(
+            mechanism="randomized_response" if independent else "none",
+            dp=False,
+            epsilon=None,
+            guarantee=guarantee,
+            p=p,
+            strategy=strategy,
+            details={"per_label": per_label},
+        )
+    epsilon = max((r["epsilon"] for r in labels.values()), default=0.0)
+    return PrivacyReport(
+        mechanism="randomized_response",
+        dp=True,
+        epsilon=epsilon,
+        guarantee=f"epsilon = {epsilon:.4g} (randomized response, Adelani et al. 2020 lemma, p = {p})",
+        p=p,
+        strategy=strategy,
+        details={
+            "per_label": per_label,
+            "pi_support": {label: r["pi_support"] for label, r in labels.items()},
+        },
+    )
+
+
+def aggregate_per_label(reports: Iterable[PrivacyReport | Mapping]) -> dict:
+    """Whole-corpus ``per_label``: a label is DP when it is in every document where it occurs, with the
+    maximum epsilon over those documents (the lemma's maximum over all private tokens)."""
+    merged: dict[str, dict] = {}
+    for report in reports:
+        details = report.details if isinstance(report, PrivacyReport) else report.get("details") or {}
+        for label, entry in (details.get("per_label") or {}).items():
+            seen = merged.get(label)
+            if seen is None or (seen["dp"] and (not entry["dp"] or entry["epsilon"] > seen["epsilon"])):
+                merged[label] = {k: v for k, v in entry.items() if k != "pi_support"}
+    return dict(sorted(merged.items()))

@@ -1,0 +1,165 @@
+"""Calendar dates inside a span, read and written back in the span's own format.
+
+Recognised: numeric dates (3/14/2024, 14.03.2024, 2024-03-14, 03-14-24, month/day 3/14), textual dates
+(March 14, 2024; Mar. 14th; 14 March 2024; 14th of March; March 2024) and weekday names. Writing a new
+date keeps separators, zero-padding, two- vs four-digit years, full vs abbreviated month names, ordinal
+suffixes and case. Numeric day-month order: year first when the first field has four digits, day first
+when the first field exceeds 12, else month first (US).
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Callable
+from datetime import date, timedelta
+
+MONTHS = [m.lower() for m in calendar.month_name[1:]]
+ABBREVIATIONS = [m.lower() for m in calendar.month_abbr[1:]]
+WEEKDAYS = [d.lower() for d in calendar.day_name]
+_MONTH = (
+    r"(?P<month>Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)(?P<dot>\.)?"
+)
+_DAY = r"(?P<day>\d{1,2})(?P<ord>st|nd|rd|th)?"
+_YEAR = r"(?P<year>\d{4}|'\d{2})"
+PATTERNS = [
+    re.compile(r"(?<!\d)(?P<year>\d{4})(?P<sep>[-/.])(?P<a>\d{1,2})(?P=sep)(?P<b>\d{1,2})(?!\d)"),
+    re.compile(
+        r"(?<![\d/.-])(?P<a>\d{1,2})(?P<sep>[-/.])(?P<b>\d{1,2})(?P=sep)(?P<year>\d{4}|\d{2})(?![\d/.-])"
+    ),
+    re.compile(rf"(?<!\w){_MONTH}[ \t]+{_DAY}(?:(?P<comma>,?[ \t]+){_YEAR})?(?!\w)", re.IGNORECASE),
+    re.compile(
+        rf"(?<!\w){_DAY}(?P<of>[ \t]+of)?[ \t]+{_MONTH}(?:(?P<comma>,?[ \t]+){_YEAR})?(?!\w)", re.IGNORECASE
+    ),
+    re.compile(rf"(?<!\w){_MONTH}(?P<comma>,?[ \t]+){_YEAR}(?!\w)", re.IGNORECASE),
+    re.compile(r"(?<![\d/.-])(?P<a>\d{1,2})(?P<sep>/)(?P<b>\d{1,2})(?![\d/.-])"),
+]
+WEEKDAY = re.compile(
+    r"(?<!\w)(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?!\w)", re.I
+)
+_ORDINAL = {1: "st", 2: "nd", 3: "rd", 21: "st", 22: "nd", 23: "rd", 31: "st"}
+_DEFAULT_YEAR = 2000  # leap year: Feb 29 without a year stays valid
+
+
+def _month_index(name: str) -> int:
+    return ABBREVIATIONS.index(name[:3].lower()) + 1
+
+
+def _numeric_order(match: re.Match) -> tuple[int, int] | None:
+    a, b = int(match["a"]), int(match["b"])
+    if "year" in match.groupdict() and match["year"] and len(match["year"]) == 4 and match.start("year") == 0:
+        return a, b  # year first: Y-M-D
+    if a > 12:
+        return (b, a) if b <= 12 else None
+    return a, b
+
+
+def _parse(match: re.Match) -> tuple[date, dict] | None:
+    """The date a match denotes and how it was written."""
+    groups = {k: v for k, v in match.groupdict().items() if v is not None}
+    year_text = groups.get("year")
+    year = _DEFAULT_YEAR
+    if year_text:
+        digits = year_text.lstrip("'")
+        year = (
+            int(digits)
+            if len(digits) == 4
+            else 2000 + int(digits)
+            if int(digits) < 50
+            else 1900 + int(digits)
+        )
+    try:
+        if "month" in groups:
+            month, day = _month_index(groups["month"]), int(groups.get("day", 1))
+        else:
+            order = _numeric_order(match)
+            if order is None:
+                return None
+            month, day = order
+            if match.re is PATTERNS[0]:
+                month, day = int(groups["a"]), int(groups["b"])
+            elif int(groups["a"]) > 12:
+                month, day = int(groups["b"]), int(groups["a"])
+        return date(year, month, day), groups
+    except ValueError:
+        return None
+
+
+def _write(match: re.Match, groups: dict, new: date) -> str:
+    text = match.group(0)
+    pieces = {}
+    if "year" in groups:
+        old = groups["year"]
+        pieces["year"] = (
+            ("'" + f"{new.year % 100:02d}")
+            if old.startswith("'")
+            else (str(new.year) if len(old) == 4 else f"{new.year % 100:02d}")
+        )
+    if "month" in groups:
+        old = groups["month"]
+        full = calendar.month_name[new.month]
+        name = (
+            full
+            if len(old) > 3 and old.lower() in MONTHS
+            else full
+            if old.lower() == "may"
+            else calendar.month_abbr[new.month]
+        )
+        if old.lower() == "sept":
+            name = "Sept" if new.month == 9 else calendar.month_abbr[new.month]
+        pieces["month"] = (
+            name.upper() if old.isupper() and len(old) > 1 else name.lower() if old.islower() else name
+        )
+        if "day" in groups:
+            pieces["day"] = _pad(groups["day"], new.day)
+            if "ord" in groups:
+                suffix = _ORDINAL.get(new.day, "th")
+                pieces["ord"] = suffix.upper() if groups["ord"].isupper() else suffix
+    else:
+        numeric_month_first = not (match.re is not PATTERNS[0] and int(groups["a"]) > 12)
+        first, second = (new.month, new.day) if numeric_month_first else (new.day, new.month)
+        pieces["a"], pieces["b"] = _pad(groups["a"], first), _pad(groups["b"], second)
+    out, cursor = [], 0
+    spans = sorted((match.span(name), value) for name, value in pieces.items())
+    base = match.start()
+    for (start, end), value in spans:
+        out += [text[cursor : start - base], value]
+        cursor = end - base
+    out.append(text[cursor:])
+    return "".join(out)
+
+
+def _pad(old: str, value: int) -> str:
+    return f"{value:02d}" if len(old) == 2 and old.startswith("0") else str(value)
+
+
+def rewrite_dates(text: str, new_date: Callable[[date, bool], date]) -> str | None:
+    """``text`` with every calendar date d replaced by ``new_date(d, has_year)`` in d's format, every weekday
+    name by the weekday the callback gives its next occurrence; None when ``text`` holds neither."""
+    taken: list[tuple[int, int, str]] = []
+    for pattern in PATTERNS:
+        for match in pattern.finditer(text):
+            if any(s < match.end() and match.start() < e for s, e, _ in taken):
+                continue
+            parsed = _parse(match)
+            if parsed is None:
+                continue
+            old, groups = parsed
+            taken.append((match.start(), match.end(), _write(match, groups, new_date(old, "year" in groups))))
+    for match in WEEKDAY.finditer(text):
+        if any(s < match.end() and match.start() < e for s, e, _ in taken):
+            continue
+        old = date(_DEFAULT_YEAR, 1, 3) + timedelta(days=WEEKDAYS.index(match["weekday"].lower()))
+        name = calendar.day_name[new_date(old, False).weekday()]
+        word = match["weekday"]
+        name = name.upper() if word.isupper() else name.lower() if word.islower() else name
+        taken.append((match.start(), match.end(), name))
+    if not taken:
+        return None
+    out, cursor = [], 0
+    for start, end, value in sorted(taken):
+        out += [text[cursor:start], value]
+        cursor = end
+    out.append(text[cursor:])
+    return "".join(out)

@@ -1,0 +1,33 @@
+"""Mask: every letter and digit but the last ``keep_last`` becomes ``char`` (Presidio's ``mask``);
+spaces and punctuation stay, so the shape is kept ("(217) 555-0143" -> "(***) ***-0143")."""
+
+from __future__ import annotations
+
+import random
+
+from ..errors import InputError
+from .base import Strategy
+
+
+class Mask(Strategy):
+    name = "mask"
+
+    def __init__(self, keep_last: int = 4, char: str = "*"):
+        if isinstance(keep_last, bool) or not isinstance(keep_last, int) or keep_last < 0:
+            raise InputError(f"mask keep_last must be a non-negative integer, got {keep_last!r}")
+        if not isinstance(char, str) or len(char) != 1:
+            raise InputError(f"mask char must be one character, got {char!r}")
+        self.keep_last, self.char = keep_last, char
+
+    def surrogate(self, original: str, label: str, rng: random.Random) -> str:
+        out, kept = [], 0
+        for ch in reversed(original):
+            if ch.isalnum() and kept >= self.keep_last:
+                out.append(self.char)
+            else:
+                kept += ch.isalnum()
+                out.append(ch)
+        return "".join(reversed(out))
+
+    def no_guarantee_reason(self) -> str:
+        return f"the last {self.keep_last} characters and the shape of the original are kept"

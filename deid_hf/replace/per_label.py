@@ -1,0 +1,91 @@
+"""Per-label operators: ``{"PERSON": "full_entity", "ID": "redact", "DATE_TIME": "date_shift",
+"default": "typed"}``; a value is an operator name, ``{"type": name, **options}`` or (Python only) a
+callable ``f(original, label) -> str`` (the ``custom`` operator). Labels without an entry use ``default``
+(``full_entity`` when absent). Under ``policy="hipaa"`` ages over 89 become "90+" (HIPAA Safe Harbor,
+45 CFR 164.514(b)(2)(i)(C)) unless the AGE operator is a placeholder, which hides every age anyway."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping
+
+from ..errors import InputError
+from ..spans import LABELS
+from .base import Strategy
+
+DEFAULT_OPERATOR = "full_entity"
+HIPAA_AGE_LIMIT = 89
+
+
+class PerLabel(Strategy):
+    name = "per_label"
+
+    def __init__(self, operators: Mapping[str, Strategy], default: Strategy):
+        self.operators, self.default = dict(operators), default
+
+    def for_label(self, label: str) -> Strategy:
+        return self.operators.get(label, self.default)
+
+    def prepare(self, text: str, spans: list, table) -> None:
+        for operator in {id(op): op for op in [*self.operators.values(), self.default]}.values():
+            operator.prepare(text, spans, table)
+
+    def surrogate(self, original: str, label: str, rng: random.Random) -> str:
+        return self.for_label(label).surrogate(original, label, rng)
+
+
+class HipaaAge(Strategy):
+    """Ages over 89 -> "90+" (the number inside the span; "92 years old" -> "90+ years old"); other ages go
+    to the wrapped operator."""
+
+    name = "hipaa_age"
+
+    def __init__(self, inner: Strategy):
+        self.inner = inner
+        self.name = inner.name
+        self.per_word, self.consistent = inner.per_word, inner.consistent
+
+    def replace(self, text: str, start: int, end: int, label: str, rng: random.Random, table) -> str | None:
+        original = text[start:end]
+        number = re.search(r"\d+", original)
+        if number and int(number.group(0)) > HIPAA_AGE_LIMIT:
+            return original[: number.start()] + "90+" + original[number.end() :]
+        return self.inner.replace(text, start, end, label, rng, table)
+
+    def surrogate(self, original: str, label: str, rng: random.Random) -> str:
+        return self.inner.surrogate(original, label, rng)
+
+    def privacy_terms(self, label: str):
+        name, pi, reason = self.inner.privacy_terms(label)
+        return (
+            name,
+            None,
+            "ages over 89 are capped to 90+ (HIPAA Safe Harbor), the output depends on the original",
+        )
+
+
+def operator_spec(value) -> tuple[str, dict]:
+    """(operator name, options) of one per-label entry."""
+    if isinstance(value, str):
+        return value, {}
+    if callable(value) and not isinstance(value, Strategy):
+        return "custom", {"function": value}
+    if isinstance(value, Mapping):
+        if "type" not in value:
+            raise InputError(
+                f"operator {dict(value)!r} needs a 'type' (e.g. {{'type': 'mask', 'keep_last': 4}})"
+            )
+        return value["type"], {k: v for k, v in value.items() if k != "type"}
+    raise InputError(f"an operator is a name, a {{'type': ...}} dict or a callable, got {value!r}")
+
+
+def check_operator_keys(spec: Mapping) -> None:
+    for label in spec:
+        if label != "default" and label not in LABELS:
+            raise InputError(
+                f"unknown label {label!r} in the per-label strategy; use 'default' or one of "
+                f"{', '.join(LABELS)}"
+            )
+    if "date_shift" in [operator_spec(v)[0] for k, v in spec.items() if k != "DATE_TIME"]:
+        raise InputError("the date_shift operator applies to DATE_TIME only (it leaves non-dates unchanged)")

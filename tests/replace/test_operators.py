@@ -1,0 +1,269 @@
+import math
+import random
+import re
+from datetime import date
+
+import phonenumbers
+import pytest
+
+from deid_hf.errors import InputError
+from deid_hf.replace import get_strategy
+from deid_hf.replace.apply import SubstitutionTable, apply_strategy
+from deid_hf.replace.dates import rewrite_dates
+from deid_hf.replace.encrypt import decrypt_envelopes
+from deid_hf.replace.keys import resolve_key, seal, unseal
+from deid_hf.replace.shape import random_like, random_phone_like
+from deid_hf.spans import Span
+
+KEY = "a test key of 32 characters...."
+
+
+def spans_of(text: str, items: list[tuple[str, str]]) -> list[Span]:
+    """Spans for (surface, label) pairs: every non-overlapping occurrence, first listed first."""
+    out = []
+    for surface, label in items:
+        for m in re.finditer(re.escape(surface), text):
+            if not any(s.start < m.end() and m.start() < s.end for s in out):
+                out.append(Span(m.start(), m.end(), label))
+    return sorted(out, key=lambda s: s.start)
+
+
+def run(strategy, text, items, seed=0, table=None, p=1.0):
+    out, records = apply_strategy(
+        text, spans_of(text, items), strategy, p, random.Random(seed), table or SubstitutionTable()
+    )
+    return out, {text[r.start : r.end]: r for r in records}
+
+
+def test_mask_keeps_the_last_characters_and_the_shape():
+    mask = get_strategy("mask", keep_last=4)
+    assert mask.surrogate("(217) 555-0143", "PHONE", random.Random(0)) == "(***) ***-0143"
+    assert get_strategy("mask", keep_last=0, char="#").surrogate("AB-12", "ID", None) == "##-##"
+    with pytest.raises(InputError, match="keep_last"):
+        get_strategy("mask", keep_last=-1)
+
+
+def test_hash_refuses_to_run_without_a_secret(monkeypatch):
+    monkeypatch.delenv("DEID_HF_KEY", raising=False)
+    with pytest.raises(InputError, match="needs a secret key.*DEID_HF_KEY"):
+        get_strategy("hash")
+    with pytest.raises(InputError, match="too short"):
+        get_strategy("hash", key="short")
+
+
+def test_hash_is_keyed_and_deterministic(monkeypatch):
+    one, same = get_strategy("hash", key=KEY), get_strategy("hash", key=KEY)
+    other = get_strategy("hash", key=KEY[::-1])
+    h = one.surrogate("Maria Gonzalez", "PERSON", None)
+    assert re.fullmatch(r"[0-9a-f]{16}", h) and h == same.surrogate("Maria Gonzalez", "PERSON", None)
+    assert h != other.surrogate("Maria Gonzalez", "PERSON", None)
+    monkeypatch.setenv("MY_SECRET", KEY)
+    assert get_strategy("hash", key_env="MY_SECRET").surrogate("Maria Gonzalez", "PERSON", None) == h
+
+
+def test_encrypt_is_deterministic_and_reversible():
+    enc = get_strategy("encrypt", key=KEY)
+    a, b = enc.surrogate("Maria Gonzalez", "PERSON", None), enc.surrogate("Maria Gonzalez", "ORG", None)
+    assert a == b and re.fullmatch(r"\[ENC:[A-Za-z0-9_-]+\]", a) and "Maria" not in a
+    assert a != enc.surrogate("Maria Gonzales", "PERSON", None)
+    text = f"Seen by {a} and {enc.surrogate('Dr. Ōtani', 'PERSON', None)}."
+    assert decrypt_envelopes(text, KEY) == "Seen by Maria Gonzalez and Dr. Ōtani."
+    with pytest.raises(InputError, match="does not decrypt with this key"):
+        decrypt_envelopes(text, KEY[::-1])
+
+
+def test_sealed_blob_needs_the_key():
+    blob = seal(resolve_key(KEY, None, "test"), b"secret mapping")
+    assert b"secret" not in blob and blob != seal(resolve_key(KEY, None, "test"), b"secret mapping")
+    assert unseal(resolve_key(KEY, None, "test"), blob) == b"secret mapping"
+    with pytest.raises(InputError, match="does not decrypt"):
+        unseal(resolve_key(KEY[::-1], None, "test"), blob)
+
+
+def test_keep_and_custom():
+    assert get_strategy("keep").surrogate("Boston", "LOCATION", None) == "Boston"
+    custom = get_strategy("custom", function=lambda original, label: f"<{label.lower()}>")
+    assert custom.surrogate("Boston", "LOCATION", None) == "<location>"
+    with pytest.raises(InputError, match="needs function"):
+        get_strategy("custom")
+
+
+@pytest.mark.parametrize(
+    "original, expected",
+    [
+        ("March 3, 2024", "March 13, 2024"),
+        ("3/14/2024", "3/24/2024"),
+        ("03/04/24", "03/14/24"),
+        ("2024-03-14", "2024-03-24"),
+        ("14.03.2024", "24.03.2024"),
+        ("Mar. 3rd", "Mar. 13th"),
+        ("21st of MARCH 2024", "31st of MARCH 2024"),
+        ("March 30, 2024 at 10:30", "April 9, 2024 at 10:30"),
+        ("Wednesday", "Saturday"),
+        ("in two weeks", None),
+        ("120/80", None),
+    ],
+)
+def test_dates_are_rewritten_in_their_own_format(original, expected):
+    assert rewrite_dates(original, lambda d, has_year: d + (date(2000, 1, 11) - date(2000, 1, 1))) == expected
+
+
+def test_date_shift_moves_every_date_of_a_document_by_one_offset():
+    shift = get_strategy({"DATE_TIME": "date_shift", "default": "redact"})
+    text = "Admitted 3/1/2024, discharged March 5, 2024; seen by Tanaka; follow-up 2024-04-01, in two weeks."
+    items = [("3/1/2024", "DATE_TIME"), ("March 5, 2024", "DATE_TIME"), ("2024-04-01", "DATE_TIME")]
+    items += [("Tanaka", "PERSON"), ("in two weeks", "DATE_TIME")]
+    out, records = run(shift, text, items, seed=3)
+    from datetime import datetime
+
+    new = [
+        datetime.strptime(records[o].replacement, f)
+        for o, f in (("3/1/2024", "%m/%d/%Y"), ("March 5, 2024", "%B %d, %Y"), ("2024-04-01", "%Y-%m-%d"))
+    ]
+    assert (new[1] - new[0]).days == 4 and (new[2] - new[0]).days == 31 and new[0] != datetime(2024, 3, 1)
+    assert "[REDACTED]" in out and "in two weeks" in out and not records["in two weeks"].replaced
+    other_doc, _ = run(shift, text, items, seed=4)
+    assert other_doc != out  # another document (another stream) gets another offset
+    with pytest.raises(InputError, match="date_shift applies to dates only"):
+        get_strategy("date_shift")
+
+
+def test_one_pseudonym_per_person():
+    text = (
+        "Dr. Kenji Tanaka saw Maria Gonzalez. Dr. Tanaka called Kenji; TANAKA's note said Tanaka would "
+        "return. K. Tanaka signed. Ms. Gonzalez and her daughter Ana Gonzalez agreed."
+    )
+    items = [
+        ("Dr. Kenji Tanaka", "PERSON"),
+        ("Maria Gonzalez", "PERSON"),
+        ("Ana Gonzalez", "PERSON"),
+        ("K. Tanaka", "PERSON"),
+        ("Dr. Tanaka", "PERSON"),
+        ("TANAKA's", "PERSON"),
+        ("Kenji", "PERSON"),
+        ("Tanaka", "OTHER"),
+        ("Ms.", "OTHER"),
+        ("Gonzalez", "PERSON"),
+    ]
+    out, r = run(get_strategy("full_entity"), text, items, seed=5)
+    first, last = r["Dr. Kenji Tanaka"].replacement.split()[1:]
+    assert r["Dr. Kenji Tanaka"].replacement.startswith("Dr. ")
+    assert r["Dr. Tanaka"].replacement == f"Dr. {last}" and r["Kenji"].replacement == first
+    assert r["TANAKA's"].replacement == f"{last.upper()}'s" and r["Tanaka"].replacement == last
+    assert r["K. Tanaka"].replacement == f"{first[0]}. {last}"
+    maria_first, gonzalez = r["Maria Gonzalez"].replacement.split()
+    assert r["Gonzalez"].replacement == gonzalez and r["Ana Gonzalez"].replacement.split()[1] == gonzalez
+    assert "Ms. " + gonzalez in out and not r["Ms."].replaced  # the title stays, the name changes
+    from faker.providers.person.en_US import Provider
+
+    assert maria_first in Provider.first_names_female  # Maria is female in Faker's lists
+    assert not {"Kenji", "Tanaka", "TANAKA", "Maria", "Gonzalez", "Ana"} & set(re.findall(r"\w+", out))
+
+
+def test_organisations_and_places_keep_one_surrogate_and_their_acronym():
+    text = "Massachusetts General Hospital (MGH) sent her to BOSTON; Boston and MGH agreed."
+    items = [("Massachusetts General Hospital", "ORG"), ("MGH", "OTHER"), ("BOSTON", "LOCATION")]
+    items += [("Boston", "LOCATION")]
+    _, r = run(get_strategy("full_entity"), text, items, seed=2)
+    assert r["BOSTON"].replacement == r["Boston"].replacement.upper()
+    acronym = "".join(w[0] for w in r["Massachusetts General Hospital"].replacement.split() if w[0].isupper())
+    assert r["MGH"].replacement == acronym and acronym != "MGH"
+    text = "Pinabel Marcil's shop sold out; Marcil said the Marcil brand would return."
+    _, r = run(get_strategy("full_entity"), text, [("Pinabel Marcil's", "ORG"), ("Marcil", "ORG")], seed=1)
+    full = r["Pinabel Marcil's"].replacement
+    assert full.endswith("'s") and r["Marcil"].replacement == full[:-2]
+
+
+def test_identifiers_lose_every_original_character():
+    rng = random.Random(0)
+    for original in ("mgonzalez1957", "MRN A12-3456", "X9Y8"):
+        new = random_like(original, rng)
+        assert len(new) == len(original) and all(a != b for a, b in zip(original, new) if a.isalnum())
+        assert [c.isdigit() for c in new] == [c.isdigit() for c in original]
+        assert [c.isupper() for c in new] == [c.isupper() for c in original]
+    assert random_like("5mg", rng, keep_units=True).endswith("mg")
+    _, r = run(get_strategy("full_entity"), "user mgonzalez1957 logged in", [("mgonzalez1957", "NUMBER")])
+    assert "gonzalez" not in r["mgonzalez1957"].replacement and re.fullmatch(
+        r"[a-z]{9}\d{4}", r["mgonzalez1957"].replacement
+    )
+
+
+@pytest.mark.parametrize("original", ["+1 503 555 0199", "(217) 555-0143", "+44 20 7946 0958"])
+def test_phone_numbers_stay_valid_for_their_country(original):
+    for seed in range(5):
+        new = random_phone_like(original, random.Random(seed))
+        region = None if original.startswith("+") else "US"
+        old_number, new_number = phonenumbers.parse(original, region), phonenumbers.parse(new, region)
+        assert new != original and phonenumbers.is_valid_number(new_number)
+        assert new_number.country_code == old_number.country_code
+        assert re.sub(r"\d", "0", new) == re.sub(r"\d", "0", original)
+
+
+def test_relative_dates_are_not_replaced_by_full_entity():
+    _, r = run(get_strategy("full_entity"), "Come back in two weeks.", [("in two weeks", "DATE_TIME")])
+    assert not r["in two weeks"].replaced and r["in two weeks"].replacement is None
+
+
+def test_privacy_is_reported_per_label():
+    strategy = get_strategy(
+        {
+            "PERSON": "full_entity",
+            "ID": "redact",
+            "DATE_TIME": "date_shift",
+            "PHONE": "mask",
+            "default": "typed",
+        }
+    )
+    private = {
+        "PERSON": {"Maria"},
+        "ID": {"123"},
+        "DATE_TIME": {"3/1/2024"},
+        "PHONE": {"555"},
+        "ORG": {"Acme"},
+    }
+    report = strategy.privacy(1.0, private)
+    per = report["per_label"]
+    assert report["epsilon"] is None and not report["dp"] and report["strategy"] == "per_label"
+    assert per["ID"]["epsilon"] == 0.0 and per["ORG"]["epsilon"] == 0.0 and per["ORG"]["strategy"] == "typed"
+    assert "no DP guarantee" in per["PERSON"]["guarantee"]
+    assert (
+        "date shifting" in per["DATE_TIME"]["guarantee"] and "last 4 characters" in per["PHONE"]["guarantee"]
+    )
+    only_dp = strategy.privacy(0.5, {"ORG": {"Acme"}, "ID": {"123"}})
+    assert only_dp["epsilon"] is None and "infinity" in only_dp["guarantee"]
+    named = get_strategy({"LOCATION": "named", "default": "redact"}).privacy(0.5, {"LOCATION": {"London"}})
+    assert named["dp"] and named["epsilon"] == pytest.approx(math.log(2))
+    for name, words in (("hash", "keyed hash"), ("encrypt", "reversible"), ("keep", "kept")):
+        report = get_strategy(name, key=KEY).privacy(1.0, {"PERSON": {"Maria"}})
+        assert not report["dp"] and words in report["guarantee"]
+
+
+def test_hipaa_policy_caps_ages_over_89():
+    strategy = get_strategy({"AGE": "full_entity", "default": "redact"}, policy="hipaa")
+    _, r = run(strategy, "She is 92 years old, he is 45.", [("92", "AGE"), ("45", "AGE")])
+    assert r["92"].replacement == "90+" and r["45"].replacement != "90+"
+    placeholder = get_strategy("typed", policy="hipaa")
+    assert run(placeholder, "She is 92.", [("92", "AGE")])[1]["92"].replacement == "<AGE>"
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ({"PERSN": "redact"}, "unknown label 'PERSN'"),
+        ({"PERSON": "scramble"}, "unknown strategy 'scramble'"),
+        ({"PERSON": {"keep_last": 2}}, "needs a 'type'"),
+        ({"PERSON": "date_shift"}, "DATE_TIME only"),
+        ({"PHONE": {"type": "mask", "keep": 2}}, "invalid options for strategy 'mask'"),
+    ],
+)
+def test_bad_per_label_specs(spec, message):
+    with pytest.raises(InputError, match=message):
+        get_strategy(spec)
+
+
+def test_a_person_surrogate_never_keeps_a_word_of_the_original():
+    """deid-ndd drew its candidates here and kept "Gonzalez" (a Faker surname) in "Nicole Gonzalez"."""
+    full = get_strategy("full_entity", consistent=False)
+    for seed in range(200):
+        out = full.surrogate("Maria Gonzalez", "PERSON", random.Random(seed))
+        assert len(out.split()) == 2 and not {"maria", "gonzalez"} & {w.casefold() for w in out.split()}
