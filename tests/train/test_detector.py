@@ -142,6 +142,8 @@ def test_config_and_documents_are_checked(tmp_path):
         DetectorConfig(max_length=16, stride=20)
     with pytest.raises(InputError, match="held_out_fold"):
         DetectorConfig(folds=3, held_out_fold=3)
+    with pytest.raises(InputError, match="negative_windows"):
+        DetectorConfig(negative_windows=1.5)
     path = tmp_path / "docs.jsonl"
     path.write_text('{"text": "Ann", "spans": [{"start": 0, "end": 3, "label": "PTName"}]}\n{"spans": []}\n')
     with pytest.raises(InputError, match=":2:"):
