@@ -75,6 +75,7 @@ def main():
     parser.add_argument("--limit", type=int, default=None, help="at most N documents per corpus")
     parser.add_argument("--skip-default", action="store_true", help="no rows with the (slow) p-filter")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--default-learned", action="store_true", help="also a row default + learned")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     presidio_docs = load_gold(data_path("presidio_synth_pii/synth_dataset_v2.json"))[750:1500]
@@ -99,7 +100,8 @@ def main():
     }
     if not args.skip_default:
         configurations["default (patterns+spacy+pfilter-propn)"] = "default"
-        configurations["default+learned int8"] = ["patterns", "spacy", "pfilter-propn", int8]
+        if args.default_learned:
+            configurations["default+learned int8"] = ["patterns", "spacy", "pfilter-propn", int8]
 
     def presidio(ds):
         return [[(r.start, r.end) for r in analyzer.analyze(d.text, language="en")] for d in ds]

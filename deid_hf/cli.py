@@ -412,6 +412,7 @@ def cmd_train_detector(args: argparse.Namespace) -> None:
         folds=args.folds,
         held_out_fold=None if args.held_out_fold < 0 else args.held_out_fold,
         max_windows=args.max_windows or None,
+        negative_windows=args.negative_windows,
         data=Path(args.documents).name if args.documents else "default",
     )
     if args.documents:
@@ -634,6 +635,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("--seed", "seed", int),
         ("--folds", "folds", int),
         ("--max-windows", "max_windows", int),
+        ("--negative-windows", "negative_windows", float),
     ):
         detector.add_argument(flag, type=kind, default=getattr(detector_defaults, field))
     # --max-windows 0: every window

@@ -85,6 +85,9 @@ class DetectorConfig:
     presidio_records: int = 750
     #: at most this many training windows (a seeded sample), to bound the run's time
     max_windows: int | None = 1000
+    #: share of the training windows without any gold span that is kept (seeded); < 1 counters the rarity
+    #: of PHI in clinical notes (negative down-sampling)
+    negative_windows: float = 1.0
     #: where the documents came from, for the model card: "default" or a file name
     data: str = "default"
 
@@ -105,6 +108,8 @@ class DetectorConfig:
             raise InputError(f"max_windows must be a positive integer or None, got {self.max_windows!r}")
         if not 0 <= self.stride < self.max_length - 2:
             raise InputError(f"stride must be in [0, max_length - 2), got {self.stride!r}")
+        if not 0 <= self.negative_windows <= 1:
+            raise InputError(f"negative_windows must be in [0, 1], got {self.negative_windows!r}")
         if not 0 < self.eval_fraction < 1:
             raise InputError(f"eval_fraction must be in (0, 1), got {self.eval_fraction!r}")
         if not self.learning_rate > 0:
@@ -413,6 +418,11 @@ def train_detector(
     eval_rows = [
         r for d in eval_docs for r in encode_document(tokenizer, d, config.max_length, config.stride)
     ]
+    if config.negative_windows < 1:
+        rng = random.Random(config.seed)
+        train_rows = [
+            r for r in train_rows if any(x > 0 for x in r["labels"]) or rng.random() < config.negative_windows
+        ]
     if config.max_windows is not None and len(train_rows) > config.max_windows:
         keep = sorted(random.Random(config.seed).sample(range(len(train_rows)), config.max_windows))
         train_rows = [train_rows[i] for i in keep]

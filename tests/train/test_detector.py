@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -142,6 +143,8 @@ def test_config_and_documents_are_checked(tmp_path):
         DetectorConfig(max_length=16, stride=20)
     with pytest.raises(InputError, match="held_out_fold"):
         DetectorConfig(folds=3, held_out_fold=3)
+    with pytest.raises(InputError, match="negative_windows"):
+        DetectorConfig(negative_windows=1.5)
     path = tmp_path / "docs.jsonl"
     path.write_text('{"text": "Ann", "spans": [{"start": 0, "end": 3, "label": "PTName"}]}\n{"spans": []}\n')
     with pytest.raises(InputError, match=":2:"):
@@ -265,3 +268,23 @@ def test_a_stopped_run_can_be_written_from_its_checkpoint(tmp_path, minilm_token
     assert metrics["steps"] == 4 and not metrics["completed"] and (out / "model.safetensors").is_file()
     assert f"stopped early, of {metrics['total_steps']} planned" in (out / "README.md").read_text()
     assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step-4"]  # it can still go on
+
+
+@pytest.mark.slow
+def test_default_learned_detector_is_built_once_and_cached(tmp_path, monkeypatch):
+    """The registry wiring of ``deid-detector-minilm`` / detector "learned" on a few documents (the real
+    build trains on presidio_synth_pii + the dev notes)."""
+    from deid_hf import models
+    from deid_hf.detect import get_detector
+    from deid_hf.train import detector
+
+    monkeypatch.setenv("DEID_HF_CACHE", str(tmp_path))
+    monkeypatch.setattr(detector, "default_documents", lambda root, config: (DOCS[:8], {"held": DOCS[:2]}))
+    path = models.model_path("deid-detector-minilm")
+    assert path == str(tmp_path / "deid-detector-minilm")
+    assert not (tmp_path / ".train-deid-detector-minilm").exists()  # checkpoints removed once complete
+    assert {"model.onnx", "model_quantized.onnx", "README.md"} <= {p.name for p in Path(path).iterdir()}
+    row = next(r for r in models.status() if r["name"] == "deid-detector-minilm")
+    assert row["ready"] and row["note"] == "cached"
+    learned = get_detector("learned")
+    assert learned.detect_batch(["Ana Lima was seen in Boston."])[0] is not None
