@@ -38,7 +38,10 @@ CLI_STRATEGIES = [
 ]
 
 
-@pytest.mark.parametrize("strategy", CLI_STRATEGIES)
+@pytest.mark.parametrize(
+    "strategy",  # zsts scores every word with the LM: minutes on 2 CPU cores
+    [pytest.param(s, marks=pytest.mark.slow) if s == "zsts" else s for s in CLI_STRATEGIES],
+)
 def test_cli_run_every_strategy(tmp_path, strategy):
     write_jsonl(tmp_path / "in.jsonl", [{"id": i, "text": t} for i, t in enumerate(TEXTS)])
     assert (

@@ -39,6 +39,7 @@ def test_ort_generation_honours_the_processor(monkeypatch):
     assert all(high <= 2.0 + 1e-6 and low >= 0.0 for high, low in calls)  # clamp to [0, 1], / T = 0.5
 
 
+@pytest.mark.slow
 def test_batches_of_texts_are_sampled_together_and_seeded():
     pipe = deid_hf.pipeline("deid-paraphrase", model="smollm2-135m")
     texts = ["The meeting is on Monday. Bring the report.", "I like green tea.", "Call me later."]
