@@ -237,6 +237,13 @@ class PolicyDetector(Detector):
         self.corpus_vocabulary = corpus_vocabulary
         self.fitted: DocumentFrequency | None = None
 
+    def __getattr__(self, name: str):
+        """An attribute of the one detector under the policy (e.g. a p-filter's ``scorer``)."""
+        members = self.__dict__.get("members") or []
+        if len(members) != 1:
+            raise AttributeError(name)
+        return getattr(members[0], name)
+
     def fit(self, texts: Sequence[str]) -> PolicyDetector:
         """Corpus statistics from a whole corpus (instead of each call's documents)."""
         self.fitted = DocumentFrequency().fit(texts)

@@ -61,7 +61,7 @@ def get_strategy(
             built[label] = _build(name, model, tokenizer, key, {**extra, **own})
         default = built.pop("default", None) or _build(DEFAULT_OPERATOR, model, tokenizer, key, options)
         age = built.get("AGE", default)
-        if policy == "hipaa" and age.policy("AGE") is None:
+        if policy == "hipaa" and age.policy("AGE") is None and not getattr(age, "reversible", False):
             built["AGE"] = HipaaAge(age)
         return PerLabel(built, default)
     if strategy == "date_shift":
@@ -70,7 +70,8 @@ def get_strategy(
             "strategy={'DATE_TIME': 'date_shift', 'default': 'full_entity'}"
         )
     single = _build(strategy, model, tokenizer, key, options)
-    if policy == "hipaa" and single.policy("AGE") is None:  # placeholders already hide every age
+    # placeholders already hide every age; encryption hides it and must restore it exactly
+    if policy == "hipaa" and single.policy("AGE") is None and not getattr(single, "reversible", False):
         return PerLabel({"AGE": HipaaAge(single)}, single)
     return single
 

@@ -47,8 +47,7 @@ def highlighted(text: str, result: dict) -> tuple[list, list]:
 def privacy_markdown(privacy: dict) -> str:
     rows = [f"**guarantee:** {privacy.get('guarantee', '-')}"]
     rows += [f"- {key}: {privacy[key]}" for key in ("strategy", "p", "epsilon", "detector") if key in privacy]
-    if privacy.get("caveat"):
-        rows.append(f"- caveat: {privacy['caveat']}")
+    rows += [f"- caveat: {caveat}" for caveat in privacy.get("caveats") or ()]
     return "\n".join(rows)
 
 

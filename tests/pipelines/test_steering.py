@@ -66,9 +66,13 @@ def test_per_label_operators_allow_list_and_custom_pattern(steered):
     assert "90+ years old" in text  # HIPAA: ages over 89
     privacy = out["privacy"]
     assert (
-        privacy["per_label"]["ID"]["epsilon"] == 0.0 and privacy["per_label"]["PHONE"]["strategy"] == "mask"
+        privacy["details"]["per_label"]["ID"]["epsilon"] == 0.0
+        and privacy["details"]["per_label"]["PHONE"]["strategy"] == "mask"
     )
-    assert privacy["epsilon"] is None and "date shifting" in privacy["per_label"]["DATE_TIME"]["guarantee"]
+    assert (
+        privacy["epsilon"] is None
+        and "date shifting" in privacy["details"]["per_label"]["DATE_TIME"]["guarantee"]
+    )
     assert steered(TEXT, seed=1) == out
 
 
@@ -181,7 +185,9 @@ def test_cli_run_with_config_mapping_and_reidentify(tmp_path, monkeypatch, capsy
     args = ["run", str(tmp_path / "in.jsonl"), str(out), "--config", str(tmp_path / "c.yaml")]
     assert main([*args, "--mapping-out", str(mapping)]) == 0
     deidentified = [json.loads(line) for line in out.read_text().splitlines()]
-    per_label = json.loads((tmp_path / "out.jsonl.report.json").read_text())["privacy"]["per_label"]
+    per_label = json.loads((tmp_path / "out.jsonl.report.json").read_text())["privacy"]["details"][
+        "per_label"
+    ]
     assert (
         per_label["ID"]["epsilon"] == 0.0
         and not per_label["PERSON"]["dp"]

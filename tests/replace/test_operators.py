@@ -221,20 +221,24 @@ def test_privacy_is_reported_per_label():
         "PHONE": {"555"},
         "ORG": {"Acme"},
     }
-    report = strategy.privacy(1.0, private)
-    per = report["per_label"]
+    report = strategy.privacy(1.0, private).to_dict()
+    per = report["details"]["per_label"]
     assert report["epsilon"] is None and not report["dp"] and report["strategy"] == "per_label"
     assert per["ID"]["epsilon"] == 0.0 and per["ORG"]["epsilon"] == 0.0 and per["ORG"]["strategy"] == "typed"
     assert "no DP guarantee" in per["PERSON"]["guarantee"]
     assert (
         "date shifting" in per["DATE_TIME"]["guarantee"] and "last 4 characters" in per["PHONE"]["guarantee"]
     )
-    only_dp = strategy.privacy(0.5, {"ORG": {"Acme"}, "ID": {"123"}})
+    only_dp = strategy.privacy(0.5, {"ORG": {"Acme"}, "ID": {"123"}}).to_dict()
     assert only_dp["epsilon"] is None and "infinity" in only_dp["guarantee"]
-    named = get_strategy({"LOCATION": "named", "default": "redact"}).privacy(0.5, {"LOCATION": {"London"}})
+    named = (
+        get_strategy({"LOCATION": "named", "default": "redact"})
+        .privacy(0.5, {"LOCATION": {"London"}})
+        .to_dict()
+    )
     assert named["dp"] and named["epsilon"] == pytest.approx(math.log(2))
     for name, words in (("hash", "keyed hash"), ("encrypt", "reversible"), ("keep", "kept")):
-        report = get_strategy(name, key=KEY).privacy(1.0, {"PERSON": {"Maria"}})
+        report = get_strategy(name, key=KEY).privacy(1.0, {"PERSON": {"Maria"}}).to_dict()
         assert not report["dp"] and words in report["guarantee"]
 
 
