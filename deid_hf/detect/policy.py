@@ -29,7 +29,15 @@ from ..errors import InputError
 from ..spans import Span, merge_spans
 from .base import Detector, EnsembleDetector
 from .casing import restore_case
-from .lexicon import COMMON_ZIPF, DocumentFrequency, is_clinical_term, is_misspelling, is_name_word, zipf
+from .lexicon import (
+    COMMON_ZIPF,
+    DocumentFrequency,
+    is_clinical_term,
+    is_misspelling,
+    is_name_word,
+    person_names,
+    zipf,
+)
 
 POLICIES = ("hipaa", "strict")
 DEFAULT_POLICY = "hipaa"
@@ -148,15 +156,24 @@ def evidence(
 def evidence_span(
     text: str, span: Span, vocabulary: DocumentFrequency | None = None, original: str | None = None
 ) -> Span | None:
-    """``span`` trimmed to its first and last identifying words (`evidence`); None if it has none."""
-    found = [
-        m.span()
-        for m in _WORD.finditer(text, span.start, span.end)
-        if evidence(text, *m.span(), vocabulary, original)
-    ]
+    """``span`` trimmed to its first and last identifying words (`evidence`), widened over capitalised known
+    person names next to them ("John" of "John Smith": too frequent in English to be evidence alone); None if
+    it has none."""
+    words = [m.span() for m in _WORD.finditer(text, span.start, span.end)]
+    found = [i for i, w in enumerate(words) if evidence(text, *w, vocabulary, original)]
     if not found:
         return None
-    return Span(found[0][0], found[-1][1], span.label, span.score, span.source)
+    first, last = found[0], found[-1]
+
+    def known_name(i: int) -> bool:
+        word = text[words[i][0] : words[i][1]]
+        return word[:1].isupper() and word.lower().strip("'’") in person_names()
+
+    while first > 0 and known_name(first - 1):
+        first -= 1
+    while last < len(words) - 1 and known_name(last + 1):
+        last += 1
+    return Span(words[first][0], words[last][1], span.label, span.score, span.source)
 
 
 def _keep(text: str, span: Span, vocabulary, original: str | None = None) -> list[Span]:
