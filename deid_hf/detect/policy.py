@@ -165,9 +165,11 @@ def evidence_span(
         return None
     first, last = found[0], found[-1]
 
-    def known_name(i: int) -> bool:
-        word = text[words[i][0] : words[i][1]]
-        return word[:1].isupper() and word.lower().strip("'’") in person_names()
+    def known_name(i: int) -> bool:  # written so by the author (not case-restored), in a PERSON span
+        start, end = words[i]
+        word = text[start:end]
+        restored = original is not None and original[start:end] != word
+        return span.label == "PERSON" and not restored and word.istitle() and word.lower() in person_names()
 
     while first > 0 and known_name(first - 1):
         first -= 1
