@@ -28,6 +28,14 @@ from pydantic import BaseModel, Field
 log = logging.getLogger("deid_hf.serve")
 
 
+class AsciiJSONResponse(JSONResponse):
+    """JSON with non-ASCII characters escaped: an output keeps the original's lone surrogates (as
+    ``\\udXXX`` escapes), which UTF-8 cannot encode."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
+
+
 class TextsRequest(BaseModel):
     text: str | None = Field(None, description="one text (answer: one result)")
     texts: list[Any] | None = Field(None, description="a batch (answer: {'results': [...]}, one per text)")
@@ -245,6 +253,7 @@ def create_app(config: ServeConfig | None = None, engine: Engine | None = None) 
     config = config or ServeConfig()
     service = Service(config, engine or Engine(config))
     app = FastAPI(
+        default_response_class=AsciiJSONResponse,
         title="deid-hf",
         summary="De-identify free text: detect personal information and replace it, with a privacy report.",
         version=_version(),

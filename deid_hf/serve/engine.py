@@ -81,8 +81,17 @@ class Engine:
 
     @property
     def can_reidentify(self) -> bool:
-        """Whether the configured pipeline can reidentify (False until it is loaded)."""
-        return hasattr(self._default, "reidentify")
+        """Whether the configured pipeline's output can be reidentified from the text alone: some operator
+        is reversible (encrypt's envelopes); False until it is loaded."""
+        strategy = getattr(self._default, "strategy", None)
+        operators = [
+            strategy,
+            *getattr(strategy, "operators", {}).values(),
+            getattr(strategy, "default", None),
+        ]
+        return hasattr(self._default, "reidentify") and any(
+            getattr(o, "reversible", False) for o in operators
+        )
 
     def run_group(self, key: Hashable, texts: list[str]) -> list:
         options = Options(*key)
@@ -102,16 +111,17 @@ class Engine:
     def _run(self, options: Options, texts: list[str]) -> list:
         pipe = self.pipeline(options.detector, options.strategy)
         if options.task == "deidentify":
-            return pipe(
+            results = pipe(
                 texts,
                 p=options.p,
                 seed=options.seed,
                 return_mapping=options.return_mapping,
                 batch_size=len(texts),
-            )
+            )  # a bad item comes back with its own "error" (errors="report")
+            return [ItemError(r["error"]) if r.get("error") else r for r in results]
         if options.task == "detect":
             from ..detect.base import add_repeated_mentions
-            from ..pipelines.substitution import check_text
+            from ..pipelines.base import check_text
 
             texts = [check_text(text) for text in texts]
             found = pipe.detector.detect_batch(texts)

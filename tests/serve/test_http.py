@@ -197,7 +197,7 @@ def test_requests_from_many_clients_share_a_batch_and_a_full_queue_answers_503()
         assert first.status_code == 200 and [w.status_code for w in waiting] == [200] * 5
         assert [w.json()["text"] for w in waiting][:2] == [
             "<PERSON> lives in <LOCATION>.",
-            "Mail <EMAIL> <DATE_TIME>.",
+            "Mail <EMAIL> today.",  # hipaa: relative days are not dates
         ]
         stats = health()
         assert stats["batches"] == 2 and stats["largest_batch"] == 5  # five clients, one model call
@@ -224,7 +224,9 @@ def test_api_key():
 
 
 class ReversiblePipe:
-    """Stands in for a pipeline with an encryption operator (issue 15 adds the real one)."""
+    """Stands in for a pipeline with an encryption operator (a reversible strategy)."""
+
+    strategy = type("Encrypting", (), {"reversible": True})()
 
     def reidentify(self, text):
         if "ENC(" not in text:
