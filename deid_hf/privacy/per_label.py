@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .randomized_response import randomized_response_epsilon
 from .report import PrivacyReport
@@ -24,7 +25,7 @@ def per_label_privacy(
     """Report for replacement probability ``p``; ``private``: label -> private units seen;
     ``operators``: label -> (operator name, pi or None when the output depends on the original, the reason
     there is then no guarantee). ``details["per_label"]``: strategy, epsilon, dp, guarantee per label."""
-    labels = {}
+    labels: dict[str, dict[str, Any]] = {}
     for label in sorted(private):
         name, pi, reason = operators[label]
         if pi is None:
@@ -84,10 +85,10 @@ def per_label_privacy(
     )
 
 
-def aggregate_per_label(reports: Iterable[PrivacyReport | Mapping]) -> dict:
+def aggregate_per_label(reports: Iterable[PrivacyReport | Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """Whole-corpus ``per_label``: a label is DP when it is in every document where it occurs, with the
     maximum epsilon over those documents (the lemma's maximum over all private tokens)."""
-    merged: dict[str, dict] = {}
+    merged: dict[str, dict[str, Any]] = {}
     for report in reports:
         details = report.details if isinstance(report, PrivacyReport) else report.get("details") or {}
         for label, entry in (details.get("per_label") or {}).items():

@@ -12,9 +12,9 @@ from deid_hf.export.onnx import cached_export, export, load_ort_model, provider_
 from deid_hf.ndd import NDD
 
 TEXT = "My name is Daniel Okafor and I live in Springfield."
-#: int8 dynamic quantization (AVX2 config) moves word log-probabilities by up to this many nats
-#: (measured on smollm2-135m: 5.6); see README, "ONNX Runtime".
-INT8_LOGPROB_TOLERANCE = 7.0
+#: int8 dynamic quantization (the config chosen from this CPU's flags: AVX2 or AVX-512 VNNI) moves word
+#: log-probabilities by up to this many nats (smollm2-135m: 5.6 with AVX2, 7.2 with VNNI); see README.
+INT8_LOGPROB_TOLERANCE = 8.0
 
 #: every test here exports a model with Optimum (the registry ones once per session, into the cache)
 pytestmark = pytest.mark.slow
