@@ -25,6 +25,7 @@ from .casing import is_all_caps
 from .lexicon import is_clinical_term, is_name_word, person_names, zipf
 
 _W = r"[A-Za-z][A-Za-z'’-]*"
+_W_POSSESSIVE = _W + "+"  # never gives back a hyphen or letter once matched (no backtracking into words)
 _INITIAL = r"[A-Za-z]\.?"
 #: a doctor title: the next word is a name even if the corpus uses it as a common word ("Dr. Foley")
 _DOCTOR = r"(?:dr's|drs|doctor|dr)"
@@ -146,7 +147,11 @@ class ClinicalContextDetector(Detector):
         self.patient = re.compile(r"\b(?:(?:mr|mrs|miss)\b\.?|ms\.)[ \t]*", flags)
         self.kin = re.compile(rf"\b{_KIN}\b[ \t]*[,:\-]?[ \t]*\(?(?:named[ \t]+)?", flags)
         self.call = re.compile(rf"\b{_CALL}\b[ \t]*(?:dr\.?[ \t]*|np[ \t]+|rn[ \t]+)?", flags)
-        self.facility = re.compile(rf"((?:{_W}[ \t-]+){{1,3}}){_FACILITY}\b", flags)
+        # possessive words starting at a word start: a hyphen belongs to its word, never to the separator
+        # (ambiguity between the two made long "a-a-a-" runs backtrack exponentially)
+        self.facility = re.compile(
+            rf"(?<![A-Za-z'’-])((?:{_W_POSSESSIVE}[ \t]+(?:-[ \t]+)?){{1,3}}){_FACILITY}\b", flags
+        )
         self.university = re.compile(rf"(?i:\b(?:university|univ|u)[ \t]+of[ \t]+{_W})|\bU[ \t]+[A-Z][a-z]+")
         self.ward = re.compile(rf"\b(?:to|from|on|at)[ \t]+({_W})[ \t]+\d(?![\d/]|\.\d)", flags)
         self.lives = re.compile(rf"\blives?[ \t]+(?:nearby[ \t]+)?in[ \t]+({_W}(?:[ \t]+{_W})?)", flags)
