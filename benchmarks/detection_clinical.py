@@ -9,12 +9,18 @@ hipaa policy on `fast` (without case restoration, without the clinical context r
 statistics). The hipaa rows' corpus statistics are fitted on the texts of the notes measured (no labels;
 what `deid-hf run` does with its input). Metrics overall, per case group (ALL-CAPS notes: at least 90% of
 letters upper case; mixed-case: the rest) and per gold type; notes/s single process after a warm-up.
-Usage: python benchmarks/detection_clinical.py [--patients N] [--skip ROW ...]
+With ``--learned DIR`` (a `deid-hf train-detector` folder) rows of that model on ONNX Runtime int8 alone and
+with `fast` / `default` are added; ``--fold K`` measures only the patients of dev fold K (the folds of
+`deid-hf train-detector --held-out-fold K`, so a model trained with that fold held out is measured on
+patients it never saw).
+Usage: python benchmarks/detection_clinical.py [--patients N | --fold K] [--learned DIR] [--skip ROW ...]
+    [--only ROW ...]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
 
 from _common import data_path, print_table, write_results
@@ -22,8 +28,10 @@ from _common import data_path, print_table, write_results
 import deid_hf
 from deid_hf.detect import get_detector
 from deid_hf.detect.casing import CAPS_SHARE, caps_share
+from deid_hf.detect.ner import TokenClassificationDetector
 from deid_hf.detect.policy import PolicyDetector
 from deid_hf.evaluation.detection import detection_report, load_gold
+from deid_hf.train.detector import patient_folds
 
 COLUMNS = [
     "tool",
@@ -80,18 +88,24 @@ def measure(name, docs, detect_all, replace_all, groups):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--patients", type=int, default=None, help="only the first N patients (by id)")
+    parser.add_argument("--fold", type=int, default=None, help="only the patients of this fold (of 5)")
+    parser.add_argument("--learned", default=None, help="a train-detector folder: add its rows")
     parser.add_argument(
         "--skip", nargs="*", default=[], help="row names to leave out (e.g. 'default strict')"
     )
+    parser.add_argument("--only", nargs="*", default=None, help="only these rows ('presidio' for Presidio)")
     args = parser.parse_args()
     path = data_path("physionet_deid_dev/notes.jsonl")
     docs = load_gold(path, text_field="text")
+    patients = [json.loads(line)["patient"] for line in path.read_text().splitlines() if line.strip()]
     if args.patients:
-        import json
-
-        patients = [json.loads(line)["patient"] for line in path.read_text().splitlines() if line.strip()]
         chosen = set(sorted(set(patients))[: args.patients])
         docs = [d for d, p in zip(docs, patients) if p in chosen]
+    elif args.fold is not None:
+        groups_ = [f"patient-{p}" for p in patients]  # the training documents' groups
+        fold_of = patient_folds(groups_, 5, seed=0)
+        docs = [d for d, g in zip(docs, groups_) if fold_of[g] == args.fold]
+    skip = lambda name: name in args.skip or (args.only is not None and name not in args.only)  # noqa: E731
     texts = [d.text for d in docs]
     groups = {
         "all": lambda d: True,
@@ -100,7 +114,7 @@ def main():
     }
 
     rows = []
-    if "presidio" not in args.skip:
+    if not skip("presidio"):
         detect, replace = presidio_rows(docs)
         rows.append(measure("Presidio 2.2.366 + spaCy sm", docs, detect, replace, groups))
 
@@ -118,8 +132,13 @@ def main():
         "fast hipaa, no corpus statistics": ("fast", "hipaa", {"corpus_vocabulary": False}),
         "default hipaa": ("default", "hipaa", {}),
     }
+    if args.learned:
+        learned = TokenClassificationDetector(args.learned, backend="onnx", int8=True)
+        configurations["learned int8 hipaa"] = (learned, "hipaa", {})
+        configurations["fast + learned int8 hipaa"] = (["fast", learned], "hipaa", {})
+        configurations["default + learned int8 hipaa"] = (["default", learned], "hipaa", {})
     for name, (spec, policy, ablation) in configurations.items():
-        if name in args.skip:
+        if skip(name):
             continue
         detector = get_detector(spec, pipe.model, pipe.tokenizer, policy=policy)
         if ablation:
@@ -157,7 +176,10 @@ def main():
     print("\nper-type token recall:")
     labels = sorted({k for r in rows for k in r["per_type_recall"]})
     print_table([{"tool": r["tool"], **r["per_type_recall"]} for r in rows], ["tool", *labels])
-    suffix = f"_{args.patients}patients" if args.patients else ""
+    suffix = (
+        f"_{args.patients}patients" if args.patients else f"_fold{args.fold}" if args.fold is not None else ""
+    )
+    suffix += "_learned" if args.learned else ""
     write_results(f"detection_clinical{suffix}", {"notes": len(docs), "all_caps_notes": n_caps, "rows": rows})
 
 

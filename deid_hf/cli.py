@@ -137,6 +137,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             progress=lambda done, total: bar.update(task, completed=done, total=total),
             restart=args.restart,
             mapping_out=args.mapping_out,
+            group_field=args.group_field,
         )
     console.print(
         f"wrote {report['written']} of {report['records']} records to {report['output']}; "
@@ -413,6 +414,7 @@ def cmd_train_detector(args: argparse.Namespace) -> None:
         held_out_fold=None if args.held_out_fold < 0 else args.held_out_fold,
         max_windows=args.max_windows or None,
         negative_windows=args.negative_windows,
+        presidio_records=args.presidio_records,
         data=Path(args.documents).name if args.documents else "default",
     )
     if args.documents:
@@ -477,6 +479,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("input")
     run.add_argument("output", help="output file: .jsonl, .csv or .parquet")
     run.add_argument("--text-field", default="text")
+    run.add_argument(
+        "--group-field",
+        default=None,
+        help="field naming each record's group (e.g. patient): a group's records share one date offset "
+        "(keyed with --key-env's key when set, else the seed)",
+    )
     run.add_argument("--split", default="train", help="split of a saved DatasetDict")
     run.add_argument(
         "--config", default=None, help="YAML/JSON configuration (README, 'Configuration'); flags override it"
@@ -635,6 +643,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("--seed", "seed", int),
         ("--folds", "folds", int),
         ("--max-windows", "max_windows", int),
+        ("--presidio-records", "presidio_records", int),
         ("--negative-windows", "negative_windows", float),
     ):
         detector.add_argument(flag, type=kind, default=getattr(detector_defaults, field))

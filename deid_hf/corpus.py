@@ -153,7 +153,9 @@ def _read_partial(partial: Path, fingerprint: dict) -> dict[int, dict]:
     return done
 
 
-def run_fingerprint(pipe, input_path: Path, text_field: str, split: str, p: float, seed) -> dict:
+def run_fingerprint(
+    pipe, input_path: Path, text_field: str, split: str, p: float, seed, group_field: str | None = None
+) -> dict:
     """What must not change between a partial output and its resumption (an option given as an object,
     e.g. a `Detector` instance, counts by its type only)."""
     stat = input_path.stat()
@@ -166,6 +168,7 @@ def run_fingerprint(pipe, input_path: Path, text_field: str, split: str, p: floa
                 "input_size": stat.st_size,
                 "input_mtime_ns": stat.st_mtime_ns,
                 "text_field": text_field,
+                "group_field": group_field,
                 "split": split,
                 "p": p,
                 "seed": seed,
@@ -208,6 +211,13 @@ def _record_text(record: dict, text_field: str) -> str:
     return text
 
 
+def _record_group(record: dict, text: str, group_field: str) -> dict:
+    group = record.get(group_field)
+    if group is None or isinstance(group, bool) or not isinstance(group, (str, int)) or group == "":
+        raise InputError(f"field {group_field!r} (the group) is missing or not a string or integer")
+    return {"text": text, "group": str(group)}
+
+
 def _batches(pending: list[int], size: int) -> Iterator[list[int]]:
     for i in range(0, len(pending), size):
         yield pending[i : i + size]
@@ -234,12 +244,15 @@ def run_corpus(
     progress: Callable[[int, int], None] | None = None,
     restart: bool = False,
     mapping_out: str | Path | None = None,
+    group_field: str | None = None,
 ) -> dict:
     """De-identify ``text_field`` of every record; returns (and writes beside the output) the run report.
 
     ``pipe`` is a deid-substitution pipeline, or an engine whose ``process_batches(records, pending,
     batch_size, text_field, p, seed)`` yields lists of `process_batch` entries in any order (the Ray engine).
     ``mapping_out``: write the results' sealed ``restore`` entries there (`deid_hf.reidentify`).
+    ``group_field``: the field naming each record's group (e.g. the patient): the records of one group share
+    their date offset (`deid-substitution` ``{"text", "group"}`` inputs).
     """
     input_path, output = Path(input_path), Path(output_path)
     _check_paths(input_path, output)
@@ -250,13 +263,18 @@ def run_corpus(
             f"no record has a field {text_field!r} (fields: {', '.join(fields) or 'none'}); "
             f"name the text field with --text-field (text_field=)"
         )
+    if group_field is not None and seed is None and getattr(pipe, "key", None) is None:
+        raise InputError(
+            "a group field needs a key (key=, or the environment variable of --key-env) or a seed, so that "
+            "a group's date offset is the same in every process and after a resume"
+        )
     fit = getattr(pipe, "fit", None) or getattr(getattr(pipe, "detector", None), "fit", None)
     if fit is not None:  # the identifier policy's corpus statistics: from the whole input, so resumes agree
         fit(
             [r.get(text_field) for r in records if isinstance(r, dict) and isinstance(r.get(text_field), str)]
         )
     partial = output.with_name(output.name + ".partial.jsonl")
-    fingerprint = run_fingerprint(pipe, input_path, text_field, split, p, seed)
+    fingerprint = run_fingerprint(pipe, input_path, text_field, split, p, seed, group_field)
     if restart:
         partial.unlink(missing_ok=True)
     done = _read_partial(partial, fingerprint)
@@ -272,10 +290,11 @@ def run_corpus(
         if fresh:
             log.write(json.dumps({"fingerprint": fingerprint}) + "\n")
         if hasattr(pipe, "process_batches"):  # another engine, e.g. deid_hf.corpus_ray.RayEngine
-            batches = pipe.process_batches(records, pending, batch_size, text_field, p, seed)
+            batches = pipe.process_batches(records, pending, batch_size, text_field, p, seed, group_field)
         else:
             batches = (
-                process_batch(pipe, records, b, text_field, p, seed) for b in _batches(pending, batch_size)
+                process_batch(pipe, records, b, text_field, p, seed, group_field)
+                for b in _batches(pending, batch_size)
             )
         for entries in batches:
             log.write("".join(_json_line(e) for e in entries))
@@ -307,11 +326,12 @@ def run_corpus(
     return report
 
 
-def process_batch(pipe, records, batch, text_field, p, seed) -> list[dict]:
+def process_batch(pipe, records, batch, text_field, p, seed, group_field=None) -> list[dict]:
     valid, entries = [], {}
     for i in batch:
         try:
-            valid.append((i, _record_text(records[i], text_field)))
+            text = _record_text(records[i], text_field)
+            valid.append((i, text if group_field is None else _record_group(records[i], text, group_field)))
         except InputError as exc:
             entries[i] = {"index": i, "error": str(exc)}
     try:

@@ -37,6 +37,7 @@ class _DeidActor:
         use_gpu: bool,
         texts=None,
         key=None,
+        group_field: str | None = None,
     ):
         from .pipelines import pipeline
 
@@ -47,14 +48,16 @@ class _DeidActor:
         fit = getattr(self.pipe.detector, "fit", None)
         if fit is not None and texts is not None:  # corpus statistics of the whole input, as the local engine
             fit(texts)
-        self.text_field, self.p, self.seed = text_field, p, seed
+        self.text_field, self.p, self.seed, self.group_field = text_field, p, seed, group_field
 
     def __call__(self, batch: dict) -> dict:
         from .corpus import process_batch
 
         indices = [int(i) for i in batch["index"]]
         records = {i: pickle.loads(payload) for i, payload in zip(indices, batch["record"])}
-        entries = process_batch(self.pipe, records, indices, self.text_field, self.p, self.seed)
+        entries = process_batch(
+            self.pipe, records, indices, self.text_field, self.p, self.seed, self.group_field
+        )
         return {"entry": [pickle.dumps(entry) for entry in entries]}
 
 
@@ -98,7 +101,14 @@ class RayEngine:
             ray.init(include_dashboard=False)
 
     def process_batches(
-        self, records: list[dict], pending: list[int], batch_size: int, text_field: str, p, seed
+        self,
+        records: list[dict],
+        pending: list[int],
+        batch_size: int,
+        text_field: str,
+        p,
+        seed,
+        group_field: str | None = None,
     ) -> Iterator[list[dict]]:
         if not pending:
             return
@@ -116,6 +126,7 @@ class RayEngine:
                 "use_gpu": self.gpus_per_worker > 0,
                 "texts": self.texts,
                 "key": self.key,
+                "group_field": group_field,
             },
             batch_size=batch_size,
             concurrency=self.num_workers,

@@ -179,6 +179,9 @@ class TokenClassificationDetector(Detector):
         )
         self.batch_size = batch_size
         self.min_score = min_score
+        #: the identifier policy its gold labels follow (a deid-hf trained folder records it): an identifier
+        #: policy of that name keeps its spans as they are instead of filtering them (`detect.policy`)
+        self.trained_policy = getattr(getattr(model, "config", None), "deid_hf_policy", None)
 
     def detect(self, text: str) -> list[Span]:
         return self.detect_batch([text])[0]

@@ -277,11 +277,17 @@ class PolicyDetector(Detector):
         # statistics only of a corpus given to `fit`, never of a call's batch: a document's output must not
         # depend on which other documents share its batch (a service batches unrelated clients together)
         vocabulary = self.fitted if self.corpus_vocabulary else None
-        per_member = [member.detect_batch(shown) for member in self.members]
+        # a model trained on gold of this policy sees the text as written and its spans are kept as found
+        trained = [getattr(member, "trained_policy", None) == self.policy for member in self.members]
+        per_member = [
+            member.detect_batch(texts if own else shown) for member, own in zip(self.members, trained)
+        ]
         out = []
         for i, (text, seen) in enumerate(zip(texts, shown)):
             spans = [
-                s for found in per_member for s in apply_policy(seen, found[i], self.policy, vocabulary, text)
+                s
+                for found, own in zip(per_member, trained)
+                for s in (found[i] if own else apply_policy(seen, found[i], self.policy, vocabulary, text))
             ]
             if self.context is not None:
                 spans += self.context.detect(text, vocabulary)

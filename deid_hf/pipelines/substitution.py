@@ -9,12 +9,17 @@ replaced spans substituted. A bad item of a batch gives ``{"text": None, "spans"
 "error": message}`` (``errors="raise"``: the call raises instead). Construction options follow the
 validated schema of `deid_hf.config`; ``key=`` (never saved) keys the hash and encrypt operators and
 `reidentify`. ``policy`` (`deid_hf.detect.policy`): "hipaa" by default, "strict" for ZSTS's own p-filter.
+An input ``{"text": ..., "group": "patient-17"}`` names the text's group: every document of one group gets
+the same date offset (`date_shift`), drawn from HMAC(key, group) (`_group_seed`); ``shared_table=True``
+instead gives the whole corpus one table and one offset.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import random
+import secrets
 from typing import ClassVar
 
 from transformers import Pipeline
@@ -23,6 +28,7 @@ from deid_hf.config import PIPELINE_DEFAULTS, validate
 from deid_hf.detect import get_detector
 from deid_hf.detect.base import add_repeated_mentions
 from deid_hf.detect.steering import SteeredDetector
+from deid_hf.errors import InputError
 from deid_hf.pipelines.base import (
     SavableOptionsMixin,
     checked_input,
@@ -32,6 +38,7 @@ from deid_hf.pipelines.base import (
 )
 from deid_hf.replace import get_strategy
 from deid_hf.replace.apply import SubstitutionTable, apply_strategy
+from deid_hf.replace.keys import resolve_key, subkey
 from deid_hf.validate import check_probability
 
 RECALL_CAVEAT = (
@@ -92,6 +99,19 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
             **(options["strategy_options"] or {}),
         )
         self.table = SubstitutionTable() if options["shared_table"] else None
+        self._session_secret = secrets.token_bytes(32)
+
+    def _group_seed(self, group: str, seed: int | None) -> str:
+        """The seed of a group's draws (date offset) that every document of the group shares: HMAC-SHA256
+        keyed with the pipeline's ``key=`` (the same offsets in every run and process), else with the call's
+        seed, else with a secret of this pipeline object (the same offsets within its lifetime only)."""
+        if self.key is not None:
+            secret = subkey(resolve_key(self.key, None, "group"), "group")
+        elif seed is not None:
+            secret = f"seed:{seed}".encode()
+        else:
+            secret = self._session_secret
+        return hmac.new(secret, group.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
 
     def reidentify(self, text: str, restore: list | None = None) -> str:
         """The original text back: with ``restore`` (an output's ``restore`` list, or a record's entry of an
@@ -110,7 +130,15 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
         return pre, forward, post
 
     def preprocess(self, inputs, errors="report"):
-        return checked_input(inputs, errors)
+        group = None
+        if isinstance(inputs, dict):  # {"text": ..., "group": ...}: a patient's notes share a date offset
+            inputs, group = inputs.get("text"), inputs.get("group")
+            if group is not None and (isinstance(group, bool) or not isinstance(group, (str, int))):
+                if errors == "raise":
+                    raise InputError(f"group must be a string or an integer, got {type(group).__name__}")
+                message = f"group must be a string or an integer, got {type(group).__name__}"
+                return {"text": "", "original": "", "error": message, "errors": errors, "group": None}
+        return checked_input(inputs, errors, group=None if group is None else str(group))
 
     def _forward(self, model_inputs, p=1.0, seed=None):
         return {"result": run_items(items_of(model_inputs), lambda items: self._deidentify(items, p, seed))}
@@ -121,6 +149,8 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
         for item, text, spans in zip(items, texts, self.detector.detect_batch(texts)):
             original = item["original"]
             table = self.table if self.table is not None else SubstitutionTable()
+            if self.table is None and item.get("group") is not None:
+                table.state["group_seed"] = self._group_seed(item["group"], seed)
             spans = add_repeated_mentions(text, spans)
             _, records = apply_strategy(text, spans, self.strategy, p, document_rng(seed, original), table)
             private: dict[str, set[str]] = {}

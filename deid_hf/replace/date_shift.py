@@ -1,6 +1,8 @@
 """Date shift: every date of a document moves by the same random number of days, so intervals between
 dates survive; each date is written back in its own format (`deid_hf.replace.dates`). The offset is drawn
-once per substitution table: per document, or per corpus with ``shared_table=True``. A date without a year
+once per substitution table: per document, per group of documents (a patient's notes: the table's
+``group_seed``, set by the pipeline for ``{"text", "group"}`` inputs), or per corpus with
+``shared_table=True``. A date without a year
 moves the same way; a weekday name moves with the offset. Spans holding no calendar date (relative
 expressions such as "in two weeks", times of day) are left as they are (not dates under HIPAA)."""
 
@@ -23,8 +25,11 @@ class DateShift(Strategy):
         self.max_days = max_days
 
     def offset(self, table, rng: random.Random) -> int:
-        """The table's offset in days: uniform on [-max_days, -1] and [1, max_days], drawn on first use."""
+        """The table's offset in days: uniform on [-max_days, -1] and [1, max_days], drawn on first use
+        (from the table's ``group_seed`` when it has one, so every document of the group agrees)."""
         if "date_offset" not in table.state:
+            if "group_seed" in table.state:
+                rng = random.Random(f"date_shift:{table.state['group_seed']}")
             days = rng.randint(1, self.max_days)
             table.state["date_offset"] = days if rng.random() < 0.5 else -days
         return table.state["date_offset"]

@@ -81,7 +81,7 @@ class DetectorConfig:
     #: patient-level folds of the PhysioNet dev notes; ``held_out_fold`` is left out (None: train on all)
     folds: int = 5
     held_out_fold: int | None = 0
-    #: presidio_synth_pii records 0..presidio_records-1 are trained on (the rest are held out)
+    #: presidio_synth_pii records 0..presidio_records-1 are trained on (at most 750: 750-1499 are held out)
     presidio_records: int = 750
     #: at most this many training windows (a seeded sample), to bound the run's time
     max_windows: int | None = 1000
@@ -108,6 +108,8 @@ class DetectorConfig:
             raise InputError(f"max_windows must be a positive integer or None, got {self.max_windows!r}")
         if not 0 <= self.stride < self.max_length - 2:
             raise InputError(f"stride must be in [0, max_length - 2), got {self.stride!r}")
+        if not isinstance(self.presidio_records, int) or not 0 <= self.presidio_records <= 750:
+            raise InputError(f"presidio_records must be in [0, 750], got {self.presidio_records!r}")
         if not 0 <= self.negative_windows <= 1:
             raise InputError(f"negative_windows must be in [0, 1], got {self.negative_windows!r}")
         if not 0 < self.eval_fraction < 1:
@@ -247,7 +249,7 @@ def default_documents(data_root: str | Path, config: DetectorConfig):
     train = presidio[: config.presidio_records] + [
         d for d in notes if fold_of[d.group] != config.held_out_fold
     ]
-    held_out = {"presidio_synth_pii 750-1499": presidio[config.presidio_records :]}
+    held_out = {"presidio_synth_pii 750-1499": presidio[750:]}
     if held_notes:
         held_out[f"physionet_deid_dev fold {config.held_out_fold}/{config.folds}"] = held_notes
     return train, held_out
@@ -496,6 +498,8 @@ def _write_model(
     model.config.id2label = dict(enumerate(BIO_LABELS))
     model.config.label2id = {label: i for i, label in enumerate(BIO_LABELS)}
     model.config.deid_hf_window = {"max_length": config.max_length, "stride": config.stride}
+    if config.data == "default":  # PhysioNet gold follows HIPAA Safe Harbor (README "Identifier policy")
+        model.config.deid_hf_policy = "hipaa"
     model.save_pretrained(tmp, safe_serialization=True)
     tokenizer.save_pretrained(tmp)
     settings = json.loads((tmp / "tokenizer_config.json").read_text())  # inference windows = training ones

@@ -253,3 +253,69 @@ def test_cli_run_with_keyed_and_mask_operators(tmp_path, monkeypatch, strategy, 
         assert (
             main(["run", str(tmp_path / "in.jsonl"), str(tmp_path / "o2.jsonl"), "--strategy", "hash"]) == 2
         )
+
+
+def _offset(out, original: str, surface: str, fmt: str) -> int:
+    span = next(s for s in out["spans"] if original[s["start"] : s["end"]] == surface)
+    return (datetime.strptime(span["replacement"], fmt) - datetime.strptime(surface, fmt)).days
+
+
+GROUPED = [
+    ("Seen 03/01/2024 by Dr. Ana Silva.", "03/01/2024", "A"),
+    ("Follow-up 04/15/2024, stable.", "04/15/2024", "A"),
+    ("Admitted 05/02/2023 via ER.", "05/02/2023", "B"),
+    ("Discharged 06/20/2023 home.", "06/20/2023", "B"),
+]
+
+
+def test_a_group_shares_one_date_offset_across_documents():
+    pipe = deid_hf.pipeline(
+        "deid-substitution", detector="fast", strategy={"DATE_TIME": "date_shift", "default": "typed"}
+    )
+
+    def offsets(key_pipe, seed):
+        outs = key_pipe([{"text": t, "group": g} for t, _, g in GROUPED], seed=seed)
+        return [_offset(o, t, d, "%m/%d/%Y") for o, (t, d, _) in zip(outs, GROUPED)]
+
+    seeded = offsets(pipe, 7)
+    assert seeded[0] == seeded[1] and seeded[2] == seeded[3] and 0 not in seeded
+    assert seeded != offsets(pipe, 8)  # the seed (or the key) decides the offsets
+    ungrouped = [
+        _offset(o, t, d, "%m/%d/%Y")
+        for o, (t, d, _) in zip(pipe([t for t, _, _ in GROUPED], seed=7), GROUPED)
+    ]
+    assert len(set(ungrouped)) > 1  # without groups, each document draws its own
+    keyed = deid_hf.pipeline(
+        "deid-substitution",
+        detector="fast",
+        strategy={"DATE_TIME": "date_shift", "default": "typed"},
+        key=KEY,
+    )
+    assert offsets(keyed, 1) == offsets(keyed, 2)  # keyed: the same offsets whatever the seed
+    bad = pipe([{"text": GROUPED[0][0], "group": ["A"]}, GROUPED[1][0]])
+    assert "group must be a string" in bad[0]["error"] and bad[1].get("error") is None
+
+
+def test_cli_run_group_field(tmp_path, monkeypatch, capsys):
+    (tmp_path / "in.jsonl").write_text(
+        "".join(json.dumps({"text": t, "patient": g}) + "\n" for t, _, g in GROUPED)
+    )
+    (tmp_path / "c.json").write_text(
+        json.dumps({"detector": "fast", "strategy": {"DATE_TIME": "date_shift", "default": "typed"}})
+    )
+    out = tmp_path / "out.jsonl"
+    args = ["run", str(tmp_path / "in.jsonl"), str(out), "--config", str(tmp_path / "c.json")]
+    monkeypatch.delenv("DEID_HF_KEY", raising=False)
+    assert main([*args, "--group-field", "patient"]) == 2  # neither key nor seed: refused, says why
+    assert "a group field needs a key" in capsys.readouterr().err
+    monkeypatch.setenv("DEID_HF_KEY", KEY)
+    assert main([*args, "--group-field", "patient"]) == 0
+    texts = [json.loads(line)["text"] for line in out.read_text().splitlines()]
+    days = [
+        (
+            datetime.strptime(re.search(r"\d\d/\d\d/\d{4}", new).group(), "%m/%d/%Y")
+            - datetime.strptime(d, "%m/%d/%Y")
+        ).days
+        for new, (_, d, _) in zip(texts, GROUPED)
+    ]
+    assert days[0] == days[1] and days[2] == days[3] and 0 not in days
