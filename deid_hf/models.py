@@ -120,7 +120,7 @@ PARAPHRASER_BUILD_NOTE = (
 
 
 DETECTOR_BUILD_NOTE = (
-    "fine-tuned on first use (about 20 min on 2 busy CPU cores, needs presidio_synth_pii and "
+    "fine-tuned on first use (about 12 min on 2 CPU cores, needs presidio_synth_pii and "
     "physionet_deid_dev under $DEID_HF_DATA or ../shared/data)"
 )
 

@@ -118,6 +118,28 @@ class SpacyDetector(Detector):
         ]
 
 
+@functools.lru_cache(maxsize=1)
+def outside_biased_pipeline():
+    """transformers' token-classification pipeline with ``outside_bias`` subtracted from the "O" logit
+    before the argmax: a token becomes an entity when its best label's log-odds against "O" exceed
+    -``outside_bias`` (0: the plain argmax; larger: more recall, less precision)."""
+    from transformers import TokenClassificationPipeline
+
+    class OutsideBiasedPipeline(TokenClassificationPipeline):
+        outside_bias: float = 0.0
+        outside_index: int | None = None
+
+        def _forward(self, model_inputs):
+            out = super()._forward(model_inputs)
+            if self.outside_bias and self.outside_index is not None:
+                logits = out["logits"].clone()
+                logits[..., self.outside_index] -= self.outside_bias
+                out["logits"] = logits
+            return out
+
+    return OutsideBiasedPipeline
+
+
 class TokenClassificationDetector(Detector):
     """Any HF token-classification model through the transformers pipeline (``aggregation_strategy``).
 
@@ -143,6 +165,7 @@ class TokenClassificationDetector(Detector):
         int8: bool = False,
         provider: str = "cpu",
         stride: int | None = None,
+        outside_bias: float | None = None,
     ):
         from transformers import AutoTokenizer, pipeline
 
@@ -164,19 +187,32 @@ class TokenClassificationDetector(Detector):
             )
         elif int8:
             raise InputError("int8=True needs backend='onnx' (the int8 model is the ONNX export)")
+        elif isinstance(model, str):  # loaded here so that its config (window, policy, bias) is read
+            from transformers import AutoModelForTokenClassification
+
+            tokenizer = tokenizer or AutoTokenizer.from_pretrained(model)
+            model = AutoModelForTokenClassification.from_pretrained(model)
         window = getattr(getattr(model, "config", None), "deid_hf_window", None) or {}
         options = {}
         stride = window.get("stride") if stride is None else stride
         if stride and aggregation_strategy != "none":
             options["stride"] = stride
+        config = getattr(model, "config", None)
+        if outside_bias is None:  # a trained folder's recommended value (deid-hf train-detector)
+            outside_bias = getattr(config, "deid_hf_outside_bias", 0.0)
+        if isinstance(outside_bias, bool) or not isinstance(outside_bias, (int, float)):
+            raise InputError(f"outside_bias must be a number, got {outside_bias!r}")
         self.pipe = pipeline(
             "token-classification",
             model=model,
             tokenizer=tokenizer,
             aggregation_strategy=aggregation_strategy,
             device=device if backend == "pytorch" else None,
+            pipeline_class=outside_biased_pipeline(),
             **options,
         )
+        self.pipe.outside_bias = float(outside_bias)
+        self.pipe.outside_index = (getattr(config, "label2id", None) or {}).get("O")
         self.batch_size = batch_size
         self.min_score = min_score
         #: the identifier policy its gold labels follow (a deid-hf trained folder records it): an identifier

@@ -113,6 +113,28 @@ def test_policy_detector_filters_a_noisy_detector_on_case_restored_text():
     assert texts(text, spans) == {"BAKAITIS", "10/16"}
 
 
+class _TrainedOnHipaa(_EveryWord):
+    """A detector whose gold followed the hipaa policy (as a deid-hf trained token classifier records)."""
+
+    name = "trained"
+    trained_policy = "hipaa"
+
+    def detect(self, text):
+        self.seen = text
+        return super().detect(text)
+
+
+def test_a_detector_trained_on_the_policy_keeps_its_spans_and_sees_the_text_as_written():
+    text = "PT SEEN BY DR. BAKAITIS ON 10/16 AT 0800. HR 88. LASIX GIVEN."
+    trained = _TrainedOnHipaa()
+    spans = PolicyDetector(trained, "hipaa").detect(text)
+    assert trained.seen == text  # not the case-restored copy the other detectors get
+    assert {"0800.", "88.", "LASIX"} <= texts(text, spans)  # its own spans are not filtered again
+    assert texts(text, PolicyDetector(_EveryWord(), "hipaa").detect(text)) == {"BAKAITIS", "10/16"}
+    trained.trained_policy = "other"
+    assert texts(text, PolicyDetector(trained, "hipaa").detect(text)) == {"BAKAITIS", "10/16"}
+
+
 @pytest.mark.filterwarnings("ignore")
 def test_fast_hipaa_on_clinical_notes_keeps_its_measured_floor():
     """fast + hipaa on the first 5 dev patients (49 notes): measured P .42 / R .90 (fast strict: P .03 /

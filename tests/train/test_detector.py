@@ -134,7 +134,10 @@ def test_default_documents_hold_out_a_patient_fold():
     assert len(held["presidio_synth_pii 750-1499"]) == 750
     train_patients = {d.group for d in train if d.source == "physionet_deid_dev"}
     assert notes and not train_patients & {d.group for d in notes}
+    assert len([d for d in train if d.source == "presidio_synth_pii"]) == 400  # the default recipe
+    train, held = default_documents(root, DetectorConfig(presidio_records=750))
     assert len([d for d in train if d.source == "presidio_synth_pii"]) == 750
+    assert len(held["presidio_synth_pii 750-1499"]) == 750  # never 750-1499, whatever is trained on
     assert {label for d in train for _, _, label in d.spans} <= set(LABELS)
 
 
@@ -145,6 +148,8 @@ def test_config_and_documents_are_checked(tmp_path):
         DetectorConfig(folds=3, held_out_fold=3)
     with pytest.raises(InputError, match="negative_windows"):
         DetectorConfig(negative_windows=1.5)
+    with pytest.raises(InputError, match="presidio_records"):
+        DetectorConfig(presidio_records=751)  # 750-1499 are the held-out records
     path = tmp_path / "docs.jsonl"
     path.write_text('{"text": "Ann", "spans": [{"start": 0, "end": 3, "label": "PTName"}]}\n{"spans": []}\n')
     with pytest.raises(InputError, match=":2:"):
@@ -168,6 +173,7 @@ def test_trained_folder_loads_in_transformers_and_as_a_detector(tmp_path, minilm
     config = json.loads((out / "config.json").read_text())
     assert list(config["id2label"].values()) == list(BIO_LABELS)
     assert config["deid_hf_window"] == {"max_length": 16, "stride": 4}
+    assert config["deid_hf_policy"] == "hipaa"  # the default gold follows HIPAA Safe Harbor
     held = json.loads((out / "deid_hf_training.json").read_text())["metrics"]["held_out"]["held"]
     assert held["documents"] == 4 and "mixed" in held and 0 <= held["all"]["token_recall"] <= 1
     long_text = " ".join(d.text for d in DOCS[:6])  # longer than one window
@@ -183,6 +189,16 @@ def test_trained_folder_loads_in_transformers_and_as_a_detector(tmp_path, minilm
     assert spans[0] and all(s.end <= len(long_text) for s in spans[0]) and spans[2] == []
     ort = TokenClassificationDetector(str(out), backend="onnx", int8=True, provider="cpu")
     assert len(ort.detect_batch(texts)) == 3
+    assert ort.trained_policy == "hipaa"
+    # outside_bias lowers the "O" logit: far more of the text becomes entities, on both backends
+    plain = "The patient was calm and slept well overnight without any pain."
+    covered = lambda spans: sum(s.end - s.start for s in spans)  # noqa: E731
+    for backend in ("pytorch", "onnx"):
+        base = TokenClassificationDetector(str(out), backend=backend).detect(plain)
+        biased = TokenClassificationDetector(str(out), backend=backend, outside_bias=50.0).detect(plain)
+        assert covered(biased) > covered(base) and covered(biased) >= len(plain) - plain.count(" ") - 1
+    with pytest.raises(InputError, match="outside_bias"):
+        TokenClassificationDetector(str(out), outside_bias="high")
     with pytest.raises(InputError, match="backend"):
         TokenClassificationDetector(str(out), backend="tensorflow")
     with pytest.raises(InputError, match="int8"):
