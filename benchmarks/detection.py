@@ -34,6 +34,28 @@ def presidio_analyzer():
     return AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
 
 
+def presidio_rows(analyzer=None):
+    """(detect, replace) over gold documents: Presidio's spans, and the texts with each span replaced by a
+    typed placeholder (``<PERSON>``), for leakage."""
+    analyzer = analyzer or presidio_analyzer()
+
+    def detect(ds):
+        return [
+            [(r.start, r.end, r.entity_type) for r in analyzer.analyze(d.text, language="en")] for d in ds
+        ]
+
+    def replace(ds, preds):
+        outs = []
+        for d, pred in zip(ds, preds):
+            text = d.text
+            for start, end, label in sorted(pred, reverse=True):
+                text = text[:start] + f"<{label}>" + text[end:]
+            outs.append(text)
+        return outs
+
+    return detect, replace
+
+
 def measure(name, docs, detect_all, replace_all):
     detect_all(docs[:20])  # warm-up
     start = time.perf_counter()
@@ -65,24 +87,7 @@ def main():
     def texts(ds):
         return [d.text for d in ds]
 
-    rows = []
-    analyzer = presidio_analyzer()
-
-    def presidio_detect(ds):
-        return [
-            [(r.start, r.end, r.entity_type) for r in analyzer.analyze(d.text, language="en")] for d in ds
-        ]
-
-    def placeholder(ds, preds):
-        outs = []
-        for d, pred in zip(ds, preds):
-            text = d.text
-            for start, end, label in sorted(pred, reverse=True):
-                text = text[:start] + f"<{label}>" + text[end:]
-            outs.append(text)
-        return outs
-
-    rows.append(measure("Presidio 2.2.366 + spaCy sm", docs, presidio_detect, placeholder))
+    rows = [measure("Presidio 2.2.366 + spaCy sm", docs, *presidio_rows())]
 
     pipe = deid_hf.pipeline("deid-substitution", strategy="full_entity")
     names = {
@@ -90,6 +95,8 @@ def main():
         "spacy": "spacy",
         "fast": "fast (patterns+spacy)",
         "default": "default (patterns+spacy+pfilter-propn 1e-3)",
+        "clinical": "clinical (patterns+learned int8)",
+        "learned": "learned int8",
     }
     configurations = {
         f"{names[spec]}, policy {policy}": (spec, policy)

@@ -9,11 +9,12 @@ hipaa policy on `fast` (without case restoration, without the clinical context r
 statistics). The hipaa rows' corpus statistics are fitted on the texts of the notes measured (no labels;
 what `deid-hf run` does with its input). Metrics overall, per case group (ALL-CAPS notes: at least 90% of
 letters upper case; mixed-case: the rest) and per gold type; notes/s single process after a warm-up.
-With ``--learned DIR`` (a `deid-hf train-detector` folder) rows of that model on ONNX Runtime int8 alone and
-with `fast` / `default` are added; ``--fold K`` measures only the patients of dev fold K (the folds of
-`deid-hf train-detector --held-out-fold K`, so a model trained with that fold held out is measured on
-patients it never saw).
-Usage: python benchmarks/detection_clinical.py [--patients N | --fold K] [--learned DIR] [--skip ROW ...]
+With ``--learned DIR [DIR ...]`` (`deid-hf train-detector` folders, each trained with one patient fold held
+out) rows of the learned model on ONNX Runtime int8 alone, with `patterns` (the `clinical` detector), `fast`
+and `default` are added, and only the notes of the folds held out by those folders are measured, each note by
+the model that never saw its patient (patient-level cross-validation when the folders cover all 5 folds).
+``--fold K`` measures only the patients of dev fold K.
+Usage: python benchmarks/detection_clinical.py [--patients N | --fold K] [--learned DIR ...] [--skip ROW ...]
     [--only ROW ...]
 """
 
@@ -22,16 +23,18 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from pathlib import Path
 
 from _common import data_path, print_table, write_results
 
 import deid_hf
 from deid_hf.detect import get_detector
+from deid_hf.detect.base import Detector
 from deid_hf.detect.casing import CAPS_SHARE, caps_share
 from deid_hf.detect.ner import TokenClassificationDetector
 from deid_hf.detect.policy import PolicyDetector
 from deid_hf.evaluation.detection import detection_report, load_gold
-from deid_hf.train.detector import patient_folds
+from deid_hf.train.detector import TRAINING_FILE, patient_folds
 
 COLUMNS = [
     "tool",
@@ -44,26 +47,33 @@ COLUMNS = [
 ]
 
 
-def presidio_rows(docs):
-    from detection import presidio_analyzer
+def held_out_fold(folder: str) -> int:
+    """The patient fold a train-detector folder held out (its deid_hf_training.json)."""
+    fold = json.loads((Path(folder) / TRAINING_FILE).read_text())["config"]["held_out_fold"]
+    if fold is None:
+        raise SystemExit(f"{folder} was trained on every patient: no held-out fold to measure it on")
+    return fold
 
-    analyzer = presidio_analyzer()
 
-    def detect(ds):
-        return [
-            [(r.start, r.end, r.entity_type) for r in analyzer.analyze(d.text, language="en")] for d in ds
-        ]
+class FoldRouter(Detector):
+    """Each note detected by the model of its patient's fold (a model that never saw that patient)."""
 
-    def replace(ds, preds):
-        outs = []
-        for d, pred in zip(ds, preds):
-            text = d.text
-            for start, end, label in sorted(pred, reverse=True):
-                text = text[:start] + f"<{label}>" + text[end:]
-            outs.append(text)
-        return outs
+    name = "token-classification"
 
-    return detect, replace
+    def __init__(self, by_fold: dict, note_fold: dict):
+        self.by_fold, self.note_fold = by_fold, note_fold
+        self.trained_policy = {m.trained_policy for m in by_fold.values()}.pop()
+
+    def detect(self, text):
+        return self.detect_batch([text])[0]
+
+    def detect_batch(self, texts):
+        out = [None] * len(texts)
+        for fold, model in self.by_fold.items():
+            idx = [i for i, t in enumerate(texts) if self.note_fold[t] == fold]
+            for i, spans in zip(idx, model.detect_batch([texts[i] for i in idx])):
+                out[i] = spans
+        return out
 
 
 def measure(name, docs, detect_all, replace_all, groups):
@@ -89,7 +99,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--patients", type=int, default=None, help="only the first N patients (by id)")
     parser.add_argument("--fold", type=int, default=None, help="only the patients of this fold (of 5)")
-    parser.add_argument("--learned", default=None, help="a train-detector folder: add its rows")
+    parser.add_argument(
+        "--learned", nargs="*", default=None, help="train-detector folders (one per held-out fold)"
+    )
     parser.add_argument(
         "--skip", nargs="*", default=[], help="row names to leave out (e.g. 'default strict')"
     )
@@ -101,10 +113,13 @@ def main():
     if args.patients:
         chosen = set(sorted(set(patients))[: args.patients])
         docs = [d for d, p in zip(docs, patients) if p in chosen]
-    elif args.fold is not None:
+    folders = {held_out_fold(f): f for f in args.learned or []}
+    if args.fold is not None or folders:
         groups_ = [f"patient-{p}" for p in patients]  # the training documents' groups
         fold_of = patient_folds(groups_, 5, seed=0)
-        docs = [d for d, g in zip(docs, groups_) if fold_of[g] == args.fold]
+        wanted = {args.fold} if args.fold is not None else set(folders)
+        docs = [d for d, g in zip(docs, groups_) if fold_of[g] in wanted]
+        note_fold = {d.text: fold_of[g] for d, g in zip(load_gold(path, text_field="text"), groups_)}
     skip = lambda name: name in args.skip or (args.only is not None and name not in args.only)  # noqa: E731
     texts = [d.text for d in docs]
     groups = {
@@ -115,7 +130,9 @@ def main():
 
     rows = []
     if not skip("presidio"):
-        detect, replace = presidio_rows(docs)
+        from detection import presidio_rows
+
+        detect, replace = presidio_rows()
         rows.append(measure("Presidio 2.2.366 + spaCy sm", docs, detect, replace, groups))
 
     pipe = deid_hf.pipeline("deid-substitution", strategy="full_entity")
@@ -132,9 +149,13 @@ def main():
         "fast hipaa, no corpus statistics": ("fast", "hipaa", {"corpus_vocabulary": False}),
         "default hipaa": ("default", "hipaa", {}),
     }
-    if args.learned:
-        learned = TokenClassificationDetector(args.learned, backend="onnx", int8=True)
+    if folders:
+        learned = FoldRouter(
+            {k: TokenClassificationDetector(f, backend="onnx", int8=True) for k, f in folders.items()},
+            note_fold,
+        )
         configurations["learned int8 hipaa"] = (learned, "hipaa", {})
+        configurations["clinical (patterns + learned int8) hipaa"] = (["patterns", learned], "hipaa", {})
         configurations["fast + learned int8 hipaa"] = (["fast", learned], "hipaa", {})
         configurations["default + learned int8 hipaa"] = (["default", learned], "hipaa", {})
     for name, (spec, policy, ablation) in configurations.items():
@@ -179,7 +200,7 @@ def main():
     suffix = (
         f"_{args.patients}patients" if args.patients else f"_fold{args.fold}" if args.fold is not None else ""
     )
-    suffix += "_learned" if args.learned else ""
+    suffix += f"_learned{''.join(map(str, sorted(folders)))}" if folders else ""
     write_results(f"detection_clinical{suffix}", {"notes": len(docs), "all_caps_notes": n_caps, "rows": rows})
 
 

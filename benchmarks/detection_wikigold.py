@@ -45,6 +45,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=None, help="sentences")
     parser.add_argument("--policies", default="strict,hipaa", help="identifier policies of the deid-hf rows")
+    parser.add_argument("--detectors", default="fast,default", help="deid-hf detectors to measure")
     args = parser.parse_args()
     docs = wikigold(args.limit)
     texts = [d.text for d in docs]
@@ -55,7 +56,7 @@ def main():
             [(r.start, r.end) for r in analyzer.analyze(t, language="en")] for t in texts
         ]
     }
-    for name in ("fast", "default"):
+    for name in args.detectors.split(","):
         for policy in args.policies.split(","):
             detector = get_detector(name, model, tokenizer, policy=policy)
             tools[f"deid-hf {name} {policy}"] = lambda detector=detector: detector.detect_batch(texts)

@@ -24,3 +24,19 @@ def check_positive(value: float, name: str) -> float:
     ):
         raise InputError(f"{name} must be a positive finite number, got {value!r}")
     return float(value)
+
+
+def check_positive_ints(obj, *names: str) -> None:
+    """Each attribute ``names`` of ``obj`` (a config dataclass) is an integer >= 1, else InputError."""
+    for name in names:
+        value = getattr(obj, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InputError(f"{name} must be a positive integer, got {value!r}")
+
+
+def check_training_rates(eval_fraction: float, learning_rate: float) -> None:
+    """The held-out share in (0, 1) and a positive learning rate of a training config."""
+    if not 0 < eval_fraction < 1:
+        raise InputError(f"eval_fraction must be in (0, 1), got {eval_fraction!r}")
+    if not learning_rate > 0:
+        raise InputError(f"learning_rate must be positive, got {learning_rate!r}")

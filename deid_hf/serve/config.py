@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import InputError
+from ..validate import check_positive_ints
 
 #: detectors a request may pick by default (no model path from a request is ever loaded)
 REQUEST_DETECTORS = ("default", "fast", "patterns", "spacy", "pfilter", "pfilter-propn")
@@ -52,9 +53,7 @@ class ServeConfig:
             self.min_p = self.p
         if not 0.0 <= self.min_p <= self.p <= 1.0:
             raise InputError(f"need 0 <= min_p <= p <= 1, got min_p={self.min_p}, p={self.p}")
-        for name in ("max_batch", "max_queue", "max_body_bytes", "max_text_chars", "max_items"):
-            if getattr(self, name) < 1:
-                raise InputError(f"{name} must be at least 1, got {getattr(self, name)}")
+        check_positive_ints(self, "max_batch", "max_queue", "max_body_bytes", "max_text_chars", "max_items")
         if self.max_wait_ms < 0:
             raise InputError(f"max_wait_ms must be >= 0, got {self.max_wait_ms}")
         if self.api_key is not None and len(self.api_key) < 16:

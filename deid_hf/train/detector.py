@@ -25,6 +25,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..extras import extra
 from ..spans import LABELS
+from ..validate import check_positive_ints, check_training_rates
 
 TRAINING_FILE = "deid_hf_training.json"
 BIO_LABELS = ("O", *(f"{prefix}-{label}" for label in LABELS for prefix in ("B", "I")))
@@ -92,7 +93,8 @@ class DetectorConfig:
     data: str = "default"
 
     def __post_init__(self):
-        for name in (
+        check_positive_ints(
+            self,
             "epochs",
             "batch_size",
             "gradient_accumulation_steps",
@@ -100,10 +102,8 @@ class DetectorConfig:
             "eval_every",
             "save_every",
             "folds",
-        ):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InputError(f"{name} must be a positive integer, got {value!r}")
+        )
+        check_training_rates(self.eval_fraction, self.learning_rate)
         if self.max_windows is not None and (not isinstance(self.max_windows, int) or self.max_windows < 1):
             raise InputError(f"max_windows must be a positive integer or None, got {self.max_windows!r}")
         if not 0 <= self.stride < self.max_length - 2:
@@ -112,10 +112,6 @@ class DetectorConfig:
             raise InputError(f"presidio_records must be in [0, 750], got {self.presidio_records!r}")
         if not 0 <= self.negative_windows <= 1:
             raise InputError(f"negative_windows must be in [0, 1], got {self.negative_windows!r}")
-        if not 0 < self.eval_fraction < 1:
-            raise InputError(f"eval_fraction must be in (0, 1), got {self.eval_fraction!r}")
-        if not self.learning_rate > 0:
-            raise InputError(f"learning_rate must be positive, got {self.learning_rate!r}")
         if self.held_out_fold is not None and not 0 <= self.held_out_fold < self.folds:
             raise InputError(f"held_out_fold must be in [0, {self.folds}), got {self.held_out_fold!r}")
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..extras import extra
+from ..validate import check_positive_ints, check_training_rates
 
 TRAINING_FILE = "deid_hf_training.json"
 
@@ -44,21 +45,16 @@ class ParaphraserConfig:
     pairs: str = "default"
 
     def __post_init__(self):
-        for name in (
+        check_positive_ints(
+            self,
             "epochs",
             "batch_size",
             "gradient_accumulation_steps",
             "max_length",
             "eval_every",
             "save_every",
-        ):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InputError(f"{name} must be a positive integer, got {value!r}")
-        if not 0 < self.eval_fraction < 1:
-            raise InputError(f"eval_fraction must be in (0, 1), got {self.eval_fraction!r}")
-        if not self.learning_rate > 0:
-            raise InputError(f"learning_rate must be positive, got {self.learning_rate!r}")
+        )
+        check_training_rates(self.eval_fraction, self.learning_rate)
 
 
 def stsb_pairs(folder: str | Path, min_score: float = 4.0) -> list[tuple[str, str]]:
