@@ -26,7 +26,7 @@ def check_positive(value: float, name: str) -> float:
     return float(value)
 
 
-def check_positive_ints(obj, *names: str) -> None:
+def check_positive_ints(obj: object, *names: str) -> None:
     """Each attribute ``names`` of ``obj`` (a config dataclass) is an integer >= 1, else InputError."""
     for name in names:
         value = getattr(obj, name)
