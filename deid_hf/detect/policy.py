@@ -7,7 +7,8 @@
   a word rarer than `lexicon.COMMON_ZIPF` that is not corpus vocabulary nor a clinical term, or a
   capitalised frequent word used as a proper noun), dropped without any; dates (numeric day/month with or
   without year, month names with a day or year, a year in a date context, "'84"), wherever they occur;
-  ages over 89; phone, e-mail, URL (with a scheme, ``www.`` or a common top-level domain), IP; identifying
+  ages over 89; phone (also any phone-shaped number of 8+ digits, `find_phones`), e-mail, URL (with a scheme,
+  ``www.`` or a common top-level domain), IP; apartments, suites and P.O. boxes; identifying
   numbers: a validated ID (score >= STRONG_ID), a run of 5+ digits, or a number of 4+ characters after
   ``#``/``no.``/``MRN``/``ref``/``account``/``policy``/``license``/``record``.
 - removed from the detections: times of day ("0800", "8pm", "10:26AM"), durations and relative days
@@ -62,6 +63,8 @@ DATE_PATTERNS = [
     rf"(?!(?:1/[234]|2/3|3/4|[1-5]/5|([1-5])/\1)(?![\d/]))"
     rf"{_MM}/{_DAY}(?:/(?:\d{{4}}|\d{{2}}))?(?![\d/]|\.\d)",
     rf"(?<![\d/.-]){_MM}-{_DAY}-(?:\d{{4}}|\d{{2}})(?![\d/-])",
+    # ISO and year-first dates: 2020-06-20, 2020/6/20, 2020.06.20
+    rf"(?<![\d/.-])(?:18|19|20)\d\d([-/.]){_MM}\1{_DAY}(?![\d/.-]\d|\d)",
     # 8/84, 6/85, 7/81: month/2-digit year above 31
     r"(?<![\d/.-])(?:0?[1-9]|1[0-2])/(?:3[2-9]|[4-9]\d)(?![\d/]|\.\d)",
     # month names with a day and/or year, a day before a month, a month name alone
@@ -85,9 +88,15 @@ _URL_OK = re.compile(r"(?i)://|\bwww\.|\w{3,}\.(?:com|org|net|edu|gov|io|info|bi
 #: a phone span that is a blood pressure, a range or a lab series ("129/78--140/88", "174/26/7.42/17")
 _NOT_PHONE = re.compile(r"^(?!\(?\d{3}\)?/\d{3}/\d{4}$).*(?:/|\.\d{1,2}$|--)")
 _AGE = re.compile(r"\d+")
-_UNIT_ONLY = re.compile(
-    r"(?i)^(?:apt|apartment|suite|ste|unit|box|floor|fl|room|rm|bed)\.?\s*#?\s*\d+[a-z]?$"
-)
+#: a hospital location alone ("Rm 5", "bed 12", "unit 4"): not an address (an apartment, suite or P.O. box is)
+_UNIT_ONLY = re.compile(r"(?i)^(?:unit|floor|fl|room|rm|bed)\.?\s*#?\s*\d+[a-z]?$")
+#: an apartment, suite or P.O. box: part of a postal address
+_POSTAL_UNIT = re.compile(r"(?i)\b(?:apt|apartment|suite|ste|p\.?\s?o\.?\s*box|box)\b\.?\s*#?\s*\d")
+#: a number written like a phone number: a leading "+", or 3+ digit groups with one kind of separator
+_PHONE_SHAPE = re.compile(r"\+\d[\d ().-]{6,}\d|(?:\d{1,3}[ -])?\(?\d{2,4}\)?([ .-])\d{2,4}(?:\1\d{2,4})+")
+_PHONE_IN_TEXT = re.compile(rf"(?<![\w.+/-])(?:{_PHONE_SHAPE.pattern})(?![\w/]|[ .-]\d)")
+#: digits a phone-shaped number needs (fewer: a date, a range or a short series)
+PHONE_DIGITS = 8
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 #: labels whose spans need identifier evidence under hipaa
 NAMED = {"PERSON", "ORG", "LOCATION", "OTHER"}
@@ -117,6 +126,16 @@ def find_dates(text: str) -> list[Span]:
                 continue
             found.append(Span(*m.span(), "DATE_TIME", 0.7, "policy"))
     return merge_spans(found)
+
+
+def find_phones(text: str) -> list[Span]:
+    """Phone-shaped numbers over the whole text (label PHONE, source ``policy``): `_PHONE_SHAPE` with at
+    least `PHONE_DIGITS` digits, also where a detector split it into separate numbers ("723 813 266")."""
+    return [
+        Span(*m.span(), "PHONE", 0.6, "policy")
+        for m in _PHONE_IN_TEXT.finditer(text)
+        if sum(c.isdigit() for c in m.group()) >= PHONE_DIGITS
+    ]
 
 
 def _sentence_start(text: str, start: int) -> bool:
@@ -188,9 +207,11 @@ def _keep(text: str, span: Span, vocabulary, original: str | None = None) -> lis
     if label in NAMED:
         trimmed = evidence_span(text, span, vocabulary, original)
         return [trimmed] if trimmed else []
-    if label == "ADDRESS":  # a unit alone, or no identifying word written other than in capitals
+    if label == "ADDRESS":  # a hospital unit alone, or no identifying word written other than in capitals
         if _UNIT_ONLY.match(piece.strip()):
             return []
+        if _POSTAL_UNIT.search(piece):
+            return [span]
         words = [m.span() for m in _WORD.finditer(text, span.start, span.end)]
         return (
             [span]
@@ -203,6 +224,9 @@ def _keep(text: str, span: Span, vocabulary, original: str | None = None) -> lis
         return [span] if any(int(n) > 89 for n in _AGE.findall(piece)) else []
     if label == "ID" and span.score >= STRONG_ID:
         return [span]
+    phone_shaped = _PHONE_SHAPE.fullmatch(piece.strip()) and sum(c.isdigit() for c in piece) >= PHONE_DIGITS
+    if label in ("NUMBER", "ID") and phone_shaped:
+        return [Span(span.start, span.end, "PHONE", span.score, span.source)]
     if label in ("NUMBER", "DATE_TIME", "ID"):
         kept = [
             Span(span.start + m.start(), span.start + m.end(), "ID", span.score, span.source)
@@ -292,6 +316,6 @@ class PolicyDetector(Detector):
             if self.context is not None:
                 spans += self.context.detect(text, vocabulary)
             if self.policy == "hipaa":
-                spans += find_dates(text)
+                spans += find_dates(text) + find_phones(text)
             out.append(merge_spans(spans))
         return out

@@ -7,7 +7,7 @@ from deid_hf.detect.base import Detector
 from deid_hf.detect.casing import restore_case
 from deid_hf.detect.clinical import ClinicalContextDetector
 from deid_hf.detect.lexicon import DocumentFrequency, is_misspelling, is_name_word
-from deid_hf.detect.policy import PolicyDetector, apply_policy, find_dates
+from deid_hf.detect.policy import PolicyDetector, apply_policy, find_dates, find_phones
 from deid_hf.errors import InputError
 from deid_hf.evaluation.detection import detection_report, load_gold
 from deid_hf.spans import Span
@@ -45,6 +45,20 @@ def test_dates_but_not_times_durations_or_scores():
         "20th Oct, 1989",
         "'84",
     }
+
+
+def test_year_first_dates_phone_shaped_numbers_and_postal_units():
+    text = (
+        "seen 2020-06-20 14:11:22; call 723 813 266 or +1-984-182-0190; HR 110 120; 1000-1200 ml; K 7.38-33"
+    )
+    assert texts(text, find_dates(text)) == {"2020-06-20"}
+    assert texts(text, find_phones(text)) == {"723 813 266", "+1-984-182-0190"}
+    numbers = ["1-984-182-0190", "1000-1200"]
+    kept = apply_policy(text, [span_of(text, n, "NUMBER") for n in numbers], "hipaa")
+    assert [(text[s.start : s.end], s.label) for s in kept] == [("1-984-182-0190", "PHONE")]
+    address = "Apt. 762 and Rm 5 and P.O. Box 104"
+    spans = [span_of(address, a, "ADDRESS") for a in ("Apt. 762", "Rm 5", "P.O. Box 104")]
+    assert texts(address, apply_policy(address, spans, "hipaa")) == {"Apt. 762", "P.O. Box 104"}
 
 
 def test_ages_over_89_only():
