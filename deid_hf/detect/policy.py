@@ -97,7 +97,7 @@ _PHONE_SHAPE = re.compile(r"\+\d[\d ().-]{6,}\d|(?:\d{1,3}[ -])?\(?\d{2,4}\)?([ 
 _PHONE_IN_TEXT = re.compile(rf"(?<![\w.+/-])(?:{_PHONE_SHAPE.pattern})(?![\w/]|[ .-]\d)")
 #: digits a phone-shaped number needs (fewer: a date, a range or a short series)
 PHONE_DIGITS = 8
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+_WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’-])*")  # letters of any script ("Møller", "Sörös")
 #: labels whose spans need identifier evidence under hipaa
 NAMED = {"PERSON", "ORG", "LOCATION", "OTHER"}
 #: an ID span scored at least this by its recognizer (checksum, SSN, credit card) is kept as it is; weaker
@@ -155,11 +155,14 @@ def evidence(
     """Does the word ``text[start:end]`` identify: a known person name or a word rarer than COMMON_ZIPF,
     either not corpus vocabulary, or a frequent word written capitalised inside a sentence (a proper noun:
     "Baltimore"). Never: upper-case words of at most 3 letters (abbreviations), clinical terms
-    (`lexicon.is_clinical_term`), typos (`lexicon.is_misspelling`), and lower-case words in a text that
+    (`lexicon.is_clinical_term`), typos (`lexicon.is_misspelling`; lower-case or sentence-initial words
+    only), and lower-case words in a text that
     uses capitals (`lowercase_style`). A word whose case was restored (``text`` differs from ``original``
     there) counts only as a known person name."""
     word = text[start:end].strip("'’-")
-    if len(word) < 2 or (word.isupper() and len(word) <= 3) or is_clinical_term(word) or is_misspelling(word):
+    # a capitalised word inside a sentence is a name rather than a typo ("Turgeon" is one edit from "surgeon")
+    typo = (word.islower() or _sentence_start(text, start)) and is_misspelling(word)
+    if len(word) < 2 or (word.isupper() and len(word) <= 3) or is_clinical_term(word) or typo:
         return False
     if word.islower() and not lowercase_style(text):
         return False
