@@ -79,6 +79,7 @@ DATE_PATTERNS = [
     r"(?<![\w'])'\d\d\b|\b\d\d'(?!\w)",
 ]
 _DATE = [re.compile(p) for p in DATE_PATTERNS]
+_WEEKDAYS = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
 _ID_CONTEXT = re.compile(
     r"(?i)(?:#|\bno\.|\bmrn\b|\bref\b|\baccount\b|\bacct\b|\bpolicy\b|\blicen[cs]e\b|\brecord\b|\bid\b|"
     r"\bsocial security\b|\bssn\b|\bmedicaid\b|\bmedicare\b)[ \t:#.]*$"
@@ -138,8 +139,13 @@ def find_phones(text: str) -> list[Span]:
     ]
 
 
+_TITLE_END = re.compile(r"(?i)\b(?:dr|drs|mr|mrs|ms|prof|st)\.$")
+
+
 def _sentence_start(text: str, start: int) -> bool:
     before = text[:start].rstrip(" \t\"'(")
+    if _TITLE_END.search(before[-6:]):  # "Dr. Turgeon": the full stop of a title ends no sentence
+        return False
     return not before or before[-1] in ".!?:;\n-*"
 
 
@@ -162,6 +168,10 @@ def evidence(
     word = text[start:end].strip("'’-")
     # a capitalised word inside a sentence is a name rather than a typo ("Turgeon" is one edit from "surgeon")
     typo = (word.islower() or _sentence_start(text, start)) and is_misspelling(word)
+    if (
+        word.lower() in _WEEKDAYS
+    ):  # "for Thursday": a weekday alone identifies nobody (not a date under HIPAA)
+        return False
     if len(word) < 2 or (word.isupper() and len(word) <= 3) or is_clinical_term(word) or typo:
         return False
     if word.islower() and not lowercase_style(text):

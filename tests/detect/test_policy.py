@@ -71,6 +71,9 @@ def test_names_need_evidence():
     text = "Neuro: soft abd, Golini aware, Baltimore visit"
     spans = [span_of(text, w, "PERSON") for w in ("soft", "abd", "Golini", "Baltimore")]
     assert texts(text, apply_policy(text, spans, "hipaa")) == {"Golini", "Baltimore"}
+    text = "flight on Thursday with Dr. Turgeon and Ms. Møller"  # weekdays: no; non-ASCII names, rare
+    spans = [span_of(text, w, "OTHER") for w in ("Thursday", "Turgeon", "Møller")]  # names: not typos
+    assert texts(text, apply_policy(text, spans, "hipaa")) == {"Turgeon", "Møller"}
 
 
 def test_corpus_vocabulary_and_misspellings():
