@@ -23,6 +23,7 @@ date rule, applies the policy to each detector's spans, then merges.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -142,13 +143,16 @@ def find_phones(text: str) -> list[Span]:
 _TITLE_END = re.compile(r"(?i)\b(?:dr|drs|mr|mrs|ms|prof|st)\.$")
 
 
-def _sentence_start(text: str, start: int) -> bool:
-    before = text[:start].rstrip(" \t\"'(")
+def _sentence_start(text: str, start: int, reach: int = 200) -> bool:
+    """Only the ``reach`` characters before ``start`` are read (linear on long documents); blank ones all
+    the way count as a break."""
+    before = text[max(0, start - reach) : start].rstrip(" \t\"'(")
     if _TITLE_END.search(before[-6:]):  # "Dr. Turgeon": the full stop of a title ends no sentence
         return False
     return not before or before[-1] in ".!?:;\n-*"
 
 
+@functools.lru_cache(maxsize=8)  # asked once per word of a document: computed once per document
 def lowercase_style(text: str) -> bool:
     """Written without capitals (under LOWERCASE_STYLE upper-case letters): lower case says nothing."""
     letters = [ch for ch in text if ch.isalpha()]

@@ -8,6 +8,8 @@ backtracking shape) and every match runs under a time limit (the ``regex`` packa
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -144,17 +146,29 @@ def add_name_mentions(text: str, spans: list[Span]) -> list[Span]:
         surface = re.sub(r"['’]s$", "", text[span.start : span.end])
         if span.label in ("ORG", "LOCATION", "OTHER") and surface.casefold() in folded:
             found[i] = Span(span.start, span.end, "PERSON", span.score, span.source)
-    for part in sorted(parts):
-        if not part[:1].isupper():
-            continue
-        forms = {part, part.upper(), part[:1].upper() + part[1:].lower()}
-        common = _zipf(part) >= _COMMON_ZIPF
-        pattern = "|".join(re.escape(f) for f in sorted(forms))
-        for match in re.finditer(rf"(?<!\w)(?:{pattern})(?=['’]s\b|(?!\w))", text):
-            start, end = match.span()
-            if any(s.start < end and start < s.end for s in found):
+    # overlap with a detected span by bisection over starts with a running maximum of ends (linear overall)
+    ordered = sorted((s.start, s.end) for s in found)
+    starts = [a for a, _ in ordered]
+    reach = list(itertools.accumulate((b for _, b in ordered), max))
+    forms: dict[str, bool] = {}  # each written form of a part -> whether it is a common English word
+    for part in parts:
+        if part[:1].isupper():
+            common = _zipf(part) >= _COMMON_ZIPF
+            for form in {part, part.upper(), part[:1].upper() + part[1:].lower()}:
+                forms[form] = forms.get(form, False) or common
+    lengths = sorted({len(form) for form in forms})
+    ending = re.compile(r"['’]s\b|(?!\w)")  # the form ends a word, or a possessive follows
+    for word in re.finditer(r"(?<!\w)\w", text) if forms else ():  # one pass over word starts
+        start = word.start()
+        for length in lengths:
+            end = start + length
+            common = forms.get(text[start:end])
+            if common is None or not ending.match(text, end):
                 continue
-            if common and re.search(r"(?:^|[.!?]\s+|\n\s*)$", text[:start]):
+            before = bisect.bisect_left(starts, end)  # spans starting before this match ends
+            if before and reach[before - 1] > start:
+                continue
+            if common and re.search(r"(?:^|[.!?]\s+|\n\s*)$", text[max(0, start - 100) : start]):
                 continue
             found.append(Span(start, end, "PERSON", 1.0, "repeat"))
     return merge_spans(found)
