@@ -48,7 +48,12 @@ _POSTAL_BLOCK = (
     r"[ \t]*[^\n\d]{0,40}?\d[\w-]*"
 )
 EXTRA_PATTERNS: list[tuple[str, str, float]] = [
-    ("ADDRESS", rf"\b\d{{1,6}}[A-Za-z]?(?:[ \t]+{_CAP}){{1,4}}[ \t]+(?:{_STREET_TYPES})\b\.?", 0.9),
+    # the full stop belongs to an abbreviated street type ("St."), not to "Street." ending a sentence
+    (
+        "ADDRESS",
+        rf"\b\d{{1,6}}[A-Za-z]?(?:[ \t]+{_CAP}){{1,4}}[ \t]+(?:{_STREET_TYPES})\b(?:(?<![A-Za-z]{{5}})\.)?",
+        0.9,
+    ),
     (
         "ADDRESS",
         rf"(?<![\w'’.-]){_CAP}(?:[ \t]+{_CAP}){{0,2}}[ \t]+\d{{1,5}}[A-Za-z]?\b"

@@ -33,6 +33,10 @@ def test_patterns_find_structured_pii_and_our_additions():
         ("67", "AGE"),
     ]:
         assert item in spans
+    text = "Send it to 10 Downing Street. Then 12 Main St. in Boston."  # a sentence's full stop stays outside
+    assert {("10 Downing Street", "ADDRESS"), ("12 Main St.", "ADDRESS")} <= found(
+        PatternDetector().detect(text), text
+    )
 
 
 def test_spacy_maps_to_the_common_schema():
