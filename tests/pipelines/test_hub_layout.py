@@ -71,7 +71,19 @@ def test_pfilter_and_ndd_pipelines_reload(tmp_path, tiny_bert):
     assert reload_in_fresh_process("deid-pfilter", tmp_path / "pfilter") == pfilter(TEXT, p=0.01)
     ndd = pipeline("deid-ndd", model=model, tokenizer=tokenizer, k=3, detector="patterns")
     ndd.save_pretrained(tmp_path / "ndd")
-    assert reload_in_fresh_process("deid-ndd", tmp_path / "ndd") == ndd(TEXT, seed=3)
+    # equal up to float noise: a fresh process may sum the NDD scores in another order (threads, load)
+    assert rounded(reload_in_fresh_process("deid-ndd", tmp_path / "ndd")) == rounded(ndd(TEXT, seed=3))
+
+
+def rounded(value, places: int = 4):
+    """``value`` with every float rounded (JSON-like structures)."""
+    if isinstance(value, float):
+        return round(value, places)
+    if isinstance(value, dict):
+        return {k: rounded(v, places) for k, v in value.items()}
+    if isinstance(value, list):
+        return [rounded(v, places) for v in value]
+    return value
 
 
 def test_unsaveable_option_is_a_clear_error(tmp_path):
