@@ -192,12 +192,12 @@ class TokenClassificationDetector(Detector):
 
             tokenizer = tokenizer or AutoTokenizer.from_pretrained(model)
             model = AutoModelForTokenClassification.from_pretrained(model)
-        window = getattr(getattr(model, "config", None), "deid_hf_window", None) or {}
+        config = getattr(model, "config", None)
+        window = getattr(config, "deid_hf_window", None) or {}
         options = {}
         stride = window.get("stride") if stride is None else stride
         if stride and aggregation_strategy != "none":
             options["stride"] = stride
-        config = getattr(model, "config", None)
         if outside_bias is None:  # a trained folder's recommended value (deid-hf train-detector)
             outside_bias = getattr(config, "deid_hf_outside_bias", 0.0)
         if isinstance(outside_bias, bool) or not isinstance(outside_bias, (int, float)):
@@ -217,7 +217,7 @@ class TokenClassificationDetector(Detector):
         self.min_score = min_score
         #: the identifier policy its gold labels follow (a deid-hf trained folder records it): an identifier
         #: policy of that name keeps its spans as they are instead of filtering them (`detect.policy`)
-        self.trained_policy = getattr(getattr(model, "config", None), "deid_hf_policy", None)
+        self.trained_policy = getattr(config, "deid_hf_policy", None)
 
     def detect(self, text: str) -> list[Span]:
         return self.detect_batch([text])[0]

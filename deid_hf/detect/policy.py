@@ -136,8 +136,12 @@ def find_phones(text: str) -> list[Span]:
     return [
         Span(*m.span(), "PHONE", 0.6, "policy")
         for m in _PHONE_IN_TEXT.finditer(text)
-        if sum(c.isdigit() for c in m.group()) >= PHONE_DIGITS
+        if _phone_digits(m.group())
     ]
+
+
+def _phone_digits(piece: str) -> bool:
+    return sum(c.isdigit() for c in piece) >= PHONE_DIGITS
 
 
 _TITLE_END = re.compile(r"(?i)\b(?:dr|drs|mr|mrs|ms|prof|st)\.$")
@@ -170,13 +174,14 @@ def evidence(
     uses capitals (`lowercase_style`). A word whose case was restored (``text`` differs from ``original``
     there) counts only as a known person name."""
     word = text[start:end].strip("'’-")
-    # a capitalised word inside a sentence is a name rather than a typo ("Turgeon" is one edit from "surgeon")
-    typo = (word.islower() or _sentence_start(text, start)) and is_misspelling(word)
     if (
-        word.lower() in _WEEKDAYS
-    ):  # "for Thursday": a weekday alone identifies nobody (not a date under HIPAA)
-        return False
-    if len(word) < 2 or (word.isupper() and len(word) <= 3) or is_clinical_term(word) or typo:
+        len(word) < 2
+        or (word.isupper() and len(word) <= 3)
+        or word.lower() in _WEEKDAYS  # "for Thursday": a weekday alone identifies nobody
+        or is_clinical_term(word)
+        # a typo; but a capitalised word inside a sentence is a name ("Turgeon" is one edit from "surgeon")
+        or ((word.islower() or _sentence_start(text, start)) and is_misspelling(word))
+    ):
         return False
     if word.islower() and not lowercase_style(text):
         return False
@@ -241,8 +246,7 @@ def _keep(text: str, span: Span, vocabulary, original: str | None = None) -> lis
         return [span] if any(int(n) > 89 for n in _AGE.findall(piece)) else []
     if label == "ID" and span.score >= STRONG_ID:
         return [span]
-    phone_shaped = _PHONE_SHAPE.fullmatch(piece.strip()) and sum(c.isdigit() for c in piece) >= PHONE_DIGITS
-    if label in ("NUMBER", "ID") and phone_shaped:
+    if label in ("NUMBER", "ID") and _PHONE_SHAPE.fullmatch(piece.strip()) and _phone_digits(piece):
         return [Span(span.start, span.end, "PHONE", span.score, span.source)]
     if label in ("NUMBER", "DATE_TIME", "ID"):
         kept = [

@@ -134,10 +134,10 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
         if isinstance(inputs, dict):  # {"text": ..., "group": ...}: a patient's notes share a date offset
             inputs, group = inputs.get("text"), inputs.get("group")
             if group is not None and (isinstance(group, bool) or not isinstance(group, (str, int))):
+                error = InputError(f"group must be a string or an integer, got {type(group).__name__}")
                 if errors == "raise":
-                    raise InputError(f"group must be a string or an integer, got {type(group).__name__}")
-                message = f"group must be a string or an integer, got {type(group).__name__}"
-                return {"text": "", "original": "", "error": message, "errors": errors, "group": None}
+                    raise error
+                return {"text": "", "original": "", "error": str(error), "errors": errors, "group": None}
         return checked_input(inputs, errors, group=None if group is None else str(group))
 
     def _forward(self, model_inputs, p=1.0, seed=None):
