@@ -2,9 +2,10 @@
 
 Recognised: numeric dates (3/14/2024, 14.03.2024, 2024-03-14, 03-14-24, month/day 3/14), textual dates
 (March 14, 2024; Mar. 14th; 14 March 2024; 14th of March; March 2024) and weekday names. Writing a new
-date keeps separators, zero-padding, two- vs four-digit years, full vs abbreviated month names, ordinal
-suffixes and case. Numeric day-month order: year first when the first field has four digits, day first
-when the first field exceeds 12, else month first (US).
+date keeps separators, zero-padding (a date with a field such as "04" pads every field), two- vs
+four-digit years, full vs abbreviated month names, ordinal suffixes and case. Numeric day-month order:
+year first when the first field has four digits, day first when the first field exceeds 12, else month
+first (US).
 """
 
 from __future__ import annotations
@@ -89,6 +90,7 @@ def _parse(match: re.Match) -> tuple[date, dict] | None:
 def _write(match: re.Match, groups: dict, new: date) -> str:
     text = match.group(0)
     pieces = {}
+    padded = any(groups.get(name, "").startswith("0") for name in ("a", "b", "day"))  # "04/15": both padded
     if "year" in groups:
         old = groups["year"]
         pieces["year"] = (
@@ -112,14 +114,14 @@ def _write(match: re.Match, groups: dict, new: date) -> str:
             name.upper() if old.isupper() and len(old) > 1 else name.lower() if old.islower() else name
         )
         if "day" in groups:
-            pieces["day"] = _pad(groups["day"], new.day)
+            pieces["day"] = _pad(new.day, padded)
             if "ord" in groups:
                 suffix = _ORDINAL.get(new.day, "th")
                 pieces["ord"] = suffix.upper() if groups["ord"].isupper() else suffix
     else:
         numeric_month_first = not (match.re is not PATTERNS[0] and int(groups["a"]) > 12)
         first, second = (new.month, new.day) if numeric_month_first else (new.day, new.month)
-        pieces["a"], pieces["b"] = _pad(groups["a"], first), _pad(groups["b"], second)
+        pieces["a"], pieces["b"] = _pad(first, padded), _pad(second, padded)
     out, cursor = [], 0
     spans = sorted((match.span(name), value) for name, value in pieces.items())
     base = match.start()
@@ -130,8 +132,8 @@ def _write(match: re.Match, groups: dict, new: date) -> str:
     return "".join(out)
 
 
-def _pad(old: str, value: int) -> str:
-    return f"{value:02d}" if len(old) == 2 and old.startswith("0") else str(value)
+def _pad(value: int, padded: bool) -> str:
+    return f"{value:02d}" if padded else str(value)
 
 
 def rewrite_dates(text: str, new_date: Callable[[date, bool], date]) -> str | None:
