@@ -367,16 +367,8 @@ def cmd_train_paraphraser(args: argparse.Namespace) -> None:
 
     config = ParaphraserConfig(
         model=args.model,
-        epochs=args.epochs,
-        batch_size=args.batch_size,
-        gradient_accumulation_steps=args.grad_accum,
-        learning_rate=args.lr,
-        max_length=args.max_length,
-        eval_fraction=args.eval_fraction,
-        eval_every=args.eval_every,
-        save_every=args.save_every,
-        seed=args.seed,
         pairs=Path(args.pairs).name if args.pairs else "default",
+        **_config_values(args, _TRAINING_FLAGS),
     )
     pairs = read_pairs(args.pairs) if args.pairs else default_pairs(data_root(args.data_root))
     console.print(f"[dim]{len(pairs)} paraphrase pairs[/dim]")
@@ -398,24 +390,12 @@ def cmd_train_detector(args: argparse.Namespace) -> None:
     from .paths import data_root
     from .train.detector import DetectorConfig, default_documents, read_documents, train_detector
 
+    values = _config_values(args, _DETECTOR_FLAGS)
     config = DetectorConfig(
         model=args.model,
-        epochs=args.epochs,
-        batch_size=args.batch_size,
-        gradient_accumulation_steps=args.grad_accum,
-        learning_rate=args.lr,
-        max_length=args.max_length,
-        stride=args.stride,
-        eval_fraction=args.eval_fraction,
-        eval_every=args.eval_every,
-        save_every=args.save_every,
-        seed=args.seed,
-        folds=args.folds,
         held_out_fold=None if args.held_out_fold < 0 else args.held_out_fold,
-        max_windows=args.max_windows or None,
-        negative_windows=args.negative_windows,
-        presidio_records=args.presidio_records,
         data=Path(args.documents).name if args.documents else "default",
+        **{**values, "max_windows": values["max_windows"] or None},
     )
     if args.documents:
         documents, held_out = read_documents(args.documents), {}
@@ -447,7 +427,46 @@ def cmd_train_detector(args: argparse.Namespace) -> None:
         r = result["all"]
         console.print(f"  {name}: token P {r['token_precision']:.3f} R {r['token_recall']:.3f}")
 
-    from .train.detector import DetectorConfig
+
+#: flags of the training commands: (flag, config field, type); defaults come from the config dataclasses
+_TRAINING_FLAGS = (
+    ("--epochs", "epochs", int),
+    ("--batch-size", "batch_size", int),
+    ("--grad-accum", "gradient_accumulation_steps", int),
+    ("--lr", "learning_rate", float),
+    ("--max-length", "max_length", int),
+    ("--eval-fraction", "eval_fraction", float),
+    ("--eval-every", "eval_every", int),
+    ("--save-every", "save_every", int),
+    ("--seed", "seed", int),
+)
+_DETECTOR_FLAGS = (
+    *_TRAINING_FLAGS,
+    ("--stride", "stride", int),
+    ("--folds", "folds", int),
+    ("--max-windows", "max_windows", int),
+    ("--presidio-records", "presidio_records", int),
+    ("--negative-windows", "negative_windows", float),
+    ("--silver", "silver_per_source", int),
+)
+
+
+_FLAG_HELP = {
+    "--max-windows": "at most this many training windows, a seeded sample (0: every window)",
+    "--silver": "silver (distilled) texts per source, labelled by the default ensemble under the hipaa "
+    "policy and cached (0: gold only; see deid_hf.train.silver)",
+}
+
+
+def _add_config_flags(parser: argparse.ArgumentParser, defaults, flags) -> None:
+    for flag, field, kind in flags:
+        parser.add_argument(
+            flag, dest=field, type=kind, default=getattr(defaults, field), help=_FLAG_HELP.get(flag)
+        )
+
+
+def _config_values(args: argparse.Namespace, flags) -> dict:
+    return {field: getattr(args, field) for _, field, _ in flags}
 
 
 def _detectors(value: str) -> str:
@@ -599,19 +618,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--pairs", default=None, help='JSONL of {"source", "paraphrase"} (default: STS-B + SNLI)'
     )
     train.add_argument("--data-root", default=None, help="folder with stsbenchmark/ and snli_partial/")
-    defaults = ParaphraserConfig()
-    for flag, field, kind in (
-        ("--epochs", "epochs", int),
-        ("--batch-size", "batch_size", int),
-        ("--grad-accum", "gradient_accumulation_steps", int),
-        ("--lr", "learning_rate", float),
-        ("--max-length", "max_length", int),
-        ("--eval-fraction", "eval_fraction", float),
-        ("--eval-every", "eval_every", int),
-        ("--save-every", "save_every", int),
-        ("--seed", "seed", int),
-    ):
-        train.add_argument(flag, type=kind, default=getattr(defaults, field))
+    _add_config_flags(train, ParaphraserConfig(), _TRAINING_FLAGS)
     train.add_argument("--resume", action="store_true", help="continue from the newest checkpoint")
     train.add_argument(
         "--stop-after", type=int, default=None, help="stop (with a checkpoint) after this step"
@@ -630,24 +637,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--data-root", default=None, help="folder with presidio_synth_pii/ and physionet_deid_dev/"
     )
     detector_defaults = DetectorConfig()
-    for flag, field, kind in (
-        ("--epochs", "epochs", int),
-        ("--batch-size", "batch_size", int),
-        ("--grad-accum", "gradient_accumulation_steps", int),
-        ("--lr", "learning_rate", float),
-        ("--max-length", "max_length", int),
-        ("--stride", "stride", int),
-        ("--eval-fraction", "eval_fraction", float),
-        ("--eval-every", "eval_every", int),
-        ("--save-every", "save_every", int),
-        ("--seed", "seed", int),
-        ("--folds", "folds", int),
-        ("--max-windows", "max_windows", int),
-        ("--presidio-records", "presidio_records", int),
-        ("--negative-windows", "negative_windows", float),
-    ):
-        detector.add_argument(flag, type=kind, default=getattr(detector_defaults, field))
-    # --max-windows 0: every window
+    _add_config_flags(detector, detector_defaults, _DETECTOR_FLAGS)
     detector.add_argument(
         "--held-out-fold",
         type=int,

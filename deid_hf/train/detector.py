@@ -89,6 +89,10 @@ class DetectorConfig:
     #: share of the training windows without any gold span that is kept (seeded); < 1 counters the rarity
     #: of PHI in clinical notes (negative down-sampling)
     negative_windows: float = 0.5
+    #: silver (distilled) documents: at most this many texts per source of `silver.SILVER_SOURCES`, labelled
+    #: by the ``silver_detector`` ensemble under the hipaa policy (0: gold only)
+    silver_per_source: int = 0
+    silver_detector: str = "default"
     #: where the documents came from, for the model card: "default" or a file name
     data: str = "default"
 
@@ -110,6 +114,10 @@ class DetectorConfig:
             raise InputError(f"stride must be in [0, max_length - 2), got {self.stride!r}")
         if not isinstance(self.presidio_records, int) or not 0 <= self.presidio_records <= 750:
             raise InputError(f"presidio_records must be in [0, 750], got {self.presidio_records!r}")
+        if not isinstance(self.silver_per_source, int) or self.silver_per_source < 0:
+            raise InputError(
+                f"silver_per_source must be a non-negative integer, got {self.silver_per_source!r}"
+            )
         if not 0 <= self.negative_windows <= 1:
             raise InputError(f"negative_windows must be in [0, 1], got {self.negative_windows!r}")
         if self.held_out_fold is not None and not 0 <= self.held_out_fold < self.folds:
@@ -245,6 +253,12 @@ def default_documents(data_root: str | Path, config: DetectorConfig):
     train = presidio[: config.presidio_records] + [
         d for d in notes if fold_of[d.group] != config.held_out_fold
     ]
+    if config.silver_per_source:
+        from .silver import silver_documents
+
+        train += silver_documents(
+            root, config.silver_per_source, seed=config.seed, detector=config.silver_detector
+        )
     held_out = {"presidio_synth_pii 750-1499": presidio[750:]}
     if held_notes:
         held_out[f"physionet_deid_dev fold {config.held_out_fold}/{config.folds}"] = held_notes
@@ -549,6 +563,12 @@ def _write_card(folder: Path, config: DetectorConfig, metrics: dict, sources: li
         if config.held_out_fold is not None
         else "all dev patients trained on: dev-note figures below are NOT held out"
     )
+    silver = (
+        f"Silver (distilled) data: up to {config.silver_per_source} texts per source labelled by the "
+        f"`{config.silver_detector}` detector under the hipaa policy (deid_hf.train.silver)."
+        if config.silver_per_source and config.data == "default"
+        else "No silver (distilled) data."
+    )
     write_card(
         folder,
         kind="token-classification",
@@ -566,7 +586,7 @@ def _write_card(folder: Path, config: DetectorConfig, metrics: dict, sources: li
                 f"{schedule}"
                 f", seed {config.seed}. Training data: "
                 f"{', '.join(sources)}: presidio_synth_pii records 0-{config.presidio_records - 1} and "
-                f"PhysioNet deid dev ICU nursing notes ({held}). No silver (distilled) data.\n\n"
+                f"PhysioNet deid dev ICU nursing notes ({held}). {silver}\n\n"
                 f"Held-out token metrics (shared/EVALUATION.md, label-agnostic; PyTorch fp32):\n\n"
                 f"{_metrics_table(metrics.get('held_out', {}))}\n\n"
                 f"Files: `model.safetensors` (PyTorch), `model.onnx` (ONNX fp32) and "

@@ -1,0 +1,161 @@
+"""Silver (distilled) training documents: unlabelled text labelled by a slow detector for a fast one to learn.
+
+Texts come from the corpora of the data folder whose own annotation is ignored (`SILVER_SOURCES`): ABCD
+dialogues, GUM, SEC filings, BTC and WNUT17 tweets, SNIPS queries and SST-2 reviews. wikigold is left out
+(it is an evaluation set), as are presidio_synth_pii and the PhysioNet notes (gold data). Each source gives a
+seeded sample of its texts; the labelling detector (by default the ``default`` ensemble with its p-filter,
+under the ``hipaa`` identifier policy) marks the spans. Labelling is slow, so the documents are cached in
+``<cache>/silver/`` under a key of everything that decides them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from .._version import __version__
+from ..errors import InputError
+from .detector import LabelledDocument
+
+_NO_SPACE_BEFORE = re.compile(
+    r" (?=[.,;:!?%)\]}]|n't\b|'(?:s|m|re|ve|ll|d)\b)|(?<=[(\[{$]) | (?=' ?(?:s|m|t|re|ve|ll|d)\b)"
+)
+
+
+def detokenize(tokens: Sequence[str]) -> str:
+    """Tokens joined as running text: no space before closing punctuation and clitics, none after opening
+    brackets ("I ' m here ( now ) ." -> "I'm here (now).")."""
+    return re.sub(r"' (?=(?:s|m|t|re|ve|ll|d)\b)", "'", _NO_SPACE_BEFORE.sub("", " ".join(tokens)))
+
+
+def _conll_texts(*relative: str) -> Callable[[Path], list[str]]:
+    def read(root: Path) -> list[str]:
+        from ..evaluation.utility import load_conll
+
+        return [
+            detokenize(ex.tokens)
+            for ex in load_conll([root / r for r in relative])
+            if ex.tokens[0] != "-DOCSTART-"
+        ]
+
+    return read
+
+
+def _snips_texts(root: Path) -> list[str]:
+    from ..evaluation.utility import load_snips
+
+    return [ex.text for ex in load_snips(root / "snips_slotgated", "train")]
+
+
+def _sst2_texts(root: Path) -> list[str]:
+    lines = (root / "sst2" / "train.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    return [line.split("\t")[1] for line in lines if "\t" in line]
+
+
+def _abcd_texts(root: Path) -> list[str]:
+    dialogues = json.loads((root / "abcd_sample" / "abcd_sample.json").read_text(encoding="utf-8"))
+    return ["\n".join(f"{speaker}: {turn}" for speaker, turn in d["original"]) for d in dialogues]
+
+
+#: source name -> reader of its texts from the data folder
+SILVER_SOURCES: dict[str, Callable[[Path], list[str]]] = {
+    "abcd": _abcd_texts,
+    "gum": _conll_texts("gum_ner/gum-train.conll"),
+    "sec": _conll_texts("sec_filings_ner/FIN5_train.txt"),
+    "btc": _conll_texts("btc_broad_twitter_corpus/a.conll"),
+    "wnut17": _conll_texts("wnut17/emerging.dev.conll"),
+    "snips": _snips_texts,
+    "sst2": _sst2_texts,
+}
+
+
+def unlabelled_texts(data_root: str | Path, per_source: int, seed: int = 0) -> list[tuple[str, str]]:
+    """(source, text): a seeded sample of at most ``per_source`` texts of three or more words per source."""
+    root = Path(data_root)
+    out = []
+    for name, read in SILVER_SOURCES.items():
+        try:
+            texts = [t for t in read(root) if len(t.split()) >= 3]
+        except (OSError, KeyError, IndexError, ValueError) as exc:
+            raise InputError(f"silver source {name!r} could not be read from {root}: {exc}") from None
+        rng = random.Random(f"{seed}-{name}")
+        out += [(name, t) for t in rng.sample(texts, min(per_source, len(texts)))]
+    return out
+
+
+def label_texts(texts: Sequence[tuple[str, str]], detector, batch_size: int = 32) -> list[LabelledDocument]:
+    """Each (source, text) with ``detector``'s spans as its labels."""
+    from tqdm.auto import tqdm
+
+    docs = []
+    for i in tqdm(range(0, len(texts), batch_size), desc="silver labels", unit="batch"):
+        chunk = texts[i : i + batch_size]
+        for j, ((source, text), spans) in enumerate(zip(chunk, detector.detect_batch([t for _, t in chunk]))):
+            labelled = tuple((s.start, s.end, s.label) for s in spans)
+            docs.append(
+                LabelledDocument(
+                    text,
+                    labelled,
+                    f"silver-{source}-{i + j}",
+                    f"silver:{source}",
+                    tuple(s[2] for s in labelled),
+                )
+            )
+    return docs
+
+
+def silver_documents(
+    data_root: str | Path,
+    per_source: int,
+    *,
+    seed: int = 0,
+    detector: str = "default",
+    policy: str = "hipaa",
+    cache: Path | None = None,
+) -> list[LabelledDocument]:
+    """`unlabelled_texts` labelled by ``get_detector(detector, policy=policy)``, read from / written to
+    ``cache`` (a folder; None: ``<cache>/silver``)."""
+    from ..detect import get_detector
+    from ..models import load_causal_lm
+    from ..paths import cache_dir
+
+    texts = unlabelled_texts(data_root, per_source, seed)
+    key = hashlib.sha256(
+        json.dumps([__version__, detector, policy, texts], ensure_ascii=False).encode()
+    ).hexdigest()[:16]
+    path = (cache or cache_dir() / "silver") / f"{detector}-{policy}-{key}.jsonl"
+    if path.is_file():
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        return [
+            LabelledDocument(
+                r["text"], tuple(map(tuple, r["spans"])), r["group"], r["source"], tuple(r["labels"])
+            )
+            for r in rows
+        ]
+    model, tokenizer = load_causal_lm()  # the pipelines' default language model, for detectors needing one
+    docs = label_texts(texts, get_detector(detector, model, tokenizer, policy=policy))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "text": d.text,
+                    "spans": d.spans,
+                    "group": d.group,
+                    "source": d.source,
+                    "labels": d.original_labels,
+                },
+                ensure_ascii=False,
+            )
+            + "\n"
+            for d in docs
+        ),
+        encoding="utf-8",
+    )
+    tmp.replace(path)
+    return docs

@@ -1,0 +1,53 @@
+import pytest
+
+from deid_hf.errors import InputError
+from deid_hf.train import silver
+from deid_hf.train.detector import DetectorConfig, default_documents
+from deid_hf.train.silver import SILVER_SOURCES, detokenize, silver_documents, unlabelled_texts
+from tests.conftest import shared_data
+
+
+def test_detokenize_joins_tokens_as_running_text():
+    assert detokenize(["I", "'", "m", "here", "(", "now", ")", "."]) == "I'm here (now)."
+    assert detokenize(["Don", "'t", "pay", "$", "5", ",", "or", "50", "%", "!"]) == "Don't pay $5, or 50%!"
+    assert detokenize(["John", "'s", "car"]) == "John's car"
+
+
+def test_unlabelled_texts_sample_every_source_but_evaluation_sets():
+    root = shared_data("gum_ner").parent
+    texts = unlabelled_texts(root, 5, seed=1)
+    assert {source for source, _ in texts} == set(SILVER_SOURCES)
+    assert "wikigold" not in SILVER_SOURCES  # an evaluation set
+    assert all(len(t.split()) >= 3 for _, t in texts)
+    assert sum(source == "sst2" for source, _ in texts) == 5
+    assert texts == unlabelled_texts(root, 5, seed=1) and texts != unlabelled_texts(root, 5, seed=2)
+
+
+def test_silver_documents_carry_the_detector_spans_and_are_cached(tmp_path, monkeypatch):
+    root = shared_data("gum_ner").parent
+    docs = silver_documents(root, 4, detector="patterns", policy="strict", cache=tmp_path)
+    assert len(docs) == len(unlabelled_texts(root, 4)) and all(d.source.startswith("silver:") for d in docs)
+    assert all(d.text[s:e].strip() for d in docs for s, e, _ in d.spans)
+    assert len(list(tmp_path.iterdir())) == 1
+
+    def no_labelling(*_):
+        raise AssertionError("labelled again instead of read from the cache")
+
+    monkeypatch.setattr(silver, "label_texts", no_labelling)
+    assert silver_documents(root, 4, detector="patterns", policy="strict", cache=tmp_path) == docs
+
+
+def test_default_documents_add_silver_only_when_asked(tmp_path, monkeypatch):
+    root = shared_data("physionet_deid_dev").parent
+    shared_data("presidio_synth_pii")
+    monkeypatch.setenv("DEID_HF_CACHE", str(tmp_path))
+    gold, _ = default_documents(root, DetectorConfig())
+    mixed, _ = default_documents(root, DetectorConfig(silver_per_source=2, silver_detector="patterns"))
+    added = [d for d in mixed if d.source.startswith("silver:")]
+    assert not any(d.source.startswith("silver:") for d in gold)
+    assert len(mixed) == len(gold) + len(added) and len(added) == len(unlabelled_texts(root, 2))
+
+
+def test_silver_config_is_checked():
+    with pytest.raises(InputError, match="silver_per_source"):
+        DetectorConfig(silver_per_source=-1)
