@@ -174,8 +174,11 @@ def test_trained_folder_loads_in_transformers_and_as_a_detector(tmp_path, minilm
     assert list(config["id2label"].values()) == list(BIO_LABELS)
     assert config["deid_hf_window"] == {"max_length": 16, "stride": 4}
     assert config["deid_hf_policy"] == "hipaa"  # the default gold follows HIPAA Safe Harbor
-    held = json.loads((out / "deid_hf_training.json").read_text())["metrics"]["held_out"]["held"]
+    recorded = json.loads((out / "deid_hf_training.json").read_text())["metrics"]
+    held = recorded["held_out"]["held"]
     assert held["documents"] == 4 and "mixed" in held and 0 <= held["all"]["token_recall"] <= 1
+    assert recorded["held_out_int8"]["held"]["documents"] == 4  # the exported int8 graph, measured too
+    assert "| held | ONNX Runtime int8 | all | 4 |" in (out / "README.md").read_text()
     long_text = " ".join(d.text for d in DOCS[:6])  # longer than one window
     found = pipeline("token-classification", model=str(out), aggregation_strategy="simple", stride=4)(
         long_text
@@ -213,7 +216,7 @@ def test_model_card_states_data_metrics_use_and_limits(tmp_path, minilm_tokenize
         "base_model:",
         "Training data",
         "Held-out token metrics",
-        "| held |",
+        "| held | PyTorch fp32 | all | 4 |",
         "Intended use",
         "uncased",
     ):
