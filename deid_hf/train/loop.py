@@ -11,12 +11,13 @@ trainers build rows and a collate function; this module owns everything after th
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import math
 import shutil
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import InputError
@@ -51,6 +52,12 @@ class LoopResult:
     total_steps: int
     resumed_from: int
     stopped: bool
+
+
+def recipe_digest(config) -> str:
+    """A short digest of a training config dataclass (its fields as sorted JSON): the recipe a cached
+    default model was built from."""
+    return hashlib.sha256(json.dumps(asdict(config), sort_keys=True).encode()).hexdigest()[:16]
 
 
 def epoch_order(size: int, seed: int, epoch: int) -> list[int]:
