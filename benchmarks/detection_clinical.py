@@ -15,7 +15,7 @@ and `default` are added, and only the notes of the folds held out by those folde
 the model that never saw its patient (patient-level cross-validation when the folders cover all 5 folds).
 ``--fold K`` measures only the patients of dev fold K.
 Usage: python benchmarks/detection_clinical.py [--patients N | --fold K] [--learned DIR ...] [--skip ROW ...]
-    [--only ROW ...]
+    [--only ROW ...] [--tag TAG]
 """
 
 from __future__ import annotations
@@ -106,6 +106,9 @@ def main():
         "--skip", nargs="*", default=[], help="row names to leave out (e.g. 'default strict')"
     )
     parser.add_argument("--only", nargs="*", default=None, help="only these rows ('presidio' for Presidio)")
+    parser.add_argument(
+        "--tag", default="", help="appended to the results file name (e.g. the models' recipe)"
+    )
     args = parser.parse_args()
     path = data_path("physionet_deid_dev/notes.jsonl")
     docs = load_gold(path, text_field="text")
@@ -201,6 +204,7 @@ def main():
         f"_{args.patients}patients" if args.patients else f"_fold{args.fold}" if args.fold is not None else ""
     )
     suffix += f"_learned{''.join(map(str, sorted(folders)))}" if folders else ""
+    suffix += f"_{args.tag}" if args.tag else ""
     write_results(f"detection_clinical{suffix}", {"notes": len(docs), "all_caps_notes": n_caps, "rows": rows})
 
 
