@@ -32,6 +32,7 @@ def notes_of_fold(model_dir: str | None, fold: int | None) -> tuple[list[GoldDoc
     if model_dir:
         saved = json.loads((__import__("pathlib").Path(model_dir) / "deid_hf_training.json").read_text())
         config = DetectorConfig(**{**saved["config"], **({} if fold is None else {"held_out_fold": fold})})
+    config.silver_per_source = 0  # only the held-out notes are read
     data_path("physionet_deid_dev")
     _, held = default_documents(data_path("."), config)
     name = next(k for k in held if k.startswith("physionet"))

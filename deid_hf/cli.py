@@ -391,6 +391,8 @@ def cmd_train_detector(args: argparse.Namespace) -> None:
     from .train.detector import DetectorConfig, default_documents, read_documents, train_detector
 
     values = _config_values(args, _DETECTOR_FLAGS)
+    if args.documents:  # silver texts join the default data only
+        values["silver_per_source"] = 0
     config = DetectorConfig(
         model=args.model,
         held_out_fold=None if args.held_out_fold < 0 else args.held_out_fold,
@@ -454,7 +456,7 @@ _DETECTOR_FLAGS = (
 _FLAG_HELP = {
     "--max-windows": "at most this many training windows, a seeded sample (0: every window)",
     "--silver": "silver (distilled) texts per source, labelled by the default ensemble under the hipaa "
-    "policy and cached (0: gold only; see deid_hf.train.silver)",
+    "policy and cached, added to the default data (0: gold only; see deid_hf.train.silver)",
 }
 
 

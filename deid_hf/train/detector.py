@@ -91,7 +91,7 @@ class DetectorConfig:
     negative_windows: float = 0.5
     #: silver (distilled) documents: at most this many texts per source of `silver.SILVER_SOURCES`, labelled
     #: by the ``silver_detector`` ensemble under the hipaa policy (0: gold only)
-    silver_per_source: int = 0
+    silver_per_source: int = 100
     silver_detector: str = "default"
     #: where the documents came from, for the model card: "default" or a file name
     data: str = "default"
@@ -238,7 +238,8 @@ def patient_folds(groups: Iterable[str], folds: int, seed: int = 0) -> dict[str,
 
 
 def default_documents(data_root: str | Path, config: DetectorConfig):
-    """(training documents, {held-out set name: documents}) of the default gold mix."""
+    """(training documents, {held-out set name: documents}) of the default mix: gold, plus silver documents
+    when ``config.silver_per_source`` > 0."""
     root = Path(data_root)
     for relative in (PRESIDIO_FILE, PHYSIONET_FILE):
         if not (root / relative).is_file():

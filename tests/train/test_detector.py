@@ -129,13 +129,13 @@ def test_patient_folds_keep_a_patient_in_one_fold():
 def test_default_documents_hold_out_a_patient_fold():
     root = shared_data("physionet_deid_dev").parent
     shared_data("presidio_synth_pii")
-    train, held = default_documents(root, DetectorConfig(held_out_fold=2))
+    train, held = default_documents(root, DetectorConfig(held_out_fold=2, silver_per_source=0))
     notes = held["physionet_deid_dev fold 2/5"]
     assert len(held["presidio_synth_pii 750-1499"]) == 750
     train_patients = {d.group for d in train if d.source == "physionet_deid_dev"}
     assert notes and not train_patients & {d.group for d in notes}
     assert len([d for d in train if d.source == "presidio_synth_pii"]) == 400  # the default recipe
-    train, held = default_documents(root, DetectorConfig(presidio_records=750))
+    train, held = default_documents(root, DetectorConfig(presidio_records=750, silver_per_source=0))
     assert len([d for d in train if d.source == "presidio_synth_pii"]) == 750
     assert len(held["presidio_synth_pii 750-1499"]) == 750  # never 750-1499, whatever is trained on
     assert {label for d in train for _, _, label in d.spans} <= set(LABELS)

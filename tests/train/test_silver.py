@@ -37,11 +37,11 @@ def test_silver_documents_carry_the_detector_spans_and_are_cached(tmp_path, monk
     assert silver_documents(root, 4, detector="patterns", policy="strict", cache=tmp_path) == docs
 
 
-def test_default_documents_add_silver_only_when_asked(tmp_path, monkeypatch):
+def test_default_documents_add_the_silver_asked_for(tmp_path, monkeypatch):
     root = shared_data("physionet_deid_dev").parent
     shared_data("presidio_synth_pii")
     monkeypatch.setenv("DEID_HF_CACHE", str(tmp_path))
-    gold, _ = default_documents(root, DetectorConfig())
+    gold, _ = default_documents(root, DetectorConfig(silver_per_source=0))
     mixed, _ = default_documents(root, DetectorConfig(silver_per_source=2, silver_detector="patterns"))
     added = [d for d in mixed if d.source.startswith("silver:")]
     assert not any(d.source.startswith("silver:") for d in gold)
