@@ -22,6 +22,10 @@ from .names import pseudonym, register
 from .shape import random_like, random_phone_like
 
 _NAMED = ("ORG", "LOCATION")
+#: labels whose Faker surrogates are made from person names
+_COMPOSED = ("ORG", "LOCATION", "ADDRESS", "EMAIL", "URL", "OTHER")
+_NAME_WORD = re.compile(r"[^\W\d_]{3,}")
+REDRAWS = 20
 
 
 def _random_date(old: date, has_year: bool, rng: random.Random) -> date:
@@ -73,14 +77,27 @@ class FullEntity(Strategy):
         return _untyped(original, fake)
 
     def prepare(self, text: str, spans: list, table) -> None:
+        name_words = table.state.setdefault("name_words", set())
         for span in spans:
             if span.label == "PERSON":
                 register(table.state.setdefault("names", {}), text[span.start : span.end])
+                name_words.update(w.casefold() for w in _NAME_WORD.findall(text[span.start : span.end]))
+
+    def _draw(self, original: str, label: str, rng: random.Random, table) -> str:
+        """A surrogate holding none of the document's person-name words: Faker builds places, companies,
+        streets and e-mails from names ("Gonzalezhaven" in a note about Maria Gonzalez); redrawn up to
+        `REDRAWS` times."""
+        avoid = table.state.get("name_words", ()) if label in _COMPOSED else ()
+        for _ in range(REDRAWS):
+            surrogate = self.surrogate(original, label, rng)
+            if not any(word in surrogate.casefold() for word in avoid):
+                break
+        return surrogate
 
     def replace(self, text: str, start: int, end: int, label: str, rng: random.Random, table) -> str | None:
         original = text[start:end]
         if not self.consistent:
-            return self.surrogate_in_context(text, start, end, label, rng)
+            return self._draw(original, label, rng, table)
         names = table.state.setdefault("names", {})
         if TITLE.fullmatch(original.strip()):
             return None  # a title alone is not an identifier; it is kept, as in "Dr. <pseudonym>"
@@ -95,7 +112,9 @@ class FullEntity(Strategy):
             return self._named(original, label, rng, table)
         if label == "DATE_TIME" and rewrite_dates(original, lambda old, has_year: old) is None:
             return None  # no calendar date: a relative expression ("in two weeks") or a time of day
-        return super().replace(text, start, end, label, rng, table)
+        if (label, original) not in table.entries:
+            table.entries[(label, original)] = self._draw(original, label, rng, table)
+        return table.entries[(label, original)]
 
     def _named(self, original: str, label: str, rng: random.Random, table) -> str | None:
         """Organisations, places, untyped words: one surrogate per case-folded original (a possessive kept
@@ -123,7 +142,7 @@ class FullEntity(Strategy):
                 ):
                     return _case_like(core, surrogate) + suffix
         if key not in folded:
-            surrogate = self.surrogate(core, label, rng)
+            surrogate = self._draw(core, label, rng, table)
             folded[key] = surrogate
             if len(core.split()) >= 2 and len(_acronym(core)) >= 2:
                 acronyms.setdefault(_acronym(core), _acronym(surrogate) or surrogate.upper())

@@ -31,3 +31,22 @@ def test_untyped_spans_get_a_surrogate_of_the_same_kind(full):
     assert len(proper.split()) == 2 and all(w[0].isupper() for w in proper.split())
     assert full.surrogate("OULU", "OTHER", rng).isupper()
     assert full.surrogate("zorbing", "OTHER", rng).islower()
+
+
+def test_surrogates_never_carry_a_name_of_the_document(full):
+    """Faker builds places, companies, streets and e-mails from surnames ("Gonzalezhaven" once replaced
+    "Paris" in a note about Maria Gonzalez); such a draw is redrawn."""
+    from deid_hf.replace.apply import SubstitutionTable, apply_strategy
+    from deid_hf.spans import Span
+
+    text = "Ann Smith lives in Paris at 12 Elm Street, works at Acme Corp; mail ann@acme.org."
+    labels = {"Ann Smith": "PERSON", "Paris": "LOCATION", "12 Elm Street": "ADDRESS", "Acme Corp": "ORG"}
+    labels["ann@acme.org"] = "EMAIL"
+    spans = [Span(text.index(s), text.index(s) + len(s), label, 1.0, "test") for s, label in labels.items()]
+    carried = 0
+    for seed in range(300):
+        out, records = apply_strategy(text, spans, full, 1.0, random.Random(seed), SubstitutionTable())
+        assert all(r.replaced for r in records)
+        surrogates = " ".join(r.replacement for r in records if r.label != "PERSON").casefold()
+        carried += "smith" in surrogates or "ann" in surrogates
+    assert carried == 0
