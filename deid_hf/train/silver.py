@@ -81,7 +81,10 @@ def unlabelled_texts(data_root: str | Path, per_source: int, seed: int = 0) -> l
         try:
             texts = [t for t in read(root) if len(t.split()) >= 3]
         except (OSError, KeyError, IndexError, ValueError) as exc:
-            raise InputError(f"silver source {name!r} could not be read from {root}: {exc}") from None
+            raise InputError(
+                f"silver source {name!r} could not be read from {root} ({exc.__class__.__name__}: {exc}); "
+                f"`deid-hf train-detector --silver 0` trains on gold data only"
+            ) from None
         rng = random.Random(f"{seed}-{name}")
         out += [(name, t) for t in rng.sample(texts, min(per_source, len(texts)))]
     return out

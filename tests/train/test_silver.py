@@ -51,3 +51,8 @@ def test_default_documents_add_the_silver_asked_for(tmp_path, monkeypatch):
 def test_silver_config_is_checked():
     with pytest.raises(InputError, match="silver_per_source"):
         DetectorConfig(silver_per_source=-1)
+
+
+def test_a_missing_silver_source_is_named(tmp_path):
+    with pytest.raises(InputError, match=r"silver source 'abcd' could not be read.*--silver 0"):
+        unlabelled_texts(tmp_path, 3)
