@@ -450,6 +450,7 @@ _DETECTOR_FLAGS = (
     ("--presidio-records", "presidio_records", int),
     ("--negative-windows", "negative_windows", float),
     ("--silver", "silver_per_source", int),
+    ("--silver-policy", "silver_policy", str),
 )
 
 
@@ -457,6 +458,8 @@ _FLAG_HELP = {
     "--max-windows": "at most this many training windows, a seeded sample (0: every window)",
     "--silver": "silver (distilled) texts per source, labelled by the default ensemble under the hipaa "
     "policy and cached, added to the default data (0: gold only; see deid_hf.train.silver)",
+    "--silver-policy": "identifier policy of the silver labels: hipaa (what the clinical gold marks) or "
+    "strict (every span: keeps organisations and ages, for general text)",
 }
 
 

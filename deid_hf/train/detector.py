@@ -93,6 +93,8 @@ class DetectorConfig:
     #: by the ``silver_detector`` ensemble under the hipaa policy (0: gold only)
     silver_per_source: int = 100
     silver_detector: str = "default"
+    #: identifier policy of the silver labels ("hipaa": what the clinical gold marks; "strict": every span)
+    silver_policy: str = "hipaa"
     #: where the documents came from, for the model card: "default" or a file name
     data: str = "default"
 
@@ -118,6 +120,8 @@ class DetectorConfig:
             raise InputError(
                 f"silver_per_source must be a non-negative integer, got {self.silver_per_source!r}"
             )
+        if self.silver_policy not in ("hipaa", "strict"):
+            raise InputError(f"silver_policy must be 'hipaa' or 'strict', got {self.silver_policy!r}")
         if not 0 <= self.negative_windows <= 1:
             raise InputError(f"negative_windows must be in [0, 1], got {self.negative_windows!r}")
         if self.held_out_fold is not None and not 0 <= self.held_out_fold < self.folds:
@@ -258,7 +262,11 @@ def default_documents(data_root: str | Path, config: DetectorConfig):
         from .silver import silver_documents
 
         train += silver_documents(
-            root, config.silver_per_source, seed=config.seed, detector=config.silver_detector
+            root,
+            config.silver_per_source,
+            seed=config.seed,
+            detector=config.silver_detector,
+            policy=config.silver_policy,
         )
     held_out = {"presidio_synth_pii 750-1499": presidio[750:]}
     if held_notes:
@@ -572,7 +580,7 @@ def _write_card(folder: Path, config: DetectorConfig, metrics: dict, sources: li
     )
     silver = (
         f"Silver (distilled) data: up to {config.silver_per_source} texts per source labelled by the "
-        f"`{config.silver_detector}` detector under the hipaa policy (deid_hf.train.silver)."
+        f"`{config.silver_detector}` detector under the {config.silver_policy} policy (deid_hf.train.silver)."
         if config.silver_per_source and config.data == "default"
         else "No silver (distilled) data."
     )

@@ -51,6 +51,8 @@ def test_default_documents_add_the_silver_asked_for(tmp_path, monkeypatch):
 def test_silver_config_is_checked():
     with pytest.raises(InputError, match="silver_per_source"):
         DetectorConfig(silver_per_source=-1)
+    with pytest.raises(InputError, match="silver_policy"):
+        DetectorConfig(silver_policy="gdpr")
 
 
 def test_a_missing_silver_source_is_named(tmp_path):
