@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..detect.policy import check_policy
 from ..errors import InputError
 from ..extras import extra
 from ..spans import LABELS
@@ -120,8 +121,10 @@ class DetectorConfig:
             raise InputError(
                 f"silver_per_source must be a non-negative integer, got {self.silver_per_source!r}"
             )
-        if self.silver_policy not in ("hipaa", "strict"):
-            raise InputError(f"silver_policy must be 'hipaa' or 'strict', got {self.silver_policy!r}")
+        try:
+            check_policy(self.silver_policy)
+        except InputError as exc:
+            raise InputError(f"silver_policy: {exc}") from None
         if not 0 <= self.negative_windows <= 1:
             raise InputError(f"negative_windows must be in [0, 1], got {self.negative_windows!r}")
         if self.held_out_fold is not None and not 0 <= self.held_out_fold < self.folds:

@@ -122,6 +122,7 @@ def silver_documents(
 ) -> list[LabelledDocument]:
     """`unlabelled_texts` labelled by ``get_detector(detector, policy=policy)``, read from / written to
     ``cache`` (a folder; None: ``<cache>/silver``)."""
+    from ..corpus import write_records
     from ..detect import get_detector
     from ..models import load_causal_lm
     from ..paths import cache_dir
@@ -142,23 +143,17 @@ def silver_documents(
     model, tokenizer = load_causal_lm()  # the pipelines' default language model, for detectors needing one
     docs = label_texts(texts, get_detector(detector, model, tokenizer, policy=policy))
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(
-        "".join(
-            json.dumps(
-                {
-                    "text": d.text,
-                    "spans": d.spans,
-                    "group": d.group,
-                    "source": d.source,
-                    "labels": d.original_labels,
-                },
-                ensure_ascii=False,
-            )
-            + "\n"
+    write_records(
+        [
+            {
+                "text": d.text,
+                "spans": d.spans,
+                "group": d.group,
+                "source": d.source,
+                "labels": d.original_labels,
+            }
             for d in docs
-        ),
-        encoding="utf-8",
+        ],
+        path,
     )
-    tmp.replace(path)
     return docs
