@@ -28,7 +28,7 @@ from pathlib import Path
 from _common import data_path, print_table, write_results
 
 import deid_hf
-from deid_hf.detect import get_detector
+from deid_hf.detect import CLINICAL_DETECTORS, get_detector
 from deid_hf.detect.base import Detector
 from deid_hf.detect.casing import CAPS_SHARE, caps_share
 from deid_hf.detect.ner import TokenClassificationDetector
@@ -158,7 +158,8 @@ def main():
             note_fold,
         )
         configurations["learned int8 hipaa"] = (learned, "hipaa", {})
-        configurations["clinical (patterns + learned int8) hipaa"] = (["patterns", learned], "hipaa", {})
+        clinical = [learned if name == "learned" else name for name in CLINICAL_DETECTORS]
+        configurations["clinical (patterns + spacy places + learned int8) hipaa"] = (clinical, "hipaa", {})
         configurations["fast + learned int8 hipaa"] = (["fast", learned], "hipaa", {})
         configurations["default + learned int8 hipaa"] = (["default", learned], "hipaa", {})
     for name, (spec, policy, ablation) in configurations.items():

@@ -31,8 +31,9 @@ __all__ = [
 DEFAULT_DETECTORS = ("patterns", "spacy", "pfilter-propn")
 #: no language model: faster than the default on CPU, lower recall (README, "Measured here")
 FAST_DETECTORS = ("patterns", "spacy")
-#: patterns + the fine-tuned token classifier (README "Learned detector": measured on held-out patients)
-CLINICAL_DETECTORS = ("patterns", "learned")
+#: patterns + spaCy's places + the fine-tuned token classifier (README "Learned detector": measured on
+#: held-out patients)
+CLINICAL_DETECTORS = ("patterns", "spacy:LOCATION", "learned")
 PFILTER_THRESHOLD = 1e-3
 #: the fine-tuned token classifier (`deid_hf.train.detector`, built once on first use) on ONNX Runtime int8
 LEARNED_MODEL = "deid-detector-minilm"
@@ -157,7 +158,12 @@ register_detector(
     "fast", lambda *_: get_detector(list(FAST_DETECTORS)), help="patterns + spacy, no language model"
 )
 register_detector("patterns", lambda *_: PatternDetector(), help="regular expressions and Presidio's")
-register_detector("spacy", lambda *_: SpacyDetector(), help="spaCy NER")
+register_detector(
+    "spacy",
+    lambda argument, *_: SpacyDetector(labels=argument.split("+") if argument else None),
+    help="spaCy NER (with labels, e.g. spacy:LOCATION+ORG: only spans of those labels)",
+    argument="labels",
+)
 register_detector(
     "pfilter",
     _pfilter("pfilter", proper_nouns=False),
@@ -178,7 +184,7 @@ register_detector(
 register_detector(
     "clinical",
     lambda *_: get_detector(list(CLINICAL_DETECTORS)),
-    help=f"patterns + learned ({LEARNED_MODEL}): the most precise on clinical notes, no language model",
+    help=f"patterns + spaCy places + learned ({LEARNED_MODEL}): the best on clinical notes, no LM",
 )
 register_detector(
     "token-classification",

@@ -8,8 +8,10 @@ facilities named next to a title, credential, kinship word or facility word.
 - patient (PERSON): after ``Mr``/``Mrs``/``Ms``/``Miss``.
 - relative (PERSON): after a kinship or proxy word ("dtr laverne", "Nephew, Neil Meitz").
 - facility (LOCATION): capitalised words before ``Hospital``/``Medical Center``/``Rehab``/``Regional``...
-  ("Harbor Hospital"), ``University of X``, a rare word before a ward number ("quartermain 2"), and the place
-  after ``lives in``.
+  ("Harbor Hospital"), ``University of X``, a rare word before a ward number ("quartermain 2"), the place
+  after ``lives in``, and a hospital's abbreviation after ``to``/``at``/``from``/``in``/``by``: 2-5
+  capitals ending in H or MC, an initialism, no frequent word and no generic one such as OSH ("transferred
+  to GH", "at GBMC"; not "to CATH").
 A name word is a letter sequence that is not a stop word and is either a known person name
 (`lexicon.is_name_word`) or not a frequent English word (wordfreq Zipf below the rule's bound).
 """
@@ -40,6 +42,8 @@ _CALL = r"(?:per|called|paged|notified|contacts?|contacted|informed|updated|spok
 _FACILITY = (
     r"(?:hospital|hosp|medical center|med center|rehab|regional|heart center|campus|clinic|rehabilitation)"
 )
+#: generic facility abbreviations: outside hospital, nursing home, skilled nursing or long-term care
+_GENERIC_FACILITY = frozenset(("OSH", "NH", "SNF", "LTAC", "LTACH", "ECF", "ALF", "VAH", "VAMC"))
 _NOT_FACILITY_WORD = {
     "the",
     "a",
@@ -130,6 +134,32 @@ def _name_run(
     return (first, end) if end is not None else None
 
 
+#: geographic and institutional head words that end a place name ("Daytona Beach", "Laurel Regional")
+_PLACE_HEADS = (
+    "beach square shore island park heights hills falls springs harbor harbour valley lake county regional "
+    "memorial general village point bay creek ridge city township"
+)
+PLACE_HEADS = frozenset(_PLACE_HEADS.split())
+_NEXT_WORD = re.compile(r"[ \t]+([A-Za-z]+)\b")
+
+
+def extend_places(text: str, spans: list[Span]) -> list[Span]:
+    """LOCATION spans extended over a following place head word (`PLACE_HEADS`) written capitalised or, in
+    an ALL-CAPS span, in capitals: a detector that found "Daytona" leaves "Beach" to identify it."""
+    out = []
+    for span in spans:
+        m = _NEXT_WORD.match(text, span.end) if span.label == "LOCATION" else None
+        head = m.group(1) if m else ""
+        if (
+            head.lower() in PLACE_HEADS
+            and head[0].isupper()
+            and (head.isupper() or not text[span.start : span.end].isupper())
+        ):
+            span = Span(span.start, m.end(1), span.label, span.score, span.source)
+        out.append(span)
+    return out
+
+
 class ClinicalContextDetector(Detector):
     """Names and facilities by context rules (module docstring)."""
 
@@ -154,6 +184,9 @@ class ClinicalContextDetector(Detector):
         )
         self.university = re.compile(rf"(?i:\b(?:university|univ|u)[ \t]+of[ \t]+{_W})|\bU[ \t]+[A-Z][a-z]+")
         self.ward = re.compile(rf"\b(?:to|from|on|at)[ \t]+({_W})[ \t]+\d(?![\d/]|\.\d)", flags)
+        self.hospital = re.compile(
+            r"(?i:\b(?:to|at|from|in|by)[ \t]+(?:the[ \t]+)?)\b([A-Z]{1,4}H|[A-Z]{1,3}MC)\b"
+        )
         self.lives = re.compile(rf"\blives?[ \t]+(?:nearby[ \t]+)?in[ \t]+({_W}(?:[ \t]+{_W})?)", flags)
 
     def detect(self, text: str, vocabulary=None) -> list[Span]:  # noqa: C901 (one rule per block)
@@ -224,6 +257,11 @@ class ClinicalContextDetector(Detector):
             add(m.span(), "LOCATION", 0.7)
         for m in self.ward.finditer(text):
             if len(m.group(1)) > 3 and zipf(m.group(1)) < 3.0 and not is_clinical_term(m.group(1)):
+                add(m.span(1), "LOCATION", 0.6)
+        for m in self.hospital.finditer(text):
+            word = m.group(1)
+            initialism = word.endswith("MC") or not re.search("[AEIOUY]", word[1:]) or len(word) <= 3
+            if initialism and word not in _GENERIC_FACILITY and zipf(word) < self.max_zipf:
                 add(m.span(1), "LOCATION", 0.6)
         for m in self.lives.finditer(text):
             words = [w for w in re.finditer(_W, m.group(1)) if w.group().lower() not in _stop()]

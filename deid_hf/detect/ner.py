@@ -65,15 +65,21 @@ def chunk_bounds(text: str, size: int = SPACY_CHUNK) -> list[tuple[int, int]]:
     return [*bounds, (start, len(text))]
 
 
-@functools.lru_cache(maxsize=1)
-def parse(nlp, texts: tuple[str, ...]) -> list:
-    """spaCy docs of ``texts``; the last batch is kept, so detectors of one ensemble sharing ``nlp`` (NER
-    spans, the p-filter's proper nouns) parse each text once. A long text is parsed in `chunk_bounds`
-    pieces joined by ``Doc.from_docs`` (same text, so token and entity offsets are the original's)."""
+#: the components NER needs (the tagger, parser and lemmatizer cost about as much again)
+NER_COMPONENTS = ("tok2vec", "ner")
+
+
+@functools.lru_cache(maxsize=2)
+def parse(nlp, texts: tuple[str, ...], components: tuple[str, ...] | None = None) -> list:
+    """spaCy docs of ``texts`` by ``components`` of ``nlp`` (None: all); the last batches are kept, so
+    detectors of one ensemble sharing ``nlp`` parse each text once per set of components. A long text is
+    parsed in `chunk_bounds` pieces joined by ``Doc.from_docs`` (same text, so token and entity offsets are
+    the original's)."""
     from spacy.tokens import Doc
 
     pieces = [[text[a:b] for a, b in chunk_bounds(text)] for text in texts]
-    docs = iter(nlp.pipe([piece for parts in pieces for piece in parts], batch_size=64))
+    disable = [] if components is None else [c for c in nlp.pipe_names if c not in components]
+    docs = iter(nlp.pipe([piece for parts in pieces for piece in parts], batch_size=64, disable=disable))
     parsed = []
     for parts in pieces:
         chunk_docs = [next(docs) for _ in parts]
@@ -89,18 +95,27 @@ def map_ner_label(label: str) -> str:
 
 
 class SpacyDetector(Detector):
+    """spaCy NER entities mapped to the label schema; ``labels``: only these (None: every mapped label)."""
+
     name = "spacy"
 
-    def __init__(self, nlp="spacy-sm"):
+    def __init__(self, nlp="spacy-sm", labels: Sequence[str] | None = None):
+        from ..errors import InputError
         from ..models import load_spacy
 
+        unknown = sorted(set(labels or ()) - set(LABELS))
+        if unknown:
+            raise InputError(
+                f"unknown spacy label(s) {', '.join(unknown)}; expected among {', '.join(LABELS)}"
+            )
         self.nlp = load_spacy(nlp) if isinstance(nlp, str) else nlp
+        self.labels = frozenset(labels) if labels else None
 
     def detect(self, text: str) -> list[Span]:
         return self.detect_batch([text])[0]
 
     def detect_batch(self, texts: Sequence[str]) -> list[list[Span]]:
-        return [
+        found = [
             [
                 Span(
                     ent.start_char,
@@ -114,8 +129,11 @@ class SpacyDetector(Detector):
                 and ent.text.strip()
                 and (ent.label_ != "CARDINAL" or any(ch.isdigit() for ch in ent.text))
             ]
-            for doc in parse(self.nlp, tuple(texts))
+            for doc in parse(self.nlp, tuple(texts), NER_COMPONENTS)
         ]
+        if self.labels is None:
+            return found
+        return [[s for s in spans if s.label in self.labels] for spans in found]
 
 
 @functools.lru_cache(maxsize=1)

@@ -31,6 +31,7 @@ from ..errors import InputError
 from ..spans import Span, merge_spans
 from .base import Detector, EnsembleDetector
 from .casing import restore_case
+from .clinical import ClinicalContextDetector, extend_places
 from .lexicon import (
     COMMON_ZIPF,
     DocumentFrequency,
@@ -94,8 +95,11 @@ _AGE = re.compile(r"\d+")
 _UNIT_ONLY = re.compile(r"(?i)^(?:unit|floor|fl|room|rm|bed)\.?\s*#?\s*\d+[a-z]?$")
 #: an apartment, suite or P.O. box: part of a postal address
 _POSTAL_UNIT = re.compile(r"(?i)\b(?:apt|apartment|suite|ste|p\.?\s?o\.?\s*box|box)\b\.?\s*#?\s*\d")
-#: a number written like a phone number: a leading "+", or 3+ digit groups with one kind of separator
-_PHONE_SHAPE = re.compile(r"\+\d[\d ().-]{6,}\d|(?:\d{1,3}[ -])?\(?\d{2,4}\)?([ .-])\d{2,4}(?:\1\d{2,4})+")
+#: a number written like a phone number: a leading "+", 3/3/4 digits between slashes, or 3+ digit groups with
+#: one kind of separator
+_PHONE_SHAPE = re.compile(
+    r"\+\d[\d ().-]{6,}\d|\d{3}/\d{3}/\d{4}|(?:\d{1,3}[ -])?\(?\d{2,4}\)?([ .-])\d{2,4}(?:\1\d{2,4})+"
+)
 _PHONE_IN_TEXT = re.compile(rf"(?<![\w.+/-])(?:{_PHONE_SHAPE.pattern})(?![\w/]|[ .-]\d)")
 #: digits a phone-shaped number needs (fewer: a date, a range or a short series)
 PHONE_DIGITS = 8
@@ -291,8 +295,6 @@ class PolicyDetector(Detector):
         context: bool = True,
         corpus_vocabulary: bool = True,
     ):
-        from .clinical import ClinicalContextDetector
-
         self.policy = check_policy(policy)
         self.members = list(detector.detectors) if isinstance(detector, EnsembleDetector) else [detector]
         self.name = f"{detector.name}[{policy}]"
@@ -338,5 +340,5 @@ class PolicyDetector(Detector):
                 spans += self.context.detect(text, vocabulary)
             if self.policy == "hipaa":
                 spans += find_dates(text) + find_phones(text)
-            out.append(merge_spans(spans))
+            out.append(merge_spans(extend_places(text, merge_spans(spans)) if self.context else spans))
         return out

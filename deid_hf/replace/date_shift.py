@@ -2,8 +2,8 @@
 dates survive; each date is written back in its own format (`deid_hf.replace.dates`). The offset is drawn
 once per substitution table: per document, per group of documents (a patient's notes: the table's
 ``group_seed``, set by the pipeline for ``{"text", "group"}`` inputs), or per corpus with
-``shared_table=True``. A date without a year
-moves the same way; a weekday name moves with the offset. Spans holding no calendar date (relative
+``shared_table=True``. A date without a year moves the same way; a weekday name moves with the offset; a
+month or a year alone moves with the middle of that month or year. Spans holding no calendar date (relative
 expressions such as "in two weeks", times of day) are left as they are (not dates under HIPAA)."""
 
 from __future__ import annotations
@@ -36,7 +36,9 @@ class DateShift(Strategy):
 
     def replace(self, text: str, start: int, end: int, label: str, rng: random.Random, table) -> str | None:
         shift = timedelta(days=self.offset(table, rng))
-        return rewrite_dates(text[start:end], lambda old, has_year: old + shift)
+        return rewrite_dates(
+            text[start:end], lambda old, has_year: old + shift, text[max(0, start - 16) : start]
+        )
 
     def surrogate(self, original: str, label: str, rng: random.Random) -> str:
         raise InputError("date_shift needs the document's substitution table: use it through a pipeline")

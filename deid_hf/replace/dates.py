@@ -1,11 +1,14 @@
 """Calendar dates inside a span, read and written back in the span's own format.
 
-Recognised: numeric dates (3/14/2024, 14.03.2024, 2024-03-14, 03-14-24, month/day 3/14), textual dates
-(March 14, 2024; Mar. 14th; 14 March 2024; 14th of March; March 2024) and weekday names. Writing a new
-date keeps separators, zero-padding (a date with a field such as "04" pads every field), two- vs
-four-digit years, full vs abbreviated month names, ordinal suffixes and case. Numeric day-month order:
-year first when the first field has four digits, day first when the first field exceeds 12, else month
-first (US).
+Recognised: numeric dates (3/14/2024, 14.03.2024, 2024-03-14, 03-14-24, month/day 3/14, ranges 10/15-10/16),
+textual dates (March 14, 2024; Mar. 14th; 14 March 2024; 14th of March; March 2024; March of 2024), weekday
+names, and partial dates: month/year (8/84, 10/2003), a month name alone, a year alone ('84, 84', 1977; a
+year that also reads as a 24-hour time, such as 2022 or 1930, only after "in", "of", "since", "by", "until"
+or "year"). A day past its month's end (2/31/14) is read as the month's last day. Writing a new date keeps
+separators, zero-padding (a date with a field such as "04" pads every field), two- vs four-digit years and
+their apostrophe, full vs abbreviated month names, ordinal suffixes and case. Numeric day-month order: year
+first when the first field has four digits, day first when the first field exceeds 12, else month first
+(US).
 """
 
 from __future__ import annotations
@@ -33,9 +36,16 @@ PATTERNS = [
     re.compile(
         rf"(?<!\w){_DAY}(?P<of>[ \t]+of)?[ \t]+{_MONTH}(?:(?P<comma>,?[ \t]+){_YEAR})?(?!\w)", re.IGNORECASE
     ),
-    re.compile(rf"(?<!\w){_MONTH}(?P<comma>,?[ \t]+){_YEAR}(?!\w)", re.IGNORECASE),
-    re.compile(r"(?<![\d/.-])(?P<a>\d{1,2})(?P<sep>/)(?P<b>\d{1,2})(?![\d/.-])"),
+    re.compile(rf"(?<!\w){_MONTH}(?P<comma>,?[ \t]+(?:of[ \t]+)?){_YEAR}(?!\w)", re.IGNORECASE),
+    re.compile(r"(?<![\d/.])(?P<a>\d{1,2})(?P<sep>/)(?P<b>\d{1,2})(?![\d/.])"),
+    # partial dates: month/year (a 2-digit year above 31), a month name alone, a year alone
+    re.compile(r"(?<![\d/.-])(?P<m>0?[1-9]|1[0-2])(?P<sep>/)(?P<year>\d{4}|3[2-9]|[4-9]\d)(?![\d/.])"),
+    re.compile(rf"(?<!\w){_MONTH}(?!\w)", re.IGNORECASE),
+    re.compile(r"(?<![\w'’/.,:-])(?P<year>['’]\d{2}|\d{2}['’]|(?:18|19|20)\d{2})(?![\w'’/]|[.,:]\d)"),
 ]
+YEAR_ALONE = PATTERNS[-1]
+#: words after which a 4-digit number that also reads as a 24-hour time is a year ("in 2022", "since 1930")
+_YEAR_CONTEXT = re.compile(r"(?i)\b(?:in|of|since|by|until|year)[ \t]+$")
 WEEKDAY = re.compile(
     r"(?<!\w)(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?!\w)", re.I
 )
@@ -62,7 +72,7 @@ def _parse(match: re.Match) -> tuple[date, dict] | None:
     year_text = groups.get("year")
     year = _DEFAULT_YEAR
     if year_text:
-        digits = year_text.lstrip("'")
+        digits = year_text.strip("'’")
         year = (
             int(digits)
             if len(digits) == 4
@@ -70,9 +80,12 @@ def _parse(match: re.Match) -> tuple[date, dict] | None:
             if int(digits) < 50
             else 1900 + int(digits)
         )
+    if "m" in groups or match.re is YEAR_ALONE:  # a partial date: the middle of its month or year
+        month, day = (int(groups["m"]), 15) if "m" in groups else (7, 1)
+        return date(year, month, day), groups
     try:
         if "month" in groups:
-            month, day = _month_index(groups["month"]), int(groups.get("day", 1))
+            month, day = _month_index(groups["month"]), int(groups.get("day", 15))
         else:
             order = _numeric_order(match)
             if order is None:
@@ -82,6 +95,8 @@ def _parse(match: re.Match) -> tuple[date, dict] | None:
                 month, day = int(groups["a"]), int(groups["b"])
             elif int(groups["a"]) > 12:
                 month, day = int(groups["b"]), int(groups["a"])
+        if 1 <= month <= 12 and 29 <= day <= 31:  # a day past the month's end: the month's last day
+            day = min(day, calendar.monthrange(year, month)[1])
         return date(year, month, day), groups
     except ValueError:
         return None
@@ -93,10 +108,15 @@ def _write(match: re.Match, groups: dict, new: date) -> str:
     padded = any(groups.get(name, "").startswith("0") for name in ("a", "b", "day"))  # "04/15": both padded
     if "year" in groups:
         old = groups["year"]
+        short = f"{new.year % 100:02d}"
         pieces["year"] = (
-            ("'" + f"{new.year % 100:02d}")
-            if old.startswith("'")
-            else (str(new.year) if len(old) == 4 else f"{new.year % 100:02d}")
+            old[0] + short
+            if old[0] in "'’"
+            else short + old[-1]
+            if old[-1] in "'’"
+            else str(new.year)
+            if len(old) == 4
+            else short
         )
     if "month" in groups:
         old = groups["month"]
@@ -118,7 +138,9 @@ def _write(match: re.Match, groups: dict, new: date) -> str:
             if "ord" in groups:
                 suffix = _ORDINAL.get(new.day, "th")
                 pieces["ord"] = suffix.upper() if groups["ord"].isupper() else suffix
-    else:
+    elif "m" in groups:
+        pieces["m"] = _pad(new.month, groups["m"].startswith("0"))
+    elif "a" in groups:
         numeric_month_first = not (match.re is not PATTERNS[0] and int(groups["a"]) > 12)
         first, second = (new.month, new.day) if numeric_month_first else (new.day, new.month)
         pieces["a"], pieces["b"] = _pad(first, padded), _pad(second, padded)
@@ -136,13 +158,25 @@ def _pad(value: int, padded: bool) -> str:
     return f"{value:02d}" if padded else str(value)
 
 
-def rewrite_dates(text: str, new_date: Callable[[date, bool], date]) -> str | None:
+def _clock_time(year: str) -> bool:
+    """A 4-digit number that also reads as a 24-hour time of day (HHMM: 1930, 2022)."""
+    return len(year) == 4 and int(year[:2]) <= 23 and int(year[2:]) <= 59
+
+
+def rewrite_dates(text: str, new_date: Callable[[date, bool], date], before: str = "") -> str | None:
     """``text`` with every calendar date d replaced by ``new_date(d, has_year)`` in d's format, every weekday
-    name by the weekday the callback gives its next occurrence; None when ``text`` holds neither."""
+    name by the weekday the callback gives its next occurrence; None when ``text`` holds neither.
+    ``before``: the text preceding ``text`` in its document (decides a year that reads as a time)."""
     taken: list[tuple[int, int, str]] = []
     for pattern in PATTERNS:
         for match in pattern.finditer(text):
             if any(s < match.end() and match.start() < e for s, e, _ in taken):
+                continue
+            if (
+                pattern is YEAR_ALONE
+                and _clock_time(match["year"])
+                and not _YEAR_CONTEXT.search(before + text[: match.start()])
+            ):
                 continue
             parsed = _parse(match)
             if parsed is None:

@@ -110,10 +110,18 @@ class FullEntity(Strategy):
             return pseudonym(original, names, self.fake, rng)
         if label in _NAMED or label == "OTHER":
             return self._named(original, label, rng, table)
-        if label == "DATE_TIME" and rewrite_dates(original, lambda old, has_year: old) is None:
-            return None  # no calendar date: a relative expression ("in two weeks") or a time of day
         if (label, original) not in table.entries:
-            table.entries[(label, original)] = self._draw(original, label, rng, table)
+            if label == "DATE_TIME":
+                surrogate = rewrite_dates(
+                    original,
+                    lambda old, has_year: _random_date(old, has_year, rng),
+                    text[max(0, start - 16) : start],
+                )
+                if surrogate is None:
+                    return None  # no calendar date: a relative expression ("in two weeks") or a time of day
+            else:
+                surrogate = self._draw(original, label, rng, table)
+            table.entries[(label, original)] = surrogate
         return table.entries[(label, original)]
 
     def _named(self, original: str, label: str, rng: random.Random, table) -> str | None:

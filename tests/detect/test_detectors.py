@@ -47,6 +47,15 @@ def test_spacy_maps_to_the_common_schema():
     assert ("Maria Gonzalez", "PERSON") in spans and ("Paris", "LOCATION") in spans
 
 
+def test_spacy_restricted_to_labels():
+    text = "Maria Gonzalez flew to Paris with Acme Corp on Monday."
+    assert found(get_detector("spacy:LOCATION").detect(text), text) == {("Paris", "LOCATION")}
+    both = {label for _, label in found(get_detector("spacy:PERSON+LOCATION").detect(text), text)}
+    assert both == {"PERSON", "LOCATION"}
+    with pytest.raises(InputError, match="unknown spacy label.*PLACE"):
+        get_detector("spacy:PLACE")
+
+
 def test_ensemble_is_the_merged_union_with_sources():
     ensemble = EnsembleDetector([PatternDetector(), SpacyDetector()])
     spans = ensemble.detect(TEXT)

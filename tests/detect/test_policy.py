@@ -110,6 +110,25 @@ def test_context_rules_find_clinicians_relatives_and_facilities():
     assert "Transfer" not in " ".join(found)
 
 
+def test_hospital_abbreviations_after_a_place_word():
+    text = (
+        "Transferred to GH at 0800. W/U BY GBMC. seen at the MGH ER. Sent to OSH, then to NH. TAKEN TO CATH "
+        "LAB. HIGH FEVER. due to ICU stay. IN PH 7.3. GOOD COUGH."
+    )
+    found = [(text[s.start : s.end], s.label) for s in ClinicalContextDetector().detect(text)]
+    assert found == [("GH", "LOCATION"), ("GBMC", "LOCATION"), ("MGH", "LOCATION")]
+
+
+def test_place_names_take_their_head_word_and_slashed_phones_are_phones():
+    from deid_hf.detect.clinical import extend_places
+
+    text = "in Daytona Beach; TO LAUREL REGIONAL; LAUREL regional; Paris park; call 201/324/1423, BP 120/80/72"
+    spans = [span_of(text, place, "LOCATION") for place in ("Daytona", "LAUREL", "Paris")]
+    spans.append(Span(text.rindex("LAUREL"), text.rindex("LAUREL") + 6, "LOCATION", 0.5, "test"))
+    assert texts(text, extend_places(text, spans)) == {"Daytona Beach", "LAUREL REGIONAL", "LAUREL", "Paris"}
+    assert texts(text, find_phones(text)) == {"201/324/1423"}
+
+
 class _EveryWord(Detector):
     """Flags every word: digits as NUMBER, letters as PERSON (a stand-in for a noisy detector)."""
 

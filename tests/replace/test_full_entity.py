@@ -50,3 +50,22 @@ def test_surrogates_never_carry_a_name_of_the_document(full):
         surrogates = " ".join(r.replacement for r in records if r.label != "PERSON").casefold()
         carried += "smith" in surrogates or "ann" in surrogates
     assert carried == 0
+
+
+def test_every_date_the_hipaa_policy_keeps_is_replaced(full):
+    """Partial dates (a month, a year, month/year, an impossible day) were detected under hipaa and then
+    left in the text because no calendar date could be read from them; a time of day stays as it is."""
+    from deid_hf.detect.policy import find_dates
+    from deid_hf.replace.apply import SubstitutionTable, apply_strategy
+
+    text = (
+        "PMH: AMI 7/81, CAD 8/84; ON 2/31/14 PT; CVA 74'. MI in '81, resection 1977; cx from 10/15-10/16; "
+        "in march of 2022 and in 2022; home in sept. Seen at 2000."
+    )
+    spans = find_dates(text)
+    found = {text[s.start : s.end] for s in spans}
+    assert {"7/81", "8/84", "2/31/14", "74'", "'81", "1977", "march of 2022", "2022", "sept."} <= found
+    assert "2000" not in found
+    out, records = apply_strategy(text, spans, full, 1.0, random.Random(0), SubstitutionTable())
+    assert all(r.replaced for r in records), [r.label for r in records if not r.replaced]
+    assert out.endswith("Seen at 2000.") and out.count("2022") <= 2  # a redraw may repeat a year by chance

@@ -1,7 +1,7 @@
 import math
 import random
 import re
-from datetime import date
+from datetime import date, timedelta
 
 import phonenumbers
 import pytest
@@ -110,6 +110,31 @@ def test_keep_and_custom():
 )
 def test_dates_are_rewritten_in_their_own_format(original, expected):
     assert rewrite_dates(original, lambda d, has_year: d + (date(2000, 1, 11) - date(2000, 1, 1))) == expected
+
+
+@pytest.mark.parametrize(
+    "original, before, expected",
+    [
+        ("8/84", "", "3/85"),  # month/2-digit year (day-month would need a day <= 31)
+        ("10/2003", "", "5/2004"),
+        ("2/31/14", "", "9/16/14"),  # a day past the month's end: its last day
+        ("10/15-10/16", "", "5/3-5/4"),  # a range of two dates
+        ("'81", "", "'82"),
+        ("74'", "", "75'"),
+        ("1977", "", "1978"),  # cannot be a time of day (minutes above 59)
+        ("2022", "in ", "2023"),  # reads as 20:22 alone; a year after "in"
+        ("2022", "", None),
+        ("1930", "at ", None),
+        ("march of 2022", "", "october of 2022"),
+        ("sept", "", "apr"),
+        ("0800", "", None),
+        ("3-5", "", None),
+    ],
+)
+def test_partial_dates_are_rewritten(original, before, expected):
+    """Months, years and month/year dates alone (the hipaa policy keeps them as dates): from the middle of
+    the month or year, moved here by 200 days."""
+    assert rewrite_dates(original, lambda d, has_year: d + timedelta(days=200), before) == expected
 
 
 def test_date_shift_moves_every_date_of_a_document_by_one_offset():
