@@ -256,7 +256,8 @@ class TokenClassificationDetector(Detector):
                     self.name,
                 )
                 for e in found
-                if e["score"] >= self.min_score and e["end"] > e["start"]
+                if e["score"] >= self.min_score
+                and any(ch.isalnum() for ch in text[int(e["start"]) : int(e["end"])])  # not "." alone
             ]
-            for found in outputs
+            for text, found in zip(texts, outputs)
         ]
