@@ -95,7 +95,7 @@ def main():
         "spacy": "spacy",
         "fast": "fast (patterns+spacy)",
         "default": "default (patterns+spacy+pfilter-propn 1e-3)",
-        "clinical": "clinical (patterns+learned int8)",
+        "clinical": "clinical (patterns+spacy places+learned int8)",
         "learned": "learned int8",
     }
     configurations = {

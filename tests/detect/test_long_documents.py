@@ -11,6 +11,8 @@ import pytest
 from deid_hf.detect import ner
 from deid_hf.detect.ner import SpacyDetector, chunk_bounds
 from deid_hf.detect.patterns import EXTRA_PATTERNS
+from deid_hf.detect.policy import _PHONE_IN_TEXT, DATE_PATTERNS
+from deid_hf.replace.dates import PATTERNS as DATE_REWRITE_PATTERNS
 
 N = 200_000
 ADVERSARIAL = {
@@ -21,7 +23,15 @@ ADVERSARIAL = {
     "capitals": "Aa " * (N // 3),
     "long spaces": "1 A" + " " * N + "x",
     "lines": "1 a\n" * (N // 4),
+    "slashed digits": "1/" * (N // 2),
+    "apostrophes": "1'" * (N // 2),
+    "years": "1977 " * (N // 5),
 }
+#: the detectors' patterns, the policy's date and phone rules and the date rewriter's patterns
+LONG_LINE_PATTERNS = [(label, rx) for label, rx, _ in EXTRA_PATTERNS]
+LONG_LINE_PATTERNS += [(f"policy date {i}", rx) for i, rx in enumerate(DATE_PATTERNS)]
+LONG_LINE_PATTERNS += [("policy phone", _PHONE_IN_TEXT.pattern)]
+LONG_LINE_PATTERNS += [(f"date rewrite {i}", rx.pattern) for i, rx in enumerate(DATE_REWRITE_PATTERNS)]
 
 
 @pytest.fixture
@@ -36,7 +46,7 @@ def hang_guard():
     signal.signal(signal.SIGALRM, previous)
 
 
-@pytest.mark.parametrize("label, regex", [(label, rx) for label, rx, _ in EXTRA_PATTERNS])
+@pytest.mark.parametrize("label, regex", LONG_LINE_PATTERNS)
 def test_patterns_finish_on_long_adversarial_lines(hang_guard, label, regex):
     compiled = re.compile(regex)
     for text in ADVERSARIAL.values():

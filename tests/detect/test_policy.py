@@ -122,7 +122,9 @@ def test_hospital_abbreviations_after_a_place_word():
 def test_place_names_take_their_head_word_and_slashed_phones_are_phones():
     from deid_hf.detect.clinical import extend_places
 
-    text = "in Daytona Beach; TO LAUREL REGIONAL; LAUREL regional; Paris park; call 201/324/1423, BP 120/80/72"
+    text = (
+        "in Daytona Beach; TO LAUREL REGIONAL; LAUREL regional; Paris park; call 201/324/1423, BP 120/80/72"
+    )
     spans = [span_of(text, place, "LOCATION") for place in ("Daytona", "LAUREL", "Paris")]
     spans.append(Span(text.rindex("LAUREL"), text.rindex("LAUREL") + 6, "LOCATION", 0.5, "test"))
     assert texts(text, extend_places(text, spans)) == {"Daytona Beach", "LAUREL REGIONAL", "LAUREL", "Paris"}
