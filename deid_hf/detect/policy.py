@@ -100,7 +100,8 @@ _POSTAL_UNIT = re.compile(r"(?i)\b(?:apt|apartment|suite|ste|p\.?\s?o\.?\s*box|b
 _PHONE_SHAPE = re.compile(
     r"\+\d[\d ().-]{6,}\d|\d{3}/\d{3}/\d{4}|(?:\d{1,3}[ -])?\(?\d{2,4}\)?([ .-])\d{2,4}(?:\1\d{2,4})+"
 )
-_PHONE_IN_TEXT = re.compile(rf"(?<![\w.+/-])(?:{_PHONE_SHAPE.pattern})(?![\w/]|[ .-]\d)")
+#: a phone-shaped number inside running text (`find_phones` keeps those with `PHONE_DIGITS` digits)
+PHONE_IN_TEXT = re.compile(rf"(?<![\w.+/-])(?:{_PHONE_SHAPE.pattern})(?![\w/]|[ .-]\d)")
 #: digits a phone-shaped number needs (fewer: a date, a range or a short series)
 PHONE_DIGITS = 8
 _WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’-])*")  # letters of any script ("Møller", "Sörös")
@@ -139,7 +140,7 @@ def find_phones(text: str) -> list[Span]:
     least `PHONE_DIGITS` digits, also where a detector split it into separate numbers ("723 813 266")."""
     return [
         Span(*m.span(), "PHONE", 0.6, "policy")
-        for m in _PHONE_IN_TEXT.finditer(text)
+        for m in PHONE_IN_TEXT.finditer(text)
         if _phone_digits(m.group())
     ]
 

@@ -11,7 +11,7 @@ import pytest
 from deid_hf.detect import ner
 from deid_hf.detect.ner import SpacyDetector, chunk_bounds
 from deid_hf.detect.patterns import EXTRA_PATTERNS
-from deid_hf.detect.policy import _PHONE_IN_TEXT, DATE_PATTERNS
+from deid_hf.detect.policy import DATE_PATTERNS, PHONE_IN_TEXT
 from deid_hf.replace.dates import PATTERNS as DATE_REWRITE_PATTERNS
 
 N = 200_000
@@ -30,7 +30,7 @@ ADVERSARIAL = {
 #: the detectors' patterns, the policy's date and phone rules and the date rewriter's patterns
 LONG_LINE_PATTERNS = [(label, rx) for label, rx, _ in EXTRA_PATTERNS]
 LONG_LINE_PATTERNS += [(f"policy date {i}", rx) for i, rx in enumerate(DATE_PATTERNS)]
-LONG_LINE_PATTERNS += [("policy phone", _PHONE_IN_TEXT.pattern)]
+LONG_LINE_PATTERNS += [("policy phone", PHONE_IN_TEXT.pattern)]
 LONG_LINE_PATTERNS += [(f"date rewrite {i}", rx.pattern) for i, rx in enumerate(DATE_REWRITE_PATTERNS)]
 
 
