@@ -10,8 +10,9 @@ facilities named next to a title, credential, kinship word or facility word.
 - facility (LOCATION): capitalised words before ``Hospital``/``Medical Center``/``Rehab``/``Regional``...
   ("Harbor Hospital"), ``University of X``, a rare word before a ward number ("quartermain 2"), the place
   after ``lives in``, and a hospital's abbreviation after ``to``/``at``/``from``/``in``/``by``: 2-5
-  capitals ending in H or MC, an initialism, no frequent word and no generic one such as OSH ("transferred
-  to GH", "at GBMC"; not "to CATH").
+  capitals ending in H or MC, an initialism, no frequent word, no generic one such as OSH and no
+  hemorrhage or hormone such as ICH or TSH, not after "due"/"secondary" ("transferred to GH", "at GBMC"; not
+  "to CATH", "due to SDH").
 A name word is a letter sequence that is not a stop word and is either a known person name
 (`lexicon.is_name_word`) or not a frequent English word (wordfreq Zipf below the rule's bound).
 """
@@ -42,8 +43,13 @@ _CALL = r"(?:per|called|paged|notified|contacts?|contacted|informed|updated|spok
 _FACILITY = (
     r"(?:hospital|hosp|medical center|med center|rehab|regional|heart center|campus|clinic|rehabilitation)"
 )
-#: generic facility abbreviations: outside hospital, nursing home, skilled nursing or long-term care
-_GENERIC_FACILITY = frozenset(("OSH", "NH", "SNF", "LTAC", "LTACH", "ECF", "ALF", "VAH", "VAMC"))
+#: initialisms ending in H or MC that name no facility: generic ones (outside hospital, nursing home,
+#: long-term care), hemorrhages and hypertrophies (ICH, SDH, LVH, BPH) and hormones (TSH, ACTH, LDH)
+_NOT_FACILITY_INITIALISMS = (
+    "OSH NH SNF LTAC LTACH ECF ALF ICH SAH SDH EDH IVH IPH PPH UGIH LGIH GIH BPH LVH RVH LAH RAH TSH PTH "
+    "ACTH LDH ADH SIADH FSH HGH DHEAH"
+)
+_NOT_FACILITY = frozenset(_NOT_FACILITY_INITIALISMS.split())
 _NOT_FACILITY_WORD = {
     "the",
     "a",
@@ -185,7 +191,8 @@ class ClinicalContextDetector(Detector):
         self.university = re.compile(rf"(?i:\b(?:university|univ|u)[ \t]+of[ \t]+{_W})|\bU[ \t]+[A-Z][a-z]+")
         self.ward = re.compile(rf"\b(?:to|from|on|at)[ \t]+({_W})[ \t]+\d(?![\d/]|\.\d)", flags)
         self.hospital = re.compile(
-            r"(?i:\b(?:to|at|from|in|by)[ \t]+(?:the[ \t]+)?)\b([A-Z]{1,4}H|[A-Z]{1,3}MC)\b"
+            r"(?i:(?<!due )(?<!secondary )(?<!related )(?<!prior )(?<!2/2 )"  # a cause, not a place
+            r"\b(?:to|at|from|in|by)[ \t]+(?:the[ \t]+)?)\b([A-Z]{1,4}H|[A-Z]{1,3}MC)\b"
         )
         self.lives = re.compile(rf"\blives?[ \t]+(?:nearby[ \t]+)?in[ \t]+({_W}(?:[ \t]+{_W})?)", flags)
 
@@ -261,7 +268,7 @@ class ClinicalContextDetector(Detector):
         for m in self.hospital.finditer(text):
             word = m.group(1)
             initialism = word.endswith("MC") or not re.search("[AEIOUY]", word[1:]) or len(word) <= 3
-            if initialism and word not in _GENERIC_FACILITY and zipf(word) < self.max_zipf:
+            if initialism and word not in _NOT_FACILITY and zipf(word) < self.max_zipf:
                 add(m.span(1), "LOCATION", 0.6)
         for m in self.lives.finditer(text):
             words = [w for w in re.finditer(_W, m.group(1)) if w.group().lower() not in _stop()]

@@ -65,20 +65,22 @@ def chunk_bounds(text: str, size: int = SPACY_CHUNK) -> list[tuple[int, int]]:
     return [*bounds, (start, len(text))]
 
 
-#: the components NER needs (the tagger, parser and lemmatizer cost about as much again)
-NER_COMPONENTS = ("tok2vec", "ner")
+#: components entity recognition does not need (the tagger, parser and lemmatizer of spaCy's trained pipelines
+#: cost about as much again as the rest); any other component (an entity ruler, a transformer) still runs
+NOT_FOR_NER = ("tagger", "morphologizer", "parser", "senter", "attribute_ruler", "lemmatizer")
 
 
 @functools.lru_cache(maxsize=2)
-def parse(nlp, texts: tuple[str, ...], components: tuple[str, ...] | None = None) -> list:
-    """spaCy docs of ``texts`` by ``components`` of ``nlp`` (None: all); the last batches are kept, so
-    detectors of one ensemble sharing ``nlp`` parse each text once per set of components. A long text is
-    parsed in `chunk_bounds` pieces joined by ``Doc.from_docs`` (same text, so token and entity offsets are
-    the original's)."""
+def parse(nlp, texts: tuple[str, ...], skip: tuple[str, ...] = ()) -> list:
+    """spaCy docs of ``texts`` by ``nlp`` without its components named in ``skip``; the last two batches are
+    kept, so detectors of one ensemble sharing ``nlp`` parse each text once per ``skip`` (spaCy NER and the
+    p-filter's proper nouns: twice, a small cost beside the p-filter's LM). A long text is parsed in
+    `chunk_bounds` pieces joined by ``Doc.from_docs`` (same text, so token and entity offsets are the
+    original's)."""
     from spacy.tokens import Doc
 
     pieces = [[text[a:b] for a, b in chunk_bounds(text)] for text in texts]
-    disable = [] if components is None else [c for c in nlp.pipe_names if c not in components]
+    disable = [c for c in nlp.pipe_names if c in skip]
     docs = iter(nlp.pipe([piece for parts in pieces for piece in parts], batch_size=64, disable=disable))
     parsed = []
     for parts in pieces:
@@ -106,7 +108,7 @@ class SpacyDetector(Detector):
         unknown = sorted(set(labels or ()) - set(LABELS))
         if unknown:
             raise InputError(
-                f"unknown spacy label(s) {', '.join(unknown)}; expected among {', '.join(LABELS)}"
+                f"unknown spacy label(s) {', '.join(map(repr, unknown))}; expected among {', '.join(LABELS)}"
             )
         self.nlp = load_spacy(nlp) if isinstance(nlp, str) else nlp
         self.labels = frozenset(labels) if labels else None
@@ -129,7 +131,7 @@ class SpacyDetector(Detector):
                 and ent.text.strip()
                 and (ent.label_ != "CARDINAL" or any(ch.isdigit() for ch in ent.text))
             ]
-            for doc in parse(self.nlp, tuple(texts), NER_COMPONENTS)
+            for doc in parse(self.nlp, tuple(texts), NOT_FOR_NER)
         ]
         if self.labels is None:
             return found

@@ -67,8 +67,8 @@ DATE_PATTERNS = [
     rf"(?<![\d/.-]){_MM}-{_DAY}-(?:\d{{4}}|\d{{2}})(?![\d/-])",
     # ISO and year-first dates: 2020-06-20, 2020/6/20, 2020.06.20
     rf"(?<![\d/.-])(?:18|19|20)\d\d([-/.]){_MM}\1{_DAY}(?![\d/.-]\d|\d)",
-    # 8/84, 6/85, 7/81: month/2-digit year above 31
-    r"(?<![\d/.-])(?:0?[1-9]|1[0-2])/(?:3[2-9]|[4-9]\d)(?![\d/]|\.\d)",
+    # 8/84, 6/85, 7/81, 10/2003: month/year (a 2-digit year above 31)
+    r"(?<![\d/.-])(?:0?[1-9]|1[0-2])/(?:3[2-9]|[4-9]\d|(?:19|20)\d\d)(?![\d/]|\.\d)",
     # month names with a day and/or year, a day before a month, a month name alone
     rf"(?i)\b{_MONTH_ANY}[ \t]+{_DAY}(?:st|nd|rd|th)?\b(?:,?[ \t]+(?:18|19|20)\d\d\b)?",
     rf"(?i)\b{_MONTH_ANY},?[ \t]+(?:of[ \t]+)?(?:19|20)\d\d\b",
@@ -78,7 +78,7 @@ DATE_PATTERNS = [
     r"(?i)(?:(?<=\bin )|(?<=\bof )|(?<=since )|(?<=year ))(?:18|19|20)\d\d\b",
     # 1960-1999 cannot be a time of day (minutes above 59): a year wherever it stands
     r"(?<![\d.,/:-])19[6-9]\d(?![\d.,/:]\d|\d)",
-    r"(?<![\w'])'\d\d\b|\b\d\d'(?!\w)",
+    r"(?<![\w'’])['’]\d\d\b|\b\d\d['’](?!\w)",
 ]
 _DATE = [re.compile(p) for p in DATE_PATTERNS]
 _WEEKDAYS = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))

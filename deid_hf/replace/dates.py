@@ -2,13 +2,14 @@
 
 Recognised: numeric dates (3/14/2024, 14.03.2024, 2024-03-14, 03-14-24, month/day 3/14, ranges 10/15-10/16),
 textual dates (March 14, 2024; Mar. 14th; 14 March 2024; 14th of March; March 2024; March of 2024), weekday
-names, and partial dates: month/year (8/84, 10/2003), a month name alone, a year alone ('84, 84', 1977; a
-year that also reads as a 24-hour time, such as 2022 or 1930, only after "in", "of", "since", "by", "until"
-or "year"). A day past its month's end (2/31/14) is read as the month's last day. Writing a new date keeps
-separators, zero-padding (a date with a field such as "04" pads every field), two- vs four-digit years and
-their apostrophe, full vs abbreviated month names, ordinal suffixes and case. Numeric day-month order: year
-first when the first field has four digits, day first when the first field exceeds 12, else month first
-(US).
+names, and partial dates: month/year (8/84, 10/2003), a month name alone (not "may", "march", "dec", "aug"),
+a year alone ('84, 84', 1977; a year that also reads as a 24-hour time, such as 2022 or 1930, only after
+"in", "of", "since" or "year"). A day past its month's end (2/31/14) is read as the month's last day; a range
+whose sides are dates is read side by side. Writing a new date keeps separators, zero-padding (a date with a
+field such as "04" pads every field), two- vs four-digit years and their apostrophe (a month/year whose new
+2-digit year would read as a day gets four digits), full vs abbreviated month names, ordinal suffixes and
+case. Numeric day-month order: year first when the first field has four digits, day first when the first
+field exceeds 12, else month first (US).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ _MONTH = (
     r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)(?P<dot>\.)?"
 )
 _DAY = r"(?P<day>\d{1,2})(?P<ord>st|nd|rd|th)?"
-_YEAR = r"(?P<year>\d{4}|'\d{2})"
+_YEAR = r"(?P<year>\d{4}|['’]\d{2})"
 PATTERNS = [
     re.compile(r"(?<!\d)(?P<year>\d{4})(?P<sep>[-/.])(?P<a>\d{1,2})(?P=sep)(?P<b>\d{1,2})(?!\d)"),
     re.compile(
@@ -40,12 +41,15 @@ PATTERNS = [
     re.compile(r"(?<![\d/.])(?P<a>\d{1,2})(?P<sep>/)(?P<b>\d{1,2})(?![\d/.])"),
     # partial dates: month/year (a 2-digit year above 31), a month name alone, a year alone
     re.compile(r"(?<![\d/.-])(?P<m>0?[1-9]|1[0-2])(?P<sep>/)(?P<year>\d{4}|3[2-9]|[4-9]\d)(?![\d/.])"),
-    re.compile(rf"(?<!\w){_MONTH}(?!\w)", re.IGNORECASE),
+    # (not "may", "march", "dec", "aug" alone: words more often than months, as in `detect.policy`)
+    re.compile(rf"(?<!\w)(?!(?:may|march|dec|aug)\.?(?!\w)){_MONTH}(?!\w)", re.IGNORECASE),
     re.compile(r"(?<![\w'’/.,:-])(?P<year>['’]\d{2}|\d{2}['’]|(?:18|19|20)\d{2})(?![\w'’/]|[.,:]\d)"),
 ]
 YEAR_ALONE = PATTERNS[-1]
 #: words after which a 4-digit number that also reads as a 24-hour time is a year ("in 2022", "since 1930")
-_YEAR_CONTEXT = re.compile(r"(?i)\b(?:in|of|since|by|until|year)[ \t]+$")
+_YEAR_CONTEXT = re.compile(r"(?i)\b(?:in|of|since|year)[ \t]+$")
+#: a range between two dates ("10/15-10/16", "1977-1980", "8/84 - 9/84")
+_RANGE = re.compile(r"([ \t]*[-–][ \t]*)")
 WEEKDAY = re.compile(
     r"(?<!\w)(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?!\w)", re.I
 )
@@ -109,6 +113,8 @@ def _write(match: re.Match, groups: dict, new: date) -> str:
     if "year" in groups:
         old = groups["year"]
         short = f"{new.year % 100:02d}"
+        if "m" in groups and len(old) == 2 and new.year % 100 <= 31:
+            short = str(new.year)  # "8/12" would read as a month and day
         pieces["year"] = (
             old[0] + short
             if old[0] in "'’"
@@ -166,16 +172,41 @@ def _clock_time(year: str) -> bool:
 def rewrite_dates(text: str, new_date: Callable[[date, bool], date], before: str = "") -> str | None:
     """``text`` with every calendar date d replaced by ``new_date(d, has_year)`` in d's format, every weekday
     name by the weekday the callback gives its next occurrence; None when ``text`` holds neither.
-    ``before``: the text preceding ``text`` in its document (decides a year that reads as a time)."""
+    ``before``: the text preceding ``text`` in its document (decides a year that reads as a time). A range
+    whose every side is a date ("10/15/2020-10/16/2020", "1977-1980") is rewritten side by side."""
+    pieces = _RANGE.split(text)
+    if len(pieces) > 1:
+        sides, seen = [], before
+        for i, piece in enumerate(pieces):
+            if i % 2:
+                sides.append(piece)
+            else:
+                sides.append(_rewrite(piece, new_date, seen[-16:]))
+                if sides[-1] is None:
+                    break
+            seen += piece
+        else:
+            return "".join(sides)
+    return _rewrite(text, new_date, before)
+
+
+def _rewrite(text: str, new_date: Callable[[date, bool], date], before: str) -> str | None:
     taken: list[tuple[int, int, str]] = []
+    free = bytearray(b"\x01") * len(text)  # characters no rewritten date covers yet
+
+    def is_free(match: re.Match) -> bool:
+        return all(free[match.start() : match.end()])
+
     for pattern in PATTERNS:
         for match in pattern.finditer(text):
-            if any(s < match.end() and match.start() < e for s, e, _ in taken):
+            if not is_free(match):
                 continue
             if (
                 pattern is YEAR_ALONE
                 and _clock_time(match["year"])
-                and not _YEAR_CONTEXT.search(before + text[: match.start()])
+                and not _YEAR_CONTEXT.search(
+                    (before + text[max(0, match.start() - 16) : match.start()])[-16:]
+                )
             ):
                 continue
             parsed = _parse(match)
@@ -183,8 +214,9 @@ def rewrite_dates(text: str, new_date: Callable[[date, bool], date], before: str
                 continue
             old, groups = parsed
             taken.append((match.start(), match.end(), _write(match, groups, new_date(old, "year" in groups))))
+            free[match.start() : match.end()] = bytes(match.end() - match.start())
     for match in WEEKDAY.finditer(text):
-        if any(s < match.end() and match.start() < e for s, e, _ in taken):
+        if not is_free(match):
             continue
         old = date(_DEFAULT_YEAR, 1, 3) + timedelta(days=WEEKDAYS.index(match["weekday"].lower()))
         name = calendar.day_name[new_date(old, False).weekday()]

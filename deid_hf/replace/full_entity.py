@@ -96,6 +96,18 @@ class FullEntity(Strategy):
 
     def replace(self, text: str, start: int, end: int, label: str, rng: random.Random, table) -> str | None:
         original = text[start:end]
+        if label == "DATE_TIME":
+            before = text[max(0, start - 16) : start]
+            if rewrite_dates(original, lambda old, has_year: old, before) is None:
+                return None  # no calendar date: a relative expression ("in two weeks") or a time of day
+            if not self.consistent or (label, original) not in table.entries:
+                surrogate = rewrite_dates(
+                    original, lambda old, has_year: _random_date(old, has_year, rng), before
+                )
+                if not self.consistent:
+                    return surrogate
+                table.entries[(label, original)] = surrogate
+            return table.entries[(label, original)]
         if not self.consistent:
             return self._draw(original, label, rng, table)
         names = table.state.setdefault("names", {})
@@ -111,17 +123,7 @@ class FullEntity(Strategy):
         if label in _NAMED or label == "OTHER":
             return self._named(original, label, rng, table)
         if (label, original) not in table.entries:
-            if label == "DATE_TIME":
-                surrogate = rewrite_dates(
-                    original,
-                    lambda old, has_year: _random_date(old, has_year, rng),
-                    text[max(0, start - 16) : start],
-                )
-                if surrogate is None:
-                    return None  # no calendar date: a relative expression ("in two weeks") or a time of day
-            else:
-                surrogate = self._draw(original, label, rng, table)
-            table.entries[(label, original)] = surrogate
+            table.entries[(label, original)] = self._draw(original, label, rng, table)
         return table.entries[(label, original)]
 
     def _named(self, original: str, label: str, rng: random.Random, table) -> str | None:

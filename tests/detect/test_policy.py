@@ -36,7 +36,7 @@ def test_measurements_are_kept_and_identifying_numbers_removed():
 def test_dates_but_not_times_durations_or_scores():
     text = (
         "admitted 10/16 at 0800, CABG 8/28/1995 for 2 days; pain 8/10; PS 10/5; 1/2 tab; "
-        "in march of 2022; 20th Oct, 1989; seen at 1900; MI in '84"
+        "in march of 2022; 20th Oct, 1989; seen at 1900; MI in '84; CVA ’81; moved 10/2003"
     )
     assert texts(text, find_dates(text)) == {
         "10/16",
@@ -44,6 +44,8 @@ def test_dates_but_not_times_durations_or_scores():
         "march of 2022",
         "20th Oct, 1989",
         "'84",
+        "’81",
+        "10/2003",
     }
 
 
@@ -113,7 +115,8 @@ def test_context_rules_find_clinicians_relatives_and_facilities():
 def test_hospital_abbreviations_after_a_place_word():
     text = (
         "Transferred to GH at 0800. W/U BY GBMC. seen at the MGH ER. Sent to OSH, then to NH. TAKEN TO CATH "
-        "LAB. HIGH FEVER. due to ICU stay. IN PH 7.3. GOOD COUGH."
+        "LAB. HIGH FEVER. due to ICU stay. IN PH 7.3. GOOD COUGH. bleed due to ICH, 2/2 SDH, in LVH. "
+        "TSH at TSH."
     )
     found = [(text[s.start : s.end], s.label) for s in ClinicalContextDetector().detect(text)]
     assert found == [("GH", "LOCATION"), ("GBMC", "LOCATION"), ("MGH", "LOCATION")]

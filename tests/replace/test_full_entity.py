@@ -69,3 +69,6 @@ def test_every_date_the_hipaa_policy_keeps_is_replaced(full):
     out, records = apply_strategy(text, spans, full, 1.0, random.Random(0), SubstitutionTable())
     assert all(r.replaced for r in records), [r.label for r in records if not r.replaced]
     assert out.endswith("Seen at 2000.") and out.count("2022") <= 2  # a redraw may repeat a year by chance
+    loose = get_strategy("full_entity", consistent=False)  # the same dates without a substitution table
+    assert loose.replace("moved in 2022", 9, 13, "DATE_TIME", random.Random(0), None).isdigit()
+    assert loose.replace("seen at 1930", 8, 12, "DATE_TIME", random.Random(0), None) is None

@@ -129,12 +129,20 @@ def test_dates_are_rewritten_in_their_own_format(original, expected):
         ("sept", "", "apr"),
         ("0800", "", None),
         ("3-5", "", None),
+        ("10/15/2020-10/16/2020", "", "5/3/2021-5/4/2021"),  # each side of a range
+        ("1977 - 1980", "", "1978 - 1981"),
+        ("Dec ’84", "", "Jul ’85"),
+        ("I may go", "", None),  # "may", "march", "dec", "aug" alone are words
     ],
 )
 def test_partial_dates_are_rewritten(original, before, expected):
     """Months, years and month/year dates alone (the hipaa policy keeps them as dates): from the middle of
     the month or year, moved here by 200 days."""
     assert rewrite_dates(original, lambda d, has_year: d + timedelta(days=200), before) == expected
+
+
+def test_a_month_and_year_never_turns_into_a_month_and_day():
+    assert rewrite_dates("8/84", lambda d, has_year: date(2012, 3, 1)) == "3/2012"
 
 
 def test_date_shift_moves_every_date_of_a_document_by_one_offset():
