@@ -13,7 +13,7 @@ from datetime import timedelta
 
 from ..errors import InputError
 from .base import Strategy
-from .dates import rewrite_dates
+from .dates import rewrite_date_span
 
 
 class DateShift(Strategy):
@@ -36,9 +36,7 @@ class DateShift(Strategy):
 
     def replace(self, text: str, start: int, end: int, label: str, rng: random.Random, table) -> str | None:
         shift = timedelta(days=self.offset(table, rng))
-        return rewrite_dates(
-            text[start:end], lambda old, has_year: old + shift, text[max(0, start - 16) : start]
-        )
+        return rewrite_date_span(text, start, end, lambda old, has_year: old + shift)
 
     def surrogate(self, original: str, label: str, rng: random.Random) -> str:
         raise InputError("date_shift needs the document's substitution table: use it through a pipeline")

@@ -48,6 +48,8 @@ PATTERNS = [
 YEAR_ALONE = PATTERNS[-1]
 #: words after which a 4-digit number that also reads as a 24-hour time is a year ("in 2022", "since 1930")
 _YEAR_CONTEXT = re.compile(r"(?i)\b(?:in|of|since|year)[ \t]+$")
+#: characters before a year read for its context (the longest context word and its spacing fit)
+CONTEXT_CHARS = 16
 #: a range between two dates ("10/15-10/16", "1977-1980", "8/84 - 9/84")
 _RANGE = re.compile(r"([ \t]*[-–][ \t]*)")
 WEEKDAY = re.compile(
@@ -181,13 +183,18 @@ def rewrite_dates(text: str, new_date: Callable[[date, bool], date], before: str
             if i % 2:
                 sides.append(piece)
             else:
-                sides.append(_rewrite(piece, new_date, seen[-16:]))
+                sides.append(_rewrite(piece, new_date, seen))
                 if sides[-1] is None:
                     break
-            seen += piece
+            seen = (seen + piece)[-CONTEXT_CHARS:]
         else:
             return "".join(sides)
     return _rewrite(text, new_date, before)
+
+
+def rewrite_date_span(text: str, start: int, end: int, new_date: Callable[[date, bool], date]) -> str | None:
+    """`rewrite_dates` of the span ``text[start:end]`` of a document, read with the text before it."""
+    return rewrite_dates(text[start:end], new_date, text[max(0, start - CONTEXT_CHARS) : start])
 
 
 def _rewrite(text: str, new_date: Callable[[date, bool], date], before: str) -> str | None:
@@ -205,7 +212,7 @@ def _rewrite(text: str, new_date: Callable[[date, bool], date], before: str) -> 
                 pattern is YEAR_ALONE
                 and _clock_time(match["year"])
                 and not _YEAR_CONTEXT.search(
-                    (before + text[max(0, match.start() - 16) : match.start()])[-16:]
+                    (before + text[max(0, match.start() - CONTEXT_CHARS) : match.start()])[-CONTEXT_CHARS:]
                 )
             ):
                 continue

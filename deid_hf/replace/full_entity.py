@@ -17,7 +17,7 @@ from datetime import date, timedelta
 
 from ..detect.mentions import TITLE
 from .base import Strategy
-from .dates import rewrite_dates
+from .dates import rewrite_date_span, rewrite_dates
 from .names import pseudonym, register
 from .shape import random_like, random_phone_like
 
@@ -96,18 +96,16 @@ class FullEntity(Strategy):
 
     def replace(self, text: str, start: int, end: int, label: str, rng: random.Random, table) -> str | None:
         original = text[start:end]
-        if label == "DATE_TIME":
-            before = text[max(0, start - 16) : start]
-            if rewrite_dates(original, lambda old, has_year: old, before) is None:
-                return None  # no calendar date: a relative expression ("in two weeks") or a time of day
-            if not self.consistent or (label, original) not in table.entries:
-                surrogate = rewrite_dates(
-                    original, lambda old, has_year: _random_date(old, has_year, rng), before
-                )
-                if not self.consistent:
-                    return surrogate
+        if label == "DATE_TIME":  # no calendar date (a relative expression, a time of day): None, kept
+            cached = table.entries.get((label, original)) if self.consistent else None
+            if cached is not None:  # the same text may read as a year in one place, a time in another
+                return cached if rewrite_date_span(text, start, end, lambda old, has_year: old) else None
+            surrogate = rewrite_date_span(
+                text, start, end, lambda old, has_year: _random_date(old, has_year, rng)
+            )
+            if surrogate is not None and self.consistent:
                 table.entries[(label, original)] = surrogate
-            return table.entries[(label, original)]
+            return surrogate
         if not self.consistent:
             return self._draw(original, label, rng, table)
         names = table.state.setdefault("names", {})
