@@ -2,7 +2,8 @@
 and NER, the p-filter's LM) see ordinary casing instead of a capitalised word everywhere.
 
 A line is restored when at least ``CAPS_SHARE`` of its (at least ``MIN_LETTERS``) letters are upper case.
-Each word of such a line becomes: Title case if it is a known person name (`lexicon.is_name_word`); lower
+Each word of such a line becomes: Title case if it is a known person name of 3+ letters
+(`lexicon.is_name_word`; "HO", "LE" stay abbreviations); lower
 case if it is a common English word (`lexicon.is_common_word`; words of at most 4 letters only when very
 frequent); unchanged (upper case) if it is a single letter, has at most 4 letters or looks like an
 abbreviation (`lexicon.is_abbreviation`); lower case otherwise (a rare word: in these notes mostly a drug,
@@ -13,6 +14,8 @@ mapping keeps their length are changed, so every character offset of the copy is
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 
 from .lexicon import is_abbreviation, is_common_word, is_name_word, zipf
@@ -37,13 +40,31 @@ def is_all_caps(text: str) -> bool:
 
 
 def _cased(word: str) -> str:
-    if is_name_word(word):
+    if len(word) > 2 and is_name_word(word):
         return word[0] + word[1:].lower()
     if len(word) > 1 and is_common_word(word) and (len(word) > 4 or zipf(word) >= SHORT_COMMON_ZIPF):
         return word.lower()
     if len(word) <= 4 or is_abbreviation(word):
         return word
     return word.lower()
+
+
+@functools.lru_cache(maxsize=8)  # asked once per word of a document: computed once per document
+def _caps_lines(text: str) -> tuple[list[int], list[int]]:
+    starts, ends, pos = [], [], 0
+    for line in text.split("\n"):
+        if is_all_caps(line):
+            starts.append(pos)
+            ends.append(pos + len(line))
+        pos += len(line) + 1
+    return starts, ends
+
+
+def in_caps_line(text: str, position: int) -> bool:
+    """Is ``text[position]`` on a line that `restore_case` restores (an ALL-CAPS line)."""
+    starts, ends = _caps_lines(text)
+    i = bisect.bisect_right(starts, position) - 1
+    return i >= 0 and position < ends[i]
 
 
 def restore_line(line: str) -> str:

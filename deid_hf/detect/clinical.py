@@ -25,7 +25,7 @@ import re
 from ..spans import Span
 from .base import Detector
 from .casing import is_all_caps
-from .lexicon import is_clinical_term, is_name_word, person_names, zipf
+from .lexicon import is_clinical_term, is_name_word, person_names, uses_capitals, zipf
 
 _W = r"[A-Za-z][A-Za-z'’-]*"
 _W_POSSESSIVE = _W + "+"  # never gives back a hyphen or letter once matched (no backtracking into words)
@@ -37,7 +37,7 @@ _CREDENTIAL = r"(?:RN|R\.N\.|MD|M\.D\.|NP|RRT|BSN|bsn/rn|LICSW|CNS|PA-C|RT)"
 _KIN = (
     r"(?:wife|husband|sons?|daughters?|dtrs?|sisters?|brothers?|mother|father|mom|dad|niece|nephew|friend|grandson|"
     r"granddaughter|grandaughter|sibling|aunt|uncle|cousin|fianc[eé]e?|girlfriend|boyfriend|proxy|hcp|named|"
-    r"neighbou?r|son-in-law|daughter-in-law|sil|dil)"
+    r"neighbou?r|son-in-law|daughter-in-law|sil|dil|significant[ \t]+other)"
 )
 _CALL = r"(?:per|called|paged|notified|contacts?|contacted|informed|updated|spoke with|discussed with)"
 _FACILITY = (
@@ -62,7 +62,39 @@ _NOT_FACILITY_WORD = {
     "another",
     "previous",
     "same",
+    "local",
+    "nearby",
+    "cardiac",
+    "pulmonary",
+    "psych",
+    "psychiatric",
+    "nursing",
+    "acute",
+    "rehab",
+    "basic",
+    "prior",
+    "begin",
+    "poss",
+    "possible",
+    "potential",
 }
+#: in an ALL-CAPS line or a text without capitals, a word before a facility word this frequent is no name
+FACILITY_NAME_ZIPF = 5.2
+
+
+_SAINT = re.compile(r"\b(?:st\.?|saint)[ \t]+$", re.IGNORECASE)
+
+
+def _facility_name(word: str, vocabulary) -> bool:
+    """A word that can name a facility where casing says nothing: not an abbreviation of at most 3 letters,
+    a clinical term, corpus vocabulary or a frequent word."""
+    bare = word.strip(".,:;'’-")
+    return (
+        len(bare) > 3
+        and not is_clinical_term(bare)
+        and not (vocabulary is not None and vocabulary.is_vocabulary(bare))
+        and zipf(bare) < FACILITY_NAME_ZIPF
+    )
 
 
 @functools.lru_cache(maxsize=1)
@@ -94,8 +126,8 @@ def name_word(
     w = bare.lower()
     if len(w) < 2 or w in _stop() or w in NOT_NAMES or not w[0].isalpha():
         return False
-    if bare.isupper() and len(bare) <= 3:
-        return False
+    if bare.isupper() and len(bare) <= 3 and not (any_known and len(bare) == 3 and w in person_names()):
+        return False  # an abbreviation; after a title or kinship word a known name ("SON BOB", "NP SUE")
     if not strong and (is_clinical_term(w) or (vocabulary is not None and vocabulary.is_vocabulary(w))):
         return False
     return is_name_word(w) or (any_known and w in person_names()) or zipf(w) < max_zipf
@@ -246,20 +278,26 @@ class ClinicalContextDetector(Detector):
         for m in self.call.finditer(text):
             add(_name_run(text, m.end(), self.max_zipf, known_first=True, vocabulary=v), "PERSON")
         for m in self.facility.finditer(text):
-            caps_line = is_all_caps(text[text.rfind("\n", 0, m.start()) + 1 : m.end()])
-            kept = []  # the capitalised (in ALL-CAPS lines: name-like) words right before the facility word
+            # casing says nothing on an ALL-CAPS line or in a text without capitals: any word but a generic
+            # or frequent one ("UNION HOSPITAL", "reisterstown hospital"); elsewhere capitalised words
+            unmarked = not uses_capitals(text) or is_all_caps(
+                text[text.rfind("\n", 0, m.start()) + 1 : m.end()]
+            )
+            kept = []  # those words right before the facility word
             for w in reversed(list(re.finditer(_W, m.group(1)))):
                 word = w.group()
                 if (
                     word.lower() in _NOT_FACILITY_WORD
                     or word.lower() in _stop()
-                    or not word[0].isupper()
-                    or (caps_line and not name_word(word, self.max_zipf, vocabulary=v))
+                    or (not unmarked and not word[0].isupper())
+                    or (unmarked and not _facility_name(word, v))
                 ):
                     break
                 kept.insert(0, w)
             if kept:
-                add((m.start(1) + kept[0].start(), m.end()), "LOCATION", 0.7)
+                start = m.start(1) + kept[0].start()
+                saint = _SAINT.search(text, max(0, start - 8), start)  # "St. Mary Hospital"
+                add((saint.start() if saint else start, m.end()), "LOCATION", 0.7)
         for m in self.university.finditer(text):
             add(m.span(), "LOCATION", 0.7)
         for m in self.ward.finditer(text):

@@ -19,6 +19,10 @@ from collections.abc import Iterable
 COMMON_ZIPF = 3.0
 NAME_MAX_ZIPF = 5.0
 _LETTERS = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?")
+#: a trailing possessive or clitic: "BP's", "SBP'S", "sx'd" are "BP", "SBP", "sx"
+CLITIC = re.compile(r"['’](?:s|d)$", re.IGNORECASE)
+#: a text with fewer upper-case letters than this share is written without capitals: lower case says nothing
+LOWERCASE_STYLE = 0.05
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -208,6 +212,13 @@ def is_misspelling(word: str) -> bool:
     edits |= {a + c + b for a, b in splits for c in letters}
     edits.discard(w)
     return any(zipf(e) >= MISSPELLING_ZIPF for e in edits)
+
+
+@functools.lru_cache(maxsize=8)  # asked once per word or rule match of a document: computed once per document
+def uses_capitals(text: str) -> bool:
+    """At least LOWERCASE_STYLE of the letters of ``text`` are upper case (False without letters)."""
+    letters = [ch for ch in text if ch.isalpha()]
+    return bool(letters) and sum(ch.isupper() for ch in letters) / len(letters) >= LOWERCASE_STYLE
 
 
 def words(text: str) -> list[str]:

@@ -30,15 +30,17 @@ from collections.abc import Sequence
 from ..errors import InputError
 from ..spans import Span, merge_spans
 from .base import Detector, EnsembleDetector
-from .casing import restore_case
+from .casing import in_caps_line, restore_case
 from .clinical import ClinicalContextDetector, extend_places
 from .lexicon import (
+    CLITIC,
     COMMON_ZIPF,
     DocumentFrequency,
     is_clinical_term,
     is_misspelling,
     is_name_word,
     person_names,
+    uses_capitals,
     zipf,
 )
 
@@ -110,8 +112,6 @@ NAMED = {"PERSON", "ORG", "LOCATION", "OTHER"}
 #: an ID span scored at least this by its recognizer (checksum, SSN, credit card) is kept as it is; weaker
 #: ones (presidio's licence/passport/bank patterns match "O2", "x2") need 5+ digits or an ID context
 STRONG_ID = 0.5
-#: a text with fewer upper-case letters than this share is written in lower case throughout
-LOWERCASE_STYLE = 0.05
 
 
 def check_policy(policy) -> str:
@@ -163,9 +163,12 @@ def _sentence_start(text: str, start: int, reach: int = 200) -> bool:
 
 @functools.lru_cache(maxsize=8)  # asked once per word of a document: computed once per document
 def lowercase_style(text: str) -> bool:
-    """Written without capitals (under LOWERCASE_STYLE upper-case letters): lower case says nothing."""
-    letters = [ch for ch in text if ch.isalpha()]
-    return bool(letters) and sum(ch.isupper() for ch in letters) / len(letters) < LOWERCASE_STYLE
+    """Written without capitals (`lexicon.uses_capitals` is False): lower case says nothing."""
+    return any(ch.isalpha() for ch in text) and not uses_capitals(text)
+
+
+def _known_name(word: str, vocabulary: DocumentFrequency | None) -> bool:
+    return is_name_word(word) and not (vocabulary is not None and vocabulary.is_vocabulary(word))
 
 
 def evidence(
@@ -175,10 +178,10 @@ def evidence(
     either not corpus vocabulary, or a frequent word written capitalised inside a sentence (a proper noun:
     "Baltimore"). Never: upper-case words of at most 3 letters (abbreviations), clinical terms
     (`lexicon.is_clinical_term`), typos (`lexicon.is_misspelling`; lower-case or sentence-initial words
-    only), and lower-case words in a text that
-    uses capitals (`lowercase_style`). A word whose case was restored (``text`` differs from ``original``
-    there) counts only as a known person name."""
-    word = text[start:end].strip("'’-")
+    only). Where casing says nothing it counts only as a known person name (of 3+ letters): in a text
+    without capitals (`lowercase_style`; lower-case words elsewhere never count) and on an ALL-CAPS line of
+    ``original`` (`casing.in_caps_line`), where a word the restorer left upper case is an abbreviation."""
+    word = CLITIC.sub("", text[start:end].strip("'’-"))  # "BP's", "SBP'S", "sx'd": the word itself
     if (
         len(word) < 2
         or (word.isupper() and len(word) <= 3)
@@ -188,10 +191,11 @@ def evidence(
         or ((word.islower() or _sentence_start(text, start)) and is_misspelling(word))
     ):
         return False
-    if word.islower() and not lowercase_style(text):
-        return False
-    if original is not None and original[start:end] != text[start:end]:  # case restored: casing says nothing
-        return is_name_word(word) and not (vocabulary is not None and vocabulary.is_vocabulary(word))
+    if original is not None and in_caps_line(original, start):
+        # written in capitals: casing says nothing, and a word the restorer left upper case is an abbreviation
+        return not word.isupper() and _known_name(word, vocabulary)
+    if word.islower():  # lower case: no name in a text that uses capitals; only a known name in one without
+        return lowercase_style(text) and len(word) > 2 and _known_name(word, vocabulary)
     if vocabulary is not None and vocabulary.is_vocabulary(word):
         return False
     if is_name_word(word) or zipf(word) < COMMON_ZIPF:
@@ -199,27 +203,43 @@ def evidence(
     return word[0].isupper() and not word.isupper() and not _sentence_start(text, start)
 
 
+def _rare(word: str, vocabulary: DocumentFrequency | None) -> bool:
+    """Rarer than COMMON_ZIPF, not a clinical term, not corpus vocabulary."""
+    word = CLITIC.sub("", word.strip("'’-"))
+    return (
+        zipf(word) < COMMON_ZIPF
+        and not is_clinical_term(word)
+        and not (vocabulary is not None and vocabulary.is_vocabulary(word))
+    )
+
+
 def evidence_span(
     text: str, span: Span, vocabulary: DocumentFrequency | None = None, original: str | None = None
 ) -> Span | None:
-    """``span`` trimmed to its first and last identifying words (`evidence`), widened over capitalised known
-    person names next to them ("John" of "John Smith": too frequent in English to be evidence alone); None if
-    it has none."""
+    """``span`` trimmed to its first and last identifying words (`evidence`), widened over the PERSON span's
+    capitalised known person names next to them ("John" of "John Smith": too frequent in English to be
+    evidence alone) and, in a text without capitals (`lowercase_style`), over its rare words next to them
+    ("patty hoeller"); None if it has none."""
     words = [m.span() for m in _WORD.finditer(text, span.start, span.end)]
     found = [i for i, w in enumerate(words) if evidence(text, *w, vocabulary, original)]
     if not found:
         return None
+    person = span.label == "PERSON"
+    unmarked = person and lowercase_style(text)
     first, last = found[0], found[-1]
 
-    def known_name(i: int) -> bool:  # written so by the author (not case-restored), in a PERSON span
+    def beside_name(i: int) -> bool:  # written so by the author (not case-restored), in a PERSON span
         start, end = words[i]
         word = text[start:end]
-        restored = original is not None and original[start:end] != word
-        return span.label == "PERSON" and not restored and word.istitle() and word.lower() in person_names()
+        if not person or (original is not None and original[start:end] != word):
+            return False
+        if word.istitle():
+            return word.lower() in person_names()
+        return unmarked and word.islower() and _rare(word, vocabulary)  # "patty hoeller"
 
-    while first > 0 and known_name(first - 1):
+    while first > 0 and beside_name(first - 1):
         first -= 1
-    while last < len(words) - 1 and known_name(last + 1):
+    while last < len(words) - 1 and beside_name(last + 1):
         last += 1
     return Span(words[first][0], words[last][1], span.label, span.score, span.source)
 

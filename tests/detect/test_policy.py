@@ -78,6 +78,25 @@ def test_names_need_evidence():
     assert texts(text, apply_policy(text, spans, "hipaa")) == {"Turgeon", "Møller"}
 
 
+def test_where_casing_says_nothing_only_known_names_count():
+    # ALL-CAPS line: a word the case restorer left upper case is an abbreviation; a known name still counts
+    text = "PT ON CVVH, NKDA. WIFE ANNE AND HO AWARE.\nSeen by Golini"
+    words = ("CVVH", "NKDA", "ANNE", "HO", "Golini")
+    spans = [span_of(text, w, "PERSON") for w in words]
+    shown = restore_case(text)
+    assert shown[text.index("HO") : text.index("HO") + 2] == "HO"  # 2-letter names stay abbreviations
+    assert texts(text, apply_policy(shown, spans, "hipaa", original=text)) == {"ANNE", "Golini"}
+    # a text without capitals: a rare word alone is no name (a clinical abbreviation, a typo), a known
+    # name is, and a rare word beside it in the same PERSON span stays with it
+    text = "pt afeb, perrl. will consult with patty hoeller and ho re: levoquin"
+    spans = [span_of(text, w, "PERSON") for w in ("afeb", "perrl", "patty hoeller", "ho", "levoquin")]
+    assert texts(text, apply_policy(text, spans, "hipaa")) == {"patty hoeller"}
+    # plural and possessive of an abbreviation: "BP's", "SBP'S" are "BP", "SBP"
+    text = "Pt's BP's and SBP'S stable, ABG's drawn; Golini's wife called"
+    spans = [span_of(text, w, "OTHER") for w in ("BP's", "SBP'S", "ABG's", "Golini's")]
+    assert texts(text, apply_policy(text, spans, "hipaa")) == {"Golini's"}
+
+
 def test_corpus_vocabulary_and_misspellings():
     vocabulary = DocumentFrequency(min_docs=3).fit(["on cpap 5", "cpap again", "off cpap", "Foley"] * 2)
     assert vocabulary.is_vocabulary("CPAP") and not vocabulary.is_vocabulary("Foley")
@@ -110,6 +129,17 @@ def test_context_rules_find_clinicians_relatives_and_facilities():
     for item in ["o rourke", "Stronczek", "kenney", "bill", "Quartermain", "Harbor Hospital", "Jean Hudson"]:
         assert item in found
     assert "Transfer" not in " ".join(found)
+
+
+def test_facilities_and_names_where_casing_says_nothing():
+    caps = "PT TAKEN TO UNION HOSPITAL, THEN CARDIAC REHAB. MED FOR COMFORT..BEGIN REHAB. SON BOB AWARE."
+    found = texts(caps, ClinicalContextDetector().detect(caps))
+    assert found == {"UNION HOSPITAL", "BOB"}
+    lower = "had turp at reisterstown hospital. will need poss rehab. went to st. mary hospital. sister sue"
+    found = texts(lower, ClinicalContextDetector().detect(lower))
+    assert found == {"reisterstown hospital", "st. mary hospital", "sue"}
+    mixed = "Went via ambulance to St. Mary Hospital, not to the local hospital or cardiac rehab."
+    assert texts(mixed, ClinicalContextDetector().detect(mixed)) == {"St. Mary Hospital"}
 
 
 def test_hospital_abbreviations_after_a_place_word():
