@@ -38,6 +38,21 @@ def _acronym(text: str) -> str:
     return "".join(w[0] for w in text.split() if w[:1].isupper())
 
 
+_INITIALISM = re.compile(r"[A-Z]{2,5}")
+_INITIALISM_END = re.compile(r"(?:MC|H)$")  # "...H" hospital, "...MC" medical center: a kind, not a name
+
+
+def _random_initialism(original: str, rng: random.Random) -> str:
+    """Random capitals of the original's length, keeping a facility ending ("GBMC" -> "KTMC", "GH" -> "RH");
+    never the original."""
+    end = _INITIALISM_END.search(original[1:])
+    kept = end.group(0) if end else ""
+    while True:
+        drawn = "".join(rng.choice("ABCDEFGHIJKLMNOPRSTVW") for _ in range(len(original) - len(kept)))
+        if drawn + kept != original:
+            return drawn + kept
+
+
 class FullEntity(Strategy):
     name = "full_entity"
 
@@ -52,6 +67,8 @@ class FullEntity(Strategy):
         fake.seed_instance(rng.getrandbits(64))
         if label == "PERSON":  # a fresh pseudonym sharing no word with the original
             return pseudonym(original, {}, fake, rng)
+        if label in _NAMED and _INITIALISM.fullmatch(original):  # "transferred to GH": an initialism
+            return _random_initialism(original, rng)
         if label == "ORG":
             return fake.company()
         if label == "LOCATION":

@@ -33,6 +33,15 @@ def test_untyped_spans_get_a_surrogate_of_the_same_kind(full):
     assert full.surrogate("zorbing", "OTHER", rng).islower()
 
 
+def test_a_facility_initialism_gets_an_initialism(full):
+    rng = random.Random(2)
+    for original, ending in (("GH", "H"), ("GBMC", "MC"), ("JHH", "H"), ("UMMS", "")):
+        out = full.surrogate(original, "LOCATION", rng)
+        assert len(out) == len(original) and out.isupper() and out.isalpha() and out != original
+        assert out.endswith(ending)
+    assert not full.surrogate("Baltimore", "LOCATION", rng).isupper()  # a name gets a Faker city
+
+
 def test_surrogates_never_carry_a_name_of_the_document(full):
     """Faker builds places, companies, streets and e-mails from surnames ("Gonzalezhaven" once replaced
     "Paris" in a note about Maria Gonzalez); such a draw is redrawn."""
