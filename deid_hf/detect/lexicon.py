@@ -226,14 +226,17 @@ def words(text: str) -> list[str]:
 
 
 class DocumentFrequency:
-    """In how many documents of a corpus each word occurs (any case, and in lower case; ``fit``), and which
-    words are therefore corpus vocabulary: ``df >= max(min_docs, min_share * documents)``."""
+    """In how many documents of a corpus each word occurs (any case; in lower case; in lower case in a text
+    that uses capitals; ``fit``), and which words are therefore corpus vocabulary (``df >= max(min_docs,
+    min_share * documents)``) or common nouns (`is_common_noun`)."""
 
-    def __init__(self, min_share: float = 0.02, min_docs: int = 5):
+    def __init__(self, min_share: float = 0.02, min_docs: int = 5, min_common_docs: int = 3):
         self.min_share = min_share
         self.min_docs = min_docs
+        self.min_common_docs = min_common_docs
         self.counts: Counter[str] = Counter()
         self.lower_counts: Counter[str] = Counter()
+        self.common_counts: Counter[str] = Counter()
         self.documents = 0
 
     def fit(self, texts: Iterable[str]) -> DocumentFrequency:
@@ -241,6 +244,8 @@ class DocumentFrequency:
             found = words(text)
             self.counts.update({w.lower() for w in found})
             self.lower_counts.update({w for w in found if w.islower()})
+            if uses_capitals(text):
+                self.common_counts.update({CLITIC.sub("", w) for w in found if w.islower()})
             self.documents += 1
         return self
 
@@ -252,3 +257,9 @@ class DocumentFrequency:
         word = word.lower().strip(".,:;'’\"()")
         counts = self.lower_counts if is_name_word(word) else self.counts
         return counts[word] >= max(self.min_docs, self.min_share * self.documents)
+
+    def is_common_noun(self, word: str) -> bool:
+        """Written in lower case amid capitals (a text that `uses_capitals`) in ``min_common_docs`` documents:
+        the authors treat it as a common noun ("Flovent" in one note, "flovent" in others), not a name."""
+        word = CLITIC.sub("", word.strip(".,:;'’\"()-")).lower()
+        return self.common_counts[word] >= self.min_common_docs

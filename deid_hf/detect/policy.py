@@ -174,13 +174,14 @@ def _known_name(word: str, vocabulary: DocumentFrequency | None) -> bool:
 def evidence(
     text: str, start: int, end: int, vocabulary: DocumentFrequency | None = None, original: str | None = None
 ) -> bool:
-    """Does the word ``text[start:end]`` identify: a known person name or a word rarer than COMMON_ZIPF,
-    either not corpus vocabulary, or a frequent word written capitalised inside a sentence (a proper noun:
-    "Baltimore"). Never: upper-case words of at most 3 letters (abbreviations), clinical terms
-    (`lexicon.is_clinical_term`), typos (`lexicon.is_misspelling`; lower-case or sentence-initial words
-    only). Where casing says nothing it counts only as a known person name (of 3+ letters): in a text
-    without capitals (`lowercase_style`; lower-case words elsewhere never count) and on an ALL-CAPS line of
-    ``original`` (`casing.in_caps_line`), where a word the restorer left upper case is an abbreviation."""
+    """Does the word ``text[start:end]`` identify: a known person name, a word rarer than COMMON_ZIPF (not
+    corpus vocabulary, nor a common noun of the corpus: `DocumentFrequency.is_common_noun`), or a frequent
+    word written capitalised inside a sentence (a proper noun: "Baltimore"). Never: upper-case words of at
+    most 3 letters (abbreviations), clinical terms (`lexicon.is_clinical_term`), typos
+    (`lexicon.is_misspelling`; lower-case or sentence-initial words only). Where casing says nothing it
+    counts only as a known person name (of 3+ letters): in a text without capitals (`lowercase_style`;
+    lower-case words elsewhere never count) and on an ALL-CAPS line of ``original`` (`casing.in_caps_line`),
+    where a word the restorer left upper case is an abbreviation."""
     word = CLITIC.sub("", text[start:end].strip("'’-"))  # "BP's", "SBP'S", "sx'd": the word itself
     if (
         len(word) < 2
@@ -198,8 +199,10 @@ def evidence(
         return lowercase_style(text) and len(word) > 2 and _known_name(word, vocabulary)
     if vocabulary is not None and vocabulary.is_vocabulary(word):
         return False
-    if is_name_word(word) or zipf(word) < COMMON_ZIPF:
+    if is_name_word(word):
         return True
+    if zipf(word) < COMMON_ZIPF:  # a rare word, unless the corpus writes it as a common noun ("flovent")
+        return not (vocabulary is not None and vocabulary.is_common_noun(word))
     return word[0].isupper() and not word.isupper() and not _sentence_start(text, start)
 
 

@@ -100,6 +100,15 @@ def test_where_casing_says_nothing_only_known_names_count():
 def test_corpus_vocabulary_and_misspellings():
     vocabulary = DocumentFrequency(min_docs=3).fit(["on cpap 5", "cpap again", "off cpap", "Foley"] * 2)
     assert vocabulary.is_vocabulary("CPAP") and not vocabulary.is_vocabulary("Foley")
+    # a rare word written in lower case amid capitals in 3 documents is a common noun there, not a name;
+    # lower case in a text without capitals says nothing
+    notes = ["Pt on flovent, Golini aware.", "Gave flovent. BP stable.", "Cont flovent per Dr. Golini"]
+    common = DocumentFrequency().fit(notes + ["gave golini's flovent"] * 5)
+    assert common.is_common_noun("Flovent") and not common.is_common_noun("Golini's")
+    text = "Neuro: Flovent given, Golini aware"
+    spans = [span_of(text, w, "PERSON") for w in ("Flovent", "Golini")]
+    assert texts(text, apply_policy(text, spans, "hipaa", vocabulary=common)) == {"Golini"}
+    assert texts(text, apply_policy(text, spans, "hipaa")) == {"Flovent", "Golini"}  # no corpus: rare
     assert is_misspelling("defecits") and not is_misspelling("bakaitis")
     assert is_name_word("Miller") and not is_name_word("will")
 
