@@ -217,7 +217,7 @@ def test_a_detector_trained_on_the_policy_keeps_its_spans_and_sees_the_text_as_w
 
 @pytest.mark.filterwarnings("ignore")
 def test_fast_hipaa_on_clinical_notes_keeps_its_measured_floor():
-    """fast + hipaa on the first 5 dev patients (49 notes): measured P .42 / R .90 (fast strict: P .03 /
+    """fast + hipaa on the first 5 dev patients (49 notes): measured P .55 / R .96 (fast strict: P .03 /
     R .88); the floors leave a margin for spaCy versions, and fail if the policy stops filtering."""
     path = shared_data("physionet_deid_dev/notes.jsonl")
     patients = [json.loads(line)["patient"] for line in path.read_text().splitlines() if line.strip()]
@@ -225,5 +225,5 @@ def test_fast_hipaa_on_clinical_notes_keeps_its_measured_floor():
     docs = [d for d, p in zip(load_gold(path, text_field="text"), patients) if p in chosen]
     detector = get_detector("fast", policy="hipaa").fit([d.text for d in docs])  # corpus statistics
     report = detection_report(docs, detector.detect_batch([d.text for d in docs]))
-    assert report["token_precision"] >= 0.35
-    assert report["token_recall"] >= 0.85
+    assert report["token_precision"] >= 0.45
+    assert report["token_recall"] >= 0.90
