@@ -15,6 +15,7 @@ import random
 import re
 from datetime import date, timedelta
 
+from ..detect.clinical import FACILITY_END
 from ..detect.mentions import TITLE
 from .base import Strategy
 from .dates import rewrite_date_span, rewrite_dates
@@ -69,6 +70,9 @@ class FullEntity(Strategy):
             return pseudonym(original, {}, fake, rng)
         if label in _NAMED and _INITIALISM.fullmatch(original):  # "transferred to GH": an initialism
             return _random_initialism(original, rng)
+        facility = FACILITY_END.search(original) if label in _NAMED else None
+        if facility:  # a facility stays one of its kind: "St. Jude Medical Center" -> "Lopez Medical Center"
+            return f"{fake.last_name()} {facility.group(1)}"
         if label == "ORG":
             return fake.company()
         if label == "LOCATION":

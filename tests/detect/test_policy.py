@@ -149,6 +149,9 @@ def test_facilities_and_names_where_casing_says_nothing():
     assert found == {"reisterstown hospital", "st. mary hospital", "sue"}
     mixed = "Went via ambulance to St. Mary Hospital, not to the local hospital or cardiac rehab."
     assert texts(mixed, ClinicalContextDetector().detect(mixed)) == {"St. Mary Hospital"}
+    # after a kinship word a capitalised word is a name unless very frequent; in capitals it must be rarer
+    kin = "Her daughter Elena will pick her up. Son Will Visit later.\nDAUGHTER ELENA CALLED"
+    assert texts(kin, ClinicalContextDetector().detect(kin)) == {"Elena"}
 
 
 def test_hospital_abbreviations_after_a_place_word():

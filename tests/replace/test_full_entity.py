@@ -33,13 +33,17 @@ def test_untyped_spans_get_a_surrogate_of_the_same_kind(full):
     assert full.surrogate("zorbing", "OTHER", rng).islower()
 
 
-def test_a_facility_initialism_gets_an_initialism(full):
+def test_a_facility_gets_a_facility_surrogate(full):
     rng = random.Random(2)
     for original, ending in (("GH", "H"), ("GBMC", "MC"), ("JHH", "H"), ("UMMS", "")):
         out = full.surrogate(original, "LOCATION", rng)
         assert len(out) == len(original) and out.isupper() and out.isalpha() and out != original
         assert out.endswith(ending)
     assert not full.surrogate("Baltimore", "LOCATION", rng).isupper()  # a name gets a Faker city
+    for original, head in (("St. Jude Medical Center", " Medical Center"), ("Harbor Hospital", " Hospital")):
+        for label in ("ORG", "LOCATION"):
+            out = full.surrogate(original, label, rng)
+            assert out.endswith(head) and out[: -len(head)] not in original
 
 
 def test_surrogates_never_carry_a_name_of_the_document(full):
