@@ -25,7 +25,7 @@ import re
 
 from ..spans import Span
 from .base import Detector
-from .casing import in_caps_line, is_all_caps
+from .casing import in_caps_line
 from .lexicon import is_clinical_term, is_name_word, person_names, uses_capitals, zipf
 
 _W = r"[A-Za-z][A-Za-z'’-]*"
@@ -288,9 +288,7 @@ class ClinicalContextDetector(Detector):
         for m in self.facility.finditer(text):
             # casing says nothing on an ALL-CAPS line or in a text without capitals: any word but a generic
             # or frequent one ("UNION HOSPITAL", "reisterstown hospital"); elsewhere capitalised words
-            unmarked = not uses_capitals(text) or is_all_caps(
-                text[text.rfind("\n", 0, m.start()) + 1 : m.end()]
-            )
+            unmarked = not uses_capitals(text) or in_caps_line(text, m.start())  # one line table a text
             kept = []  # those words right before the facility word
             for w in reversed(list(re.finditer(_W, m.group(1)))):
                 word = w.group()
