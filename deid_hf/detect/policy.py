@@ -167,8 +167,12 @@ def lowercase_style(text: str) -> bool:
     return any(ch.isalpha() for ch in text) and not uses_capitals(text)
 
 
+def _in_vocabulary(word: str, vocabulary: DocumentFrequency | None) -> bool:
+    return vocabulary is not None and vocabulary.is_vocabulary(word)
+
+
 def _known_name(word: str, vocabulary: DocumentFrequency | None) -> bool:
-    return is_name_word(word) and not (vocabulary is not None and vocabulary.is_vocabulary(word))
+    return is_name_word(word) and not _in_vocabulary(word, vocabulary)
 
 
 def evidence(
@@ -197,7 +201,7 @@ def evidence(
         return not word.isupper() and _known_name(word, vocabulary)
     if word.islower():  # lower case: no name in a text that uses capitals; only a known name in one without
         return lowercase_style(text) and len(word) > 2 and _known_name(word, vocabulary)
-    if vocabulary is not None and vocabulary.is_vocabulary(word):
+    if _in_vocabulary(word, vocabulary):
         return False
     if is_name_word(word):
         return True
@@ -209,11 +213,7 @@ def evidence(
 def _rare(word: str, vocabulary: DocumentFrequency | None) -> bool:
     """Rarer than COMMON_ZIPF, not a clinical term, not corpus vocabulary."""
     word = CLITIC.sub("", word.strip("'’-"))
-    return (
-        zipf(word) < COMMON_ZIPF
-        and not is_clinical_term(word)
-        and not (vocabulary is not None and vocabulary.is_vocabulary(word))
-    )
+    return zipf(word) < COMMON_ZIPF and not is_clinical_term(word) and not _in_vocabulary(word, vocabulary)
 
 
 def evidence_span(
