@@ -94,7 +94,8 @@ def main():
         "patterns": "patterns",
         "spacy": "spacy",
         "fast": "fast (patterns+spacy)",
-        "default": "default (patterns+spacy+pfilter-propn 1e-3)",
+        "default": "default (patterns+spacy+learned int8)",
+        "zsts": "zsts (patterns+spacy+pfilter-propn 1e-3)",
         "clinical": "clinical (patterns+spacy places+learned int8)",
         "learned": "learned int8",
     }

@@ -7,7 +7,7 @@ spaCy sm runs in the same process on the same documents. The learned detector ru
 fp32 and ONNX Runtime int8 (its folder's ``model.onnx`` / ``model_quantized.onnx``). Speed: single process,
 after a warm-up; docs/s and tokens/s (whitespace tokens, the EVALUATION.md unit). Precision / recall per
 shared/EVALUATION.md (label-agnostic tokens), also per case group on the notes.
-Usage: python benchmarks/detector_speed.py --model DIR [--notes-fold 0] [--limit N] [--skip-default]
+Usage: python benchmarks/detector_speed.py --model DIR [--notes-fold 0] [--limit N] [--skip-zsts]
 """
 
 from __future__ import annotations
@@ -74,9 +74,9 @@ def main():
     parser.add_argument("--model", required=True, help="folder written by `deid-hf train-detector`")
     parser.add_argument("--notes-fold", type=int, default=None, help="default: the model's held-out fold")
     parser.add_argument("--limit", type=int, default=None, help="at most N documents per corpus")
-    parser.add_argument("--skip-default", action="store_true", help="no rows with the (slow) p-filter")
+    parser.add_argument("--skip-zsts", action="store_true", help="no rows with the (slow) p-filter")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--default-learned", action="store_true", help="also a row default + learned")
+    parser.add_argument("--zsts-learned", action="store_true", help="also a row zsts + learned")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     presidio_docs = load_gold(data_path("presidio_synth_pii/synth_dataset_v2.json"))[750:1500]
@@ -97,12 +97,12 @@ def main():
         **learned,
         "fast (patterns+spacy)": "fast",
         "patterns+learned int8": ["patterns", int8],
-        "fast+learned int8 (patterns+spacy+learned)": ["patterns", "spacy", int8],
+        "default (patterns+spacy+learned int8)": ["patterns", "spacy", int8],
     }
-    if not args.skip_default:
-        configurations["default (patterns+spacy+pfilter-propn)"] = "default"
-        if args.default_learned:
-            configurations["default+learned int8"] = ["patterns", "spacy", "pfilter-propn", int8]
+    if not args.skip_zsts:
+        configurations["zsts (patterns+spacy+pfilter-propn)"] = "zsts"
+        if args.zsts_learned:
+            configurations["zsts+learned int8"] = ["patterns", "spacy", "pfilter-propn", int8]
 
     def presidio(ds):
         return [[(r.start, r.end) for r in analyzer.analyze(d.text, language="en")] for d in ds]

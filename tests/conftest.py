@@ -77,3 +77,99 @@ def tiny_bert_fixture(minilm_tokenizer):
 def tiny_llama_fixture(smollm2):
     _, tokenizer = smollm2
     return tiny_llama(tokenizer), tokenizer
+
+
+def _labelled(i: int):
+    from deid_hf.train.detector import LabelledDocument
+
+    names = ("Maria Gonzalez", "Ivan Petrov", "Ana Lima", "Tom Okafor")
+    places = ("Lisbon", "Boston", "Nairobi")
+    name, place = names[i % len(names)], places[i % len(places)]
+    text = f"Patient {name} was seen on 12/0{i % 9 + 1}/2020 in {place}, stable."
+    spans = (
+        (text.index(name), text.index(name) + len(name), "PERSON"),
+        (text.index("12/"), text.index("12/") + 10, "DATE_TIME"),
+        (text.index(place), text.index(place) + len(place), "LOCATION"),
+    )
+    return LabelledDocument(text, spans, f"patient-{i % 6}", "test", ("Name", "Date", "Location"))
+
+
+#: labelled documents and a config for training tiny token classifiers in seconds
+DOCS = [_labelled(i) for i in range(24)]
+
+
+def _tiny_config():
+    from deid_hf.train.detector import DetectorConfig
+
+    return DetectorConfig(
+        epochs=2,
+        batch_size=4,
+        learning_rate=5e-3,
+        max_length=16,
+        stride=4,
+        eval_fraction=0.2,
+        eval_every=3,
+        save_every=3,
+        seed=3,
+        max_windows=None,
+    )
+
+
+CONFIG = _tiny_config()
+
+
+def tiny_token_classifier(tokenizer):
+    """A randomly initialised BERT token classifier over the BIO schema on a real WordPiece tokenizer."""
+    import torch
+    from transformers import BertConfig, BertForTokenClassification
+
+    from deid_hf.train.detector import BIO_LABELS
+
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+        num_labels=len(BIO_LABELS),
+        id2label=dict(enumerate(BIO_LABELS)),
+        label2id={label: i for i, label in enumerate(BIO_LABELS)},
+    )
+    return BertForTokenClassification(config)
+
+
+@pytest.fixture(scope="session")
+def registered_learned():
+    """The registry's own "learned" entry (the cached ``deid-detector-minilm``, built on first use)."""
+    from deid_hf.detect import DETECTORS
+
+    return DETECTORS["learned"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def tiny_learned_detector(tmp_path_factory, registered_learned, minilm_tokenizer):
+    """Detector "learned" (and so "default" and "clinical") reads, for this session, a tiny token classifier
+    that the real trainer fits on `DOCS` and exports to ONNX int8 in seconds. The real default model is
+    trained from the evaluation data on first use (about 20 minutes), too slow for a test session; its build
+    is tested on its own (tests/train/test_detector.py) with `registered_learned`."""
+    from deid_hf.detect import DETECTORS, TokenClassificationDetector, register_detector
+    from deid_hf.train.detector import train_detector
+
+    out = tmp_path_factory.mktemp("learned") / "tiny-detector"
+    train_detector(
+        DOCS,
+        out,
+        CONFIG,
+        model=tiny_token_classifier(minilm_tokenizer),
+        tokenizer=minilm_tokenizer,
+        progress=False,
+    )
+    register_detector(
+        "learned",
+        lambda *_: TokenClassificationDetector(str(out), backend="onnx", int8=True),
+        help=registered_learned.help,
+    )
+    yield out
+    DETECTORS["learned"] = registered_learned

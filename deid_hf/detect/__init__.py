@@ -27,9 +27,13 @@ __all__ = [
     "register_detector",
 ]
 
-#: patterns + spaCy NER + the p-filter on proper nouns: recall first (needs the pipeline's LM)
-DEFAULT_DETECTORS = ("patterns", "spacy", "pfilter-propn")
-#: no language model: faster than the default on CPU, lower recall (README, "Measured here")
+#: patterns + spaCy NER + the fine-tuned token classifier (README "Learned detector": the best recall on
+#: clinical notes, presidio records and wikigold of the measured ensembles, no language model)
+DEFAULT_DETECTORS = ("patterns", "spacy", "learned")
+#: patterns + spaCy NER + the ZSTS p-filter on proper nouns (needs the pipeline's LM; the default before the
+#: learned model, which it labels the silver training data for)
+ZSTS_DETECTORS = ("patterns", "spacy", "pfilter-propn")
+#: no model beyond spaCy: nothing to build, lower recall (README, "Measured here")
 FAST_DETECTORS = ("patterns", "spacy")
 #: patterns + spaCy's places + the fine-tuned token classifier (README "Learned detector": measured on
 #: held-out patients)
@@ -135,8 +139,8 @@ def _pfilter(name: str, proper_nouns: bool) -> Callable[..., Detector]:
 
         if model is None or tokenizer is None:
             raise InputError(
-                f"the {name} detector (part of 'default') needs a language model and "
-                f"its tokenizer; without one use 'fast' (patterns + spaCy)"
+                f"the {name} detector (part of 'zsts') needs a language model and "
+                f"its tokenizer; without one use 'fast' (patterns + spaCy) or 'default'"
             )
         try:
             threshold = float(argument) if argument else PFILTER_THRESHOLD
@@ -151,11 +155,16 @@ def _pfilter(name: str, proper_nouns: bool) -> Callable[..., Detector]:
 
 register_detector(
     "default",
-    lambda _, model, tokenizer, options: get_detector(list(DEFAULT_DETECTORS), model, tokenizer, options),
-    help="patterns + spacy + pfilter-propn, with the pipeline's LM",
+    lambda *_: get_detector(list(DEFAULT_DETECTORS)),
+    help=f"patterns + spacy + learned ({LEARNED_MODEL}, built once on first use), no LM",
 )
 register_detector(
     "fast", lambda *_: get_detector(list(FAST_DETECTORS)), help="patterns + spacy, no language model"
+)
+register_detector(
+    "zsts",
+    lambda _, model, tokenizer, options: get_detector(list(ZSTS_DETECTORS), model, tokenizer, options),
+    help="patterns + spacy + pfilter-propn (ZSTS), with the pipeline's LM",
 )
 register_detector("patterns", lambda *_: PatternDetector(), help="regular expressions and Presidio's")
 register_detector(

@@ -167,7 +167,9 @@ class TokenClassificationDetector(Detector):
     ``int8=True``, `deid_hf.export.onnx`) on ONNX Runtime (``provider`` cpu / cuda / tensorrt) through
     Optimum's ``ORTModelForTokenClassification`` in the same pipeline. Long texts are cut into overlapping
     windows (``stride``; default: the window the model was trained with, ``config.deid_hf_window``). Batches
-    are formed from texts of similar length (less padding); results keep the input order.
+    are formed from texts of similar length (less padding); results keep the input order. The int8 graph
+    runs one window at a time (``batch_size`` None: 1 with ``int8``, else 16): its dynamic quantization
+    scales each batch's activations together, so a window's result would depend on the texts batched with it.
     """
 
     name = "token-classification"
@@ -177,7 +179,7 @@ class TokenClassificationDetector(Detector):
         model,
         tokenizer=None,
         aggregation_strategy: str = "simple",
-        batch_size: int = 16,
+        batch_size: int | None = None,
         min_score: float = 0.0,
         device=None,
         *,
@@ -233,7 +235,7 @@ class TokenClassificationDetector(Detector):
         )
         self.pipe.outside_bias = float(outside_bias)
         self.pipe.outside_index = (getattr(config, "label2id", None) or {}).get("O")
-        self.batch_size = batch_size
+        self.batch_size = batch_size or (1 if int8 else 16)
         self.min_score = min_score
         #: the identifier policy its gold labels follow (a deid-hf trained folder records it): an identifier
         #: policy of that name keeps its spans as they are instead of filtering them (`detect.policy`)

@@ -8,7 +8,17 @@ from ..errors import InputError
 from ..validate import check_positive_ints
 
 #: detectors a request may pick by default (no model path from a request is ever loaded)
-REQUEST_DETECTORS = ("default", "fast", "patterns", "spacy", "pfilter", "pfilter-propn")
+REQUEST_DETECTORS = (
+    "default",
+    "fast",
+    "zsts",
+    "clinical",
+    "learned",
+    "patterns",
+    "spacy",
+    "pfilter",
+    "pfilter-propn",
+)
 
 
 def _default_strategies() -> tuple[str, ...]:

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..detect.policy import check_policy
-from ..errors import InputError
+from ..errors import InputError, ModelUnavailableError
 from ..extras import extra
 from ..spans import LABELS
 from ..validate import check_positive_ints, check_training_rates
@@ -93,7 +93,7 @@ class DetectorConfig:
     #: silver (distilled) documents: at most this many texts per source of `silver.SILVER_SOURCES`, labelled
     #: by the ``silver_detector`` ensemble under the hipaa policy (0: gold only)
     silver_per_source: int = 100
-    silver_detector: str = "default"
+    silver_detector: str = "zsts"
     #: identifier policy of the silver labels ("hipaa": what the clinical gold marks; "strict": every span)
     silver_policy: str = "hipaa"
     #: where the documents came from, for the model card: "default" or a file name
@@ -641,7 +641,15 @@ def build_default_detector(out: Path) -> dict:
     from ..paths import cache_dir, data_root
 
     config = DetectorConfig()
-    documents, held_out = default_documents(data_root(), config)
+    try:
+        documents, held_out = default_documents(data_root(), config)
+    except InputError as exc:
+        raise ModelUnavailableError(
+            f"the learned detector deid-detector-minilm (part of detector 'default') is not built yet and is "
+            f"trained on first use from the evaluation data ({exc}); or put a model built elsewhere in "
+            f"{out.parent / 'deid-detector-minilm'}, or use detector='fast' (patterns + spaCy, nothing to "
+            f"build)"
+        ) from None
     checkpoints = cache_dir() / ".train-deid-detector-minilm"
     print(
         f"deid-hf: building the default learned detector once: {DETECTOR_BUILD_NOTE}; "

@@ -3,7 +3,7 @@
 Texts come from the corpora of the data folder whose own annotation is ignored (`SILVER_SOURCES`): ABCD
 dialogues, GUM, SEC filings, BTC and WNUT17 tweets, SNIPS queries and SST-2 reviews. wikigold is left out
 (it is an evaluation set), as are presidio_synth_pii and the PhysioNet notes (gold data). Each source gives a
-seeded sample of its texts; the labelling detector (by default the ``default`` ensemble with its p-filter,
+seeded sample of its texts; the labelling detector (by default the ``zsts`` ensemble with its p-filter,
 under the ``hipaa`` identifier policy) marks the spans. Labelling is slow, so the documents are cached in
 ``<cache>/silver/`` under a key of everything that decides them.
 """
@@ -116,7 +116,7 @@ def silver_documents(
     per_source: int,
     *,
     seed: int = 0,
-    detector: str = "default",
+    detector: str = "zsts",
     policy: str = "hipaa",
     cache: Path | None = None,
 ) -> list[LabelledDocument]:

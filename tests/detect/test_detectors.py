@@ -100,7 +100,7 @@ def test_repeated_mentions_are_added_once_detected():
     assert [(text[s.start : s.end], s.source) for s in spans] == [("Ann", "spacy"), ("Ann", "repeat")]
 
 
-def test_default_adds_improbable_proper_nouns_and_fast_needs_no_lm(smollm2):
+def test_zsts_adds_improbable_proper_nouns_and_fast_needs_no_lm(smollm2):
     model, tokenizer = smollm2
     text = "Yesterday I met Wendeline Oszkarova near the flibbertigibbet kiosk in Qaqortoq."
 
@@ -109,11 +109,30 @@ def test_default_adds_improbable_proper_nouns_and_fast_needs_no_lm(smollm2):
 
     assert {"flibbertigibbet", "Qaqortoq"} <= set(found("pfilter"))  # every improbable word
     assert set(found("pfilter-propn")) == {"Wendeline", "Oszkarova", "Qaqortoq"}  # proper nouns only
-    default = found("default")
-    assert (
-        default["Wendeline Oszkarova"].label == "PERSON"
-        and "pfilter" in default["Wendeline Oszkarova"].source
-    )
-    assert "Qaqortoq" in default and "Qaqortoq" not in found("fast")
+    zsts = found("zsts")
+    assert zsts["Wendeline Oszkarova"].label == "PERSON" and "pfilter" in zsts["Wendeline Oszkarova"].source
+    assert "Qaqortoq" in zsts and "Qaqortoq" not in found("fast")
     with pytest.raises(InputError, match="use 'fast'"):
-        get_detector("default")
+        get_detector("zsts")
+
+
+def test_default_is_patterns_spacy_and_the_learned_model_without_an_lm():
+    """ "default" = patterns + spaCy + "learned" (this session's tiny model, see conftest); no LM needed."""
+    default = get_detector("default")
+    assert isinstance(default, EnsembleDetector)
+    parts = default.detectors
+    assert [type(p) for p in parts] == [PatternDetector, SpacyDetector, TokenClassificationDetector]
+    assert parts[1].labels is None  # every spaCy label, unlike "clinical" (places only)
+    assert type(parts[2].pipe.model).__name__.startswith("ORTModel")  # ONNX Runtime (int8), not PyTorch
+
+
+def test_the_int8_learned_detector_reads_each_text_alike_whatever_it_is_batched_with():
+    """Dynamic int8 quantization scales a batch's activations together: the detector runs windows alone."""
+    texts = [
+        "Ana Lima was seen in Boston on 12/03/2020.",
+        "Patient Tom Okafor, stable. " * 12,
+        "Ivan Petrov",
+        "Seen by Maria Gonzalez in Nairobi; follow up on 12/05/2020 with Ana Lima in Lisbon. " * 3,
+    ]
+    learned = get_detector("learned")
+    assert learned.detect_batch(texts) == [learned.detect_batch([text])[0] for text in texts]

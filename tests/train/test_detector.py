@@ -18,54 +18,7 @@ from deid_hf.train.detector import (
     read_documents,
     train_detector,
 )
-from tests.conftest import shared_data
-
-NAMES = ("Maria Gonzalez", "Ivan Petrov", "Ana Lima", "Tom Okafor")
-PLACES = ("Lisbon", "Boston", "Nairobi")
-
-
-def _doc(i: int) -> LabelledDocument:
-    name, place = NAMES[i % len(NAMES)], PLACES[i % len(PLACES)]
-    text = f"Patient {name} was seen on 12/0{i % 9 + 1}/2020 in {place}, stable."
-    spans = (
-        (text.index(name), text.index(name) + len(name), "PERSON"),
-        (text.index("12/"), text.index("12/") + 10, "DATE_TIME"),
-        (text.index(place), text.index(place) + len(place), "LOCATION"),
-    )
-    return LabelledDocument(text, spans, f"patient-{i % 6}", "test", ("Name", "Date", "Location"))
-
-
-DOCS = [_doc(i) for i in range(24)]
-CONFIG = DetectorConfig(
-    epochs=2,
-    batch_size=4,
-    learning_rate=5e-3,
-    max_length=16,
-    stride=4,
-    eval_fraction=0.2,
-    eval_every=3,
-    save_every=3,
-    seed=3,
-    max_windows=None,
-)
-
-
-def tiny_token_classifier(tokenizer):
-    from transformers import BertConfig, BertForTokenClassification
-
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=64,
-        num_labels=len(BIO_LABELS),
-        id2label=dict(enumerate(BIO_LABELS)),
-        label2id={label: i for i, label in enumerate(BIO_LABELS)},
-    )
-    return BertForTokenClassification(config)
+from tests.conftest import CONFIG, DOCS, shared_data, tiny_token_classifier
 
 
 def _train(tmp_path, tokenizer, name, **kwargs):
@@ -290,13 +243,14 @@ def test_a_stopped_run_can_be_written_from_its_checkpoint(tmp_path, minilm_token
 
 
 @pytest.mark.slow
-def test_default_learned_detector_is_built_once_and_cached(tmp_path, monkeypatch):
+def test_default_learned_detector_is_built_once_and_cached(tmp_path, monkeypatch, registered_learned):
     """The registry wiring of ``deid-detector-minilm`` / detector "learned" on a few documents (the real
     build trains on presidio_synth_pii + the dev notes)."""
     from deid_hf import models
-    from deid_hf.detect import get_detector
+    from deid_hf.detect import DETECTORS, get_detector
     from deid_hf.train import detector
 
+    monkeypatch.setitem(DETECTORS, "learned", registered_learned)
     monkeypatch.setenv("DEID_HF_CACHE", str(tmp_path))
     monkeypatch.setattr(detector, "default_documents", lambda root, config: (DOCS[:8], {"held": DOCS[:2]}))
     path = models.model_path("deid-detector-minilm")
@@ -307,3 +261,20 @@ def test_default_learned_detector_is_built_once_and_cached(tmp_path, monkeypatch
     assert row["ready"] and row["note"] == "cached"
     learned = get_detector("learned")
     assert learned.detect_batch(["Ana Lima was seen in Boston."])[0] is not None
+
+
+def test_default_detector_without_its_data_names_what_is_missing_and_the_alternative(
+    tmp_path, monkeypatch, registered_learned
+):
+    from deid_hf.detect import DETECTORS, get_detector
+    from deid_hf.errors import ModelUnavailableError
+
+    monkeypatch.setitem(DETECTORS, "learned", registered_learned)
+    monkeypatch.setenv("DEID_HF_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("DEID_HF_DATA", str(tmp_path / "no-data"))
+    with pytest.raises(ModelUnavailableError) as caught:
+        get_detector("default")
+    message = str(caught.value)
+    assert "deid-detector-minilm" in message and "presidio_synth_pii" in message
+    assert "detector='fast'" in message and "Traceback" not in message
+    assert not (tmp_path / "cache" / "deid-detector-minilm").exists()  # nothing half-built left behind
