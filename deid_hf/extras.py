@@ -10,8 +10,6 @@ from .errors import MissingExtraError
 
 #: extra -> the top-level modules it provides
 EXTRAS = {
-    "onnx": ("optimum", "onnxruntime"),
-    "train": ("accelerate",),
     "eval": ("accelerate", "evaluate", "matplotlib"),
     "serve": ("fastapi", "uvicorn", "httpx", "gradio"),
     "ray": ("ray",),

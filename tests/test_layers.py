@@ -158,7 +158,7 @@ def test_no_private_name_is_imported_from_another_module(folder):
     assert private_imports(PACKAGE.parent / folder) == []
 
 
-OPTIONAL = {"optimum": "onnx", "onnxruntime": "onnx", "accelerate": "train", "evaluate": "eval"}
+OPTIONAL = {"evaluate": "eval"}
 OPTIONAL |= {"matplotlib": "eval", "scipy": "dev", "fastapi": "serve", "uvicorn": "serve", "httpx": "serve"}
 OPTIONAL |= {"gradio": "serve", "ray": "ray", "playwright": "dev"}
 

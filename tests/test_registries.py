@@ -139,16 +139,17 @@ def test_bundled_examples_ship_with_the_package():
     assert examples and all({"id", "kind", "text"} <= set(e) for e in examples)
 
 
-def test_a_missing_extra_names_the_install_command(tmp_path, monkeypatch):
-    from deid_hf.errors import DeidError, MissingExtraError
-    from deid_hf.export.onnx import export, provider_options
+def test_a_missing_extra_names_the_install_command(tmp_path, monkeypatch, capsys):
+    from deid_hf.errors import MissingExtraError
+    from deid_hf.evaluation.report import write_report
 
-    monkeypatch.setitem(sys.modules, "optimum.exporters.onnx", None)  # as if optimum were not installed
-    monkeypatch.setitem(sys.modules, "onnxruntime", None)
-    with pytest.raises(MissingExtraError, match=r"ONNX export needs optimum.exporters.onnx.*deid-hf\[onnx\]"):
-        export("minilm", tmp_path, "feature-extraction")
-    with pytest.raises(DeidError, match=r"pip install 'deid-hf\[onnx\]'"):
-        provider_options("cpu")
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if ray were not installed
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(MissingExtraError, match=r"pip install 'deid-hf\[eval\]'"):
+        write_report(tmp_path, None, [], [])
     from deid_hf.cli import main
 
-    assert main(["export", "minilm", str(tmp_path / "x"), "--kind", "feature-extraction"]) == 2
+    (tmp_path / "in.jsonl").write_text('{"text": "Ann"}\n')
+    out = str(tmp_path / "out.jsonl")
+    assert main(["run", str(tmp_path / "in.jsonl"), out, "--engine", "ray", "--detector", "fast"]) == 2
+    assert "deid-hf run --engine ray needs ray" in capsys.readouterr().err

@@ -176,13 +176,27 @@ CLINICAL_ROOTS = (
 )
 
 
+@functools.lru_cache(maxsize=1)
+def drug_names() -> frozenset[str]:
+    """Lower-cased one-word drug names and brands of the `drug-named-entity-recognition` dictionary
+    (DrugBank, MeSH, Wikipedia; Fast Data Science), without Faker's person names."""
+    from drug_named_entity_recognition import drugs_finder
+
+    return frozenset(
+        w for w in drugs_finder.drug_variant_to_canonical if w.isalpha() and w not in person_names()
+    )
+
+
 def is_clinical_term(word: str) -> bool:
-    """A word of at least 6 letters ending in a drug-name stem or medical suffix (`CLINICAL_SUFFIXES`) or
-    starting with a medical root (`CLINICAL_ROOTS`)."""
+    """A drug name or brand of at least 4 letters (`drug_names`: "Motrin", "Oxycontin"), or a word of at
+    least 6 letters ending in a drug-name stem or medical suffix (`CLINICAL_SUFFIXES`) or starting with a
+    medical root (`CLINICAL_ROOTS`)."""
     w = word.strip(".,:;'’\"()").lower()
-    if len(w) < 6 or not w.isalpha():
+    if len(w) < 4 or not w.isalpha():
         return False
-    return w.endswith(CLINICAL_SUFFIXES) or w.startswith(CLINICAL_ROOTS)
+    if w in drug_names():
+        return True
+    return len(w) >= 6 and (w.endswith(CLINICAL_SUFFIXES) or w.startswith(CLINICAL_ROOTS))
 
 
 MISSPELLING_MIN_LEN = 6

@@ -181,7 +181,8 @@ def evidence(
     """Does the word ``text[start:end]`` identify: a known person name, a word rarer than COMMON_ZIPF (not
     corpus vocabulary, nor a common noun of the corpus: `DocumentFrequency.is_common_noun`), or a frequent
     word written capitalised inside a sentence (a proper noun: "Baltimore"). Never: upper-case words of at
-    most 3 letters (abbreviations), clinical terms (`lexicon.is_clinical_term`), typos
+    most 3 letters (abbreviations), longer upper-case words other than known names (acronyms: "COPD"),
+    clinical terms and drug names (`lexicon.is_clinical_term`), typos
     (`lexicon.is_misspelling`; lower-case or sentence-initial words only). Where casing says nothing it
     counts only as a known person name (of 3+ letters): in a text without capitals (`lowercase_style`;
     lower-case words elsewhere never count) and on an ALL-CAPS line of ``original`` (`casing.in_caps_line`),
@@ -199,6 +200,8 @@ def evidence(
     if original is not None and in_caps_line(original, start):
         # written in capitals: casing says nothing, and a word the restorer left upper case is an abbreviation
         return not word.isupper() and _known_name(word, vocabulary)
+    if word.isupper():  # an acronym amid lower case ("COPD", "PTCA"), unless a known name ("ROBERT")
+        return _known_name(word, vocabulary)
     if word.islower():  # lower case: no name in a text that uses capitals; only a known name in one without
         return lowercase_style(text) and len(word) > 2 and _known_name(word, vocabulary)
     if _in_vocabulary(word, vocabulary):
@@ -207,7 +210,7 @@ def evidence(
         return True
     if zipf(word) < COMMON_ZIPF:  # a rare word, unless the corpus writes it as a common noun ("flovent")
         return not (vocabulary is not None and vocabulary.is_common_noun(word))
-    return word[0].isupper() and not word.isupper() and not _sentence_start(text, start)
+    return word[0].isupper() and not _sentence_start(text, start)
 
 
 def _rare(word: str, vocabulary: DocumentFrequency | None) -> bool:
@@ -305,6 +308,18 @@ def apply_policy(
     return [kept for span in spans for kept in _keep(text, span, vocabulary, original)]
 
 
+def keep_trained(text: str, spans: Sequence[Span], dates: Sequence[Span]) -> list[Span]:
+    """The spans of a model trained on this policy's gold, kept as found except a DATE_TIME without a letter
+    that no date rule (`find_dates`: ``dates``) overlaps: a bare number or fragment ("9", "/7", "2000")."""
+    return [
+        s
+        for s in spans
+        if s.label != "DATE_TIME"
+        or any(ch.isalpha() for ch in text[s.start : s.end])
+        or any(d.start < s.end and s.start < d.end for d in dates)
+    ]
+
+
 class PolicyDetector(Detector):
     """Detectors under an identifier policy (module docstring). ``restore_case``: run them on the
     case-restored copy; ``context``: add the clinical context rules; ``corpus_vocabulary``: words frequent
@@ -355,14 +370,19 @@ class PolicyDetector(Detector):
         ]
         out = []
         for i, (text, seen) in enumerate(zip(texts, shown)):
+            dates = find_dates(text) if self.policy == "hipaa" else []
             spans = [
                 s
                 for found, own in zip(per_member, trained)
-                for s in (found[i] if own else apply_policy(seen, found[i], self.policy, vocabulary, text))
+                for s in (
+                    keep_trained(text, found[i], dates)
+                    if own
+                    else apply_policy(seen, found[i], self.policy, vocabulary, text)
+                )
             ]
             if self.context is not None:
                 spans += self.context.detect(text, vocabulary)
             if self.policy == "hipaa":
-                spans += find_dates(text) + find_phones(text)
+                spans += dates + find_phones(text)
             out.append(merge_spans(extend_places(text, merge_spans(spans)) if self.context else spans))
         return out

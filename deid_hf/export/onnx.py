@@ -16,7 +16,6 @@ import tempfile
 from pathlib import Path
 
 from ..errors import InputError, ModelUnavailableError
-from ..extras import extra
 
 KINDS = {
     "fill-mask": ("fill-mask", "ORTModelForMaskedLM"),
@@ -41,8 +40,7 @@ def export(
     model, output: str | Path, kind: str, *, int8: bool = False, optimize: str | None = None, tokenizer=None
 ) -> Path:
     """Export ``model`` (registry name, path, Hub id or in-memory PreTrainedModel) to ``output``."""
-    with extra("onnx", "ONNX export"):
-        from optimum.exporters.onnx import main_export
+    from optimum.exporters.onnx import main_export
 
     from ..models import model_path
     from .cards import LIMITS, display_name, write_card
@@ -68,15 +66,13 @@ def export(
                 f"cannot export {name!r} as {kind}: {str(exc).splitlines()[0][:200]}"
             ) from None
     if int8:
-        with extra("onnx", "int8 quantization"):
-            from optimum.onnxruntime import ORTQuantizer
+        from optimum.onnxruntime import ORTQuantizer
 
         quantizer = ORTQuantizer.from_pretrained(output, file_name="model.onnx")
         quantizer.quantize(save_dir=output, quantization_config=quantization_config()[1])
     if optimize:
-        with extra("onnx", "ONNX graph optimisation"):
-            from optimum.onnxruntime import ORTOptimizer
-            from optimum.onnxruntime.configuration import OptimizationConfig
+        from optimum.onnxruntime import ORTOptimizer
+        from optimum.onnxruntime.configuration import OptimizationConfig
 
         level = {"O1": 1, "O2": 2, "O3": 99}[optimize]
         optimizer = ORTOptimizer.from_pretrained(output)
@@ -118,8 +114,7 @@ def quantization_config(flags: set[str] | None = None):
     """(name, Optimum dynamic int8 config) for this CPU: AVX-512 VNNI, AVX-512, AVX2, else ARM64."""
     import platform
 
-    with extra("onnx", "int8 quantization"):
-        from optimum.onnxruntime.configuration import AutoQuantizationConfig
+    from optimum.onnxruntime.configuration import AutoQuantizationConfig
 
     flags = cpu_flags() if flags is None else flags
     if "avx512_vnni" in flags:
@@ -152,8 +147,7 @@ def session_options(threads: int | None = None, spinning: bool = False):
     """ONNX Runtime session options for CPU inference: ``intra_op_num_threads`` = physical cores (or
     ``threads``), one inter-op thread, all graph optimisations, and idle threads that sleep instead of
     spinning (spinning threads compete with the tokenizer and other processes on a shared CPU)."""
-    with extra("onnx", "ONNX Runtime"):
-        import onnxruntime
+    import onnxruntime
 
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = threads or physical_cores()
@@ -167,8 +161,7 @@ def provider_options(
     provider: str, trt_cache: str | Path | None = None, fp16: bool = False
 ) -> tuple[str, dict]:
     """ONNX Runtime provider name and options; a clear error when it is not available here."""
-    with extra("onnx", "ONNX Runtime"):
-        import onnxruntime
+    import onnxruntime
 
     if provider not in PROVIDERS:
         raise InputError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
@@ -198,8 +191,7 @@ def load_ort_model(
 ):
     """An ``ORTModelFor*`` from an exported directory; ``kind`` is read from its config when omitted;
     ``options``: an ``onnxruntime.SessionOptions`` (default: ONNX Runtime's own)."""
-    with extra("onnx", "ONNX Runtime"):
-        import optimum.onnxruntime as ort
+    import optimum.onnxruntime as ort
     from transformers import AutoConfig
     from transformers.models.auto.modeling_auto import MODEL_FOR_MASKED_LM_MAPPING_NAMES
 

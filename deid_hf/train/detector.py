@@ -24,7 +24,6 @@ from pathlib import Path
 
 from ..detect.policy import check_policy
 from ..errors import InputError, ModelUnavailableError
-from ..extras import extra
 from ..spans import LABELS
 from ..validate import check_positive_ints, check_training_rates
 
@@ -417,8 +416,7 @@ def train_detector(
     with ``write_stopped=True`` also from a run stopped early (``--resume --stop-after N`` at the newest
     checkpoint's step writes that checkpoint; the card states the steps done of the schedule).
     """
-    with extra("train", "fine-tuning the detector"):
-        from accelerate.utils import set_seed
+    from accelerate.utils import set_seed
 
     from .loop import LoopSettings, run_training
 

@@ -21,7 +21,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from ..extras import extra
 
 PROGRESS_FILE = "progress.json"
 
@@ -126,9 +125,7 @@ def run_training(
     permutation). ``stop_after=n`` ends after optimizer step n with a checkpoint.
     """
     import torch
-
-    with extra("train", "training"):
-        from accelerate import Accelerator
+    from accelerate import Accelerator
     from torch.utils.data import DataLoader
     from tqdm.auto import tqdm
     from transformers import get_linear_schedule_with_warmup

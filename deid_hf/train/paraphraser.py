@@ -22,7 +22,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from ..extras import extra
 from ..validate import check_positive_ints, check_training_rates
 
 TRAINING_FILE = "deid_hf_training.json"
@@ -187,8 +186,7 @@ def train_paraphraser(
     output_dir/checkpoints).
     The model is written to ``output_dir`` only when training completes.
     """
-    with extra("train", "fine-tuning the paraphraser"):
-        from accelerate.utils import set_seed
+    from accelerate.utils import set_seed
 
     from .loop import LoopSettings, run_training
 

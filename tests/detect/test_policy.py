@@ -102,13 +102,13 @@ def test_corpus_vocabulary_and_misspellings():
     assert vocabulary.is_vocabulary("CPAP") and not vocabulary.is_vocabulary("Foley")
     # a rare word written in lower case amid capitals in 3 documents is a common noun there, not a name;
     # lower case in a text without capitals says nothing
-    notes = ["Pt on flovent, Golini aware.", "Gave flovent. BP stable.", "Cont flovent per Dr. Golini"]
-    common = DocumentFrequency().fit(notes + ["gave golini's flovent"] * 5)
-    assert common.is_common_noun("Flovent") and not common.is_common_noun("Golini's")
-    text = "Neuro: Flovent given, Golini aware"
-    spans = [span_of(text, w, "PERSON") for w in ("Flovent", "Golini")]
+    notes = ["Pt on aggrestat, Golini aware.", "Gave aggrestat. BP stable.", "Cont aggrestat per Dr. Golini"]
+    common = DocumentFrequency().fit(notes + ["gave golini's aggrestat"] * 5)
+    assert common.is_common_noun("Aggrestat") and not common.is_common_noun("Golini's")
+    text = "Neuro: Aggrestat given, Golini aware"
+    spans = [span_of(text, w, "PERSON") for w in ("Aggrestat", "Golini")]
     assert texts(text, apply_policy(text, spans, "hipaa", vocabulary=common)) == {"Golini"}
-    assert texts(text, apply_policy(text, spans, "hipaa")) == {"Flovent", "Golini"}  # no corpus: rare
+    assert texts(text, apply_policy(text, spans, "hipaa")) == {"Aggrestat", "Golini"}  # no corpus: rare
     assert is_misspelling("defecits") and not is_misspelling("bakaitis")
     assert is_name_word("Miller") and not is_name_word("will")
 
@@ -230,3 +230,27 @@ def test_fast_hipaa_on_clinical_notes_keeps_its_measured_floor():
     report = detection_report(docs, detector.detect_batch([d.text for d in docs]))
     assert report["token_precision"] >= 0.45
     assert report["token_recall"] >= 0.90
+
+
+def test_drug_names_and_acronyms_are_not_names_but_known_names_in_capitals_are():
+    text = "Gave Motrin and Oxycontin for pain. Hx of COPD and PTCA. Golini aware; son ROBERT called."
+    spans = [span_of(text, w, "PERSON") for w in ("Motrin", "Oxycontin", "COPD", "PTCA", "Golini", "ROBERT")]
+    assert texts(text, apply_policy(text, spans, "hipaa")) == {"Golini", "ROBERT"}
+    assert len(apply_policy(text, spans, "strict")) == 6
+
+
+class _TrainedDates(Detector):
+    """Stands for a model trained on hipaa gold: its spans are kept as found (bar bare numbers)."""
+
+    name = "trained"
+    trained_policy = "hipaa"
+
+    def detect(self, text):
+        return [span_of(text, piece, "DATE_TIME") for piece in ("9", "/7", "2000", "3/4/2021", "March")]
+
+
+def test_a_trained_models_bare_numbers_count_as_dates_only_where_a_date_rule_agrees():
+    text = "Sats 9 /7 at 2000; seen 3/4/2021 and in March"
+    found = texts(text, PolicyDetector(_TrainedDates(), "hipaa", context=False).detect(text))
+    assert found == {"3/4/2021", "March"}
+    assert len(PolicyDetector(_TrainedDates(), "strict", context=False).detect(text)) == 5
