@@ -23,6 +23,7 @@ date rule, applies the policy to each detector's spans, then merges.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Sequence
@@ -84,6 +85,11 @@ DATE_PATTERNS = [
 ]
 _DATE = [re.compile(p) for p in DATE_PATTERNS]
 _WEEKDAYS = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
+#: words of a time of day, a duration or a relative day: no date by themselves ("Tuesday", "8 pm", "2 days")
+_NOT_A_DATE = _WEEKDAYS | frozenset(
+    "am pm morning afternoon evening night tonight today yesterday tomorrow noon midnight ago "  # noqa: SIM905
+    "minute minutes hour hours day days week weeks month months year years".split()
+)
 _ID_CONTEXT = re.compile(
     r"(?i)(?:#|\bno\.|\bmrn\b|\bref\b|\baccount\b|\bacct\b|\bpolicy\b|\blicen[cs]e\b|\brecord\b|\bid\b|"
     r"\bsocial security\b|\bssn\b|\bmedicaid\b|\bmedicare\b)[ \t:#.]*$"
@@ -308,15 +314,39 @@ def apply_policy(
     return [kept for span in spans for kept in _keep(text, span, vocabulary, original)]
 
 
+def _function_words(piece: str) -> bool:
+    """Every token of ``piece`` is an English stop word of spaCy's list ("from", "of the"); False if empty."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    tokens = [t.strip(".,:;'’\"()") for t in piece.split()]
+    return bool(tokens) and all(t.lower() in STOP_WORDS for t in tokens)
+
+
+def _whole_words(text: str, span: Span) -> Span:
+    """``span`` widened to the word boundaries around it (a subword model's "Feli" of "Feliciano")."""
+    start, end = span.start, span.end
+    while 0 < start < len(text) and text[start - 1].isalnum() and text[start].isalnum():
+        start -= 1
+    while 0 < end < len(text) and text[end - 1].isalnum() and text[end].isalnum():
+        end += 1
+    return span if (start, end) == (span.start, span.end) else dataclasses.replace(span, start=start, end=end)
+
+
 def keep_trained(text: str, spans: Sequence[Span], dates: Sequence[Span]) -> list[Span]:
-    """The spans of a model trained on this policy's gold, kept as found except a DATE_TIME without a letter
-    that no date rule (`find_dates`: ``dates``) overlaps: a bare number or fragment ("9", "/7", "2000")."""
+    """The spans of a model trained on this policy's gold, widened to whole words (`_whole_words`), kept as
+    found except function words alone ("Sam from Contoso": "from") and a DATE_TIME that no date rule
+    (`find_dates`: ``dates``) overlaps and that has no word but a weekday, a time of day or a duration: a bare
+    number or fragment ("9", "/7", "2000"), "Tuesday", "8 pm", "2 days"."""
+    widened = [_whole_words(text, s) for s in spans]
     return [
         s
-        for s in spans
-        if s.label != "DATE_TIME"
-        or any(ch.isalpha() for ch in text[s.start : s.end])
-        or any(d.start < s.end and s.start < d.end for d in dates)
+        for s in widened
+        if not _function_words(text[s.start : s.end])
+        and (
+            s.label != "DATE_TIME"
+            or any(d.start < s.end and s.start < d.end for d in dates)
+            or any(w.lower() not in _NOT_A_DATE for w in _WORD.findall(text[s.start : s.end]))
+        )
     ]
 
 

@@ -246,11 +246,14 @@ class _TrainedDates(Detector):
     trained_policy = "hipaa"
 
     def detect(self, text):
-        return [span_of(text, piece, "DATE_TIME") for piece in ("9", "/7", "2000", "3/4/2021", "March")]
+        pieces = ("9", "/7", "2000", "3/4/2021", "March", "Tuesday", "8 pm")
+        dates = [span_of(text, piece, "DATE_TIME") for piece in pieces]
+        places = [span_of(text, piece, "LOCATION") for piece in ("from", "Sam from")]
+        return dates + places + [Span(text.index("Conto"), text.index("Conto") + 5, "ORG", 0.5, self.name)]
 
 
-def test_a_trained_models_bare_numbers_count_as_dates_only_where_a_date_rule_agrees():
-    text = "Sats 9 /7 at 2000; seen 3/4/2021 and in March"
+def test_a_trained_models_spans_are_whole_words_without_bare_numbers_or_function_words_alone():
+    text = "Sats 9 /7 at 2000; seen 3/4/2021 and in March; Sam from Contoso on Tuesday at 8 pm"
     found = texts(text, PolicyDetector(_TrainedDates(), "hipaa", context=False).detect(text))
-    assert found == {"3/4/2021", "March"}
-    assert len(PolicyDetector(_TrainedDates(), "strict", context=False).detect(text)) == 5
+    assert found == {"3/4/2021", "March", "Sam from", "Contoso"}  # a subword piece widened to its word
+    assert len(PolicyDetector(_TrainedDates(), "strict", context=False).detect(text)) == 9
