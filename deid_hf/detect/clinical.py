@@ -20,13 +20,12 @@ A name word is a letter sequence that is not a stop word and is either a known p
 
 from __future__ import annotations
 
-import functools
 import re
 
 from ..spans import Span
 from .base import Detector
 from .casing import in_caps_line
-from .lexicon import is_clinical_term, is_name_word, person_names, uses_capitals, zipf
+from .lexicon import is_clinical_term, is_name_word, person_names, stop_words, uses_capitals, zipf
 
 _W = r"[A-Za-z][A-Za-z'’-]*"
 _W_POSSESSIVE = _W + "+"  # never gives back a hyphen or letter once matched (no backtracking into words)
@@ -100,13 +99,6 @@ def _facility_name(word: str, vocabulary) -> bool:
     )
 
 
-@functools.lru_cache(maxsize=1)
-def _stop() -> frozenset[str]:
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    return frozenset(STOP_WORDS)
-
-
 _NOT_NAMES = (
     "notified paged called informed updated aware ordered made wants feels states said office team "
     "note notes orders order consult consulted following followed visit visited visiting rounds here "
@@ -127,7 +119,7 @@ def name_word(
     and a known person name (with ``any_known`` even a frequent word: "Bill") or rarer than ``max_zipf``."""
     bare = word.strip(".,:;'’-")
     w = bare.lower()
-    if len(w) < 2 or w in _stop() or w in NOT_NAMES or not w[0].isalpha():
+    if len(w) < 2 or w in stop_words() or w in NOT_NAMES or not w[0].isalpha():
         return False
     if bare.isupper() and len(bare) <= 3 and not (any_known and len(bare) == 3 and w in person_names()):
         return False  # an abbreviation; after a title or kinship word a known name ("SON BOB", "NP SUE")
@@ -294,7 +286,7 @@ class ClinicalContextDetector(Detector):
                 word = w.group()
                 if (
                     word.lower() in _NOT_FACILITY_WORD
-                    or word.lower() in _stop()
+                    or word.lower() in stop_words()
                     or (not unmarked and not word[0].isupper())
                     or (unmarked and not _facility_name(word, v))
                 ):
@@ -315,7 +307,7 @@ class ClinicalContextDetector(Detector):
             if initialism and word not in _NOT_FACILITY and zipf(word) < self.max_zipf:
                 add(m.span(1), "LOCATION", 0.6)
         for m in self.lives.finditer(text):
-            words = [w for w in re.finditer(_W, m.group(1)) if w.group().lower() not in _stop()]
+            words = [w for w in re.finditer(_W, m.group(1)) if w.group().lower() not in stop_words()]
             if words:
                 add((m.start(1) + words[0].start(), m.start(1) + words[-1].end()), "LOCATION", 0.6)
         return spans

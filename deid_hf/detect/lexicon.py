@@ -34,6 +34,14 @@ def zipf(word: str) -> float:
 
 
 @functools.lru_cache(maxsize=1)
+def stop_words() -> frozenset[str]:
+    """English stop words (spaCy's list), lower case."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
+
+
+@functools.lru_cache(maxsize=1)
 def person_names() -> frozenset[str]:
     """Lower-cased first and last names of Faker's en_US person provider."""
     from faker.providers.person.en_US import Provider

@@ -235,6 +235,10 @@ class TokenClassificationDetector(Detector):
         )
         self.pipe.outside_bias = float(outside_bias)
         self.pipe.outside_index = (getattr(config, "label2id", None) or {}).get("O")
+        if batch_size is not None and (
+            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
+        ):
+            raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
         self.batch_size = batch_size or (1 if int8 else 16)
         self.min_score = min_score
         #: the identifier policy its gold labels follow (a deid-hf trained folder records it): an identifier

@@ -34,6 +34,7 @@ from ..lm import context_window, forward_logprobs, lm_kind, logprobs_at, pad_id
 from ..spans import Span
 from ..validate import check_probability
 from .base import Detector
+from .lexicon import stop_words
 from .ner import parse
 
 _WORD = re.compile(r"\w+(?:[-'’.]\w+)*|[^\w\s]")
@@ -84,13 +85,6 @@ def _word_tokens(words, offsets) -> list[list[int]]:
         if i < len(words) and words[i][0] < off[1]:
             owners[i].append(pos)
     return owners
-
-
-def stop_words() -> frozenset[str]:
-    """English stop words (spaCy's list): the cheap pre-filter of words that cannot be sensitive."""
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    return frozenset(STOP_WORDS)
 
 
 def prefiltered(text: str, words, i: int, stop: frozenset[str]) -> bool:

@@ -28,6 +28,8 @@ import functools
 import re
 from collections.abc import Sequence
 
+import regex
+
 from ..errors import InputError
 from ..spans import Span, merge_spans
 from .base import Detector, EnsembleDetector
@@ -41,6 +43,7 @@ from .lexicon import (
     is_misspelling,
     is_name_word,
     person_names,
+    stop_words,
     uses_capitals,
     zipf,
 )
@@ -315,28 +318,38 @@ def apply_policy(
 
 
 def _function_words(piece: str) -> bool:
-    """Every token of ``piece`` is an English stop word of spaCy's list ("from", "of the"); False if empty."""
-    from spacy.lang.en.stop_words import STOP_WORDS
-
+    """Every token of ``piece`` is a lower-case English stop word ("from", "of the"; not "May", "US")."""
     tokens = [t.strip(".,:;'’\"()") for t in piece.split()]
-    return bool(tokens) and all(t.lower() in STOP_WORDS for t in tokens)
+    return bool(tokens) and all(t.islower() and t in stop_words() for t in tokens)
+
+
+#: letters of scripts that separate words with spaces, and digits: what a word is widened over
+_WORD_CHAR = regex.compile(r"[\p{Latin}\p{Greek}\p{Cyrillic}\p{Hangul}\p{Nd}]")
+#: at most this many characters added on each side
+WIDEN_MAX = 24
 
 
 def _whole_words(text: str, span: Span) -> Span:
-    """``span`` widened to the word boundaries around it (a subword model's "Feli" of "Feliciano")."""
+    """``span`` widened to the word boundaries around it (a subword model's "Feli" of "Feliciano"), only in
+    scripts written with spaces and by at most WIDEN_MAX characters a side."""
     start, end = span.start, span.end
-    while 0 < start < len(text) and text[start - 1].isalnum() and text[start].isalnum():
+    inside = _WORD_CHAR.match
+    while start > max(0, span.start - WIDEN_MAX) and inside(text, start - 1) and inside(text, start):
         start -= 1
-    while 0 < end < len(text) and text[end - 1].isalnum() and text[end].isalnum():
+    while end < min(len(text), span.end + WIDEN_MAX) and inside(text, end - 1) and inside(text, end):
         end += 1
     return span if (start, end) == (span.start, span.end) else dataclasses.replace(span, start=start, end=end)
+
+
+#: a numeric date with dots ("04.03.2021", "3.4.21"), which the date rules leave to context
+_DOTTED_DATE = re.compile(r"^\d{1,2}\.\d{1,2}\.(?:\d{2}|\d{4})$")
 
 
 def keep_trained(text: str, spans: Sequence[Span], dates: Sequence[Span]) -> list[Span]:
     """The spans of a model trained on this policy's gold, widened to whole words (`_whole_words`), kept as
     found except function words alone ("Sam from Contoso": "from") and a DATE_TIME that no date rule
-    (`find_dates`: ``dates``) overlaps and that has no word but a weekday, a time of day or a duration: a bare
-    number or fragment ("9", "/7", "2000"), "Tuesday", "8 pm", "2 days"."""
+    (`find_dates`: ``dates``) overlaps, that is no dotted date ("04.03.2021") and that has no word but a
+    weekday, a time of day or a duration: a bare number or fragment ("9", "/7", "2000"), "Tuesday", "8 pm"."""
     widened = [_whole_words(text, s) for s in spans]
     return [
         s
@@ -345,6 +358,7 @@ def keep_trained(text: str, spans: Sequence[Span], dates: Sequence[Span]) -> lis
         and (
             s.label != "DATE_TIME"
             or any(d.start < s.end and s.start < d.end for d in dates)
+            or _DOTTED_DATE.match(text[s.start : s.end].strip())
             or any(w.lower() not in _NOT_A_DATE for w in _WORD.findall(text[s.start : s.end]))
         )
     ]

@@ -12,8 +12,6 @@ REQUEST_DETECTORS = (
     "default",
     "fast",
     "zsts",
-    "clinical",
-    "learned",
     "patterns",
     "spacy",
     "pfilter",

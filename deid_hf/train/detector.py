@@ -643,10 +643,10 @@ def build_default_detector(out: Path) -> dict:
         documents, held_out = default_documents(data_root(), config)
     except InputError as exc:
         raise ModelUnavailableError(
-            f"the learned detector deid-detector-minilm (part of detector 'default') is not built yet and is "
-            f"trained on first use from the evaluation data ({exc}); or put a model built elsewhere in "
-            f"{out.parent / 'deid-detector-minilm'}, or use detector='fast' (patterns + spaCy, nothing to "
-            f"build)"
+            f"the learned detector deid-detector-minilm (detector 'learned', part of 'default' and "
+            f"'clinical') is not built yet and is trained on first use from the evaluation data ({exc}); or "
+            f"copy the folder {out.parent / 'deid-detector-minilm'} whole from a machine with the same "
+            f"deid-hf that built it, or use detector='fast' (patterns + spaCy, nothing to build)"
         ) from None
     checkpoints = cache_dir() / ".train-deid-detector-minilm"
     print(

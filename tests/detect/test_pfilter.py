@@ -273,7 +273,8 @@ def test_fast_path_masks_far_apart_words_together(tiny_bert):
 
 
 def test_prefilter_skips_stop_words_outside_names():
-    from deid_hf.detect.pfilter import prefiltered, stop_words
+    from deid_hf.detect.lexicon import stop_words
+    from deid_hf.detect.pfilter import prefiltered
 
     text = (
         "The team of Davis, Reynolds and Williamson met me at the Bank of England in May.\n"

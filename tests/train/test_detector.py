@@ -276,5 +276,5 @@ def test_default_detector_without_its_data_names_what_is_missing_and_the_alterna
         get_detector("default")
     message = str(caught.value)
     assert "deid-detector-minilm" in message and "presidio_synth_pii" in message
-    assert "detector='fast'" in message and "Traceback" not in message
+    assert "detector='fast'" in message
     assert not (tmp_path / "cache" / "deid-detector-minilm").exists()  # nothing half-built left behind
