@@ -330,9 +330,14 @@ WIDEN_MAX = 24
 
 
 def _whole_words(text: str, span: Span) -> Span:
-    """``span`` widened to the word boundaries around it (a subword model's "Feli" of "Feliciano"), only in
-    scripts written with spaces and by at most WIDEN_MAX characters a side."""
+    """``span`` without leading or trailing punctuation and spaces (", IL"), widened to the word boundaries
+    around it (a subword model's "Feli" of "Feliciano"), only in scripts written with spaces and by at most
+    WIDEN_MAX characters a side."""
     start, end = span.start, span.end
+    while start < end - 1 and not text[start].isalnum() and text[start] not in "+(#$£€":  # ", IL" -> "IL"
+        start += 1
+    while end > start + 1 and not text[end - 1].isalnum() and text[end - 1] not in ")%.":
+        end -= 1
     inside = _WORD_CHAR.match
     while start > max(0, span.start - WIDEN_MAX) and inside(text, start - 1) and inside(text, start):
         start -= 1

@@ -259,11 +259,13 @@ def test_a_trained_models_spans_are_whole_words_without_bare_numbers_or_function
     assert len(PolicyDetector(_TrainedDates(), "strict", context=False).detect(text)) == 9
 
 
-def test_a_trained_models_spans_keep_names_that_are_function_words_and_dotted_dates():
+def test_a_trained_models_spans_keep_names_that_are_function_words_and_dotted_dates_trimmed():
     from deid_hf.detect.policy import keep_trained
 
-    text = "Seen 04.03.2021 by Will and May, US office; 患者张伟于北京就诊"
+    text = "Seen 04.03.2021 by Will and May, US office; 患者张伟于北京就诊; Springfield, IL 62704"
     pieces = [("04.03.2021", "DATE_TIME"), ("Will", "PERSON"), ("May", "PERSON"), ("US", "LOCATION")]
     spans = [span_of(text, piece, label) for piece, label in pieces] + [span_of(text, "张伟", "PERSON")]
+    spans.append(span_of(text, ", IL", "ADDRESS"))
     kept = keep_trained(text, spans, [])
-    assert [text[s.start : s.end] for s in kept] == ["04.03.2021", "Will", "May", "US", "张伟"]  # not widened
+    found = [text[s.start : s.end] for s in kept]
+    assert found == ["04.03.2021", "Will", "May", "US", "张伟", "IL"]  # CJK not widened; no leading comma
