@@ -32,12 +32,10 @@ def minilm_tokenizer():
     return load_tokenizer("minilm")
 
 
-def tiny_bert(tokenizer, **config):
-    """A randomly initialised BERT masked LM on a real WordPiece tokenizer (seeded)."""
-    import torch
-    from transformers import BertConfig, BertForMaskedLM
+def _tiny_bert_config(tokenizer, **config):
+    """A small BERT config on a real WordPiece tokenizer; ``config`` overrides."""
+    from transformers import BertConfig
 
-    torch.manual_seed(0)
     options = {
         "hidden_size": 32,
         "num_hidden_layers": 2,
@@ -46,7 +44,16 @@ def tiny_bert(tokenizer, **config):
         "max_position_embeddings": 64,
         **config,
     }
-    return BertForMaskedLM(BertConfig(vocab_size=tokenizer.vocab_size, **options)).eval()
+    return BertConfig(vocab_size=tokenizer.vocab_size, **options)
+
+
+def tiny_bert(tokenizer, **config):
+    """A randomly initialised BERT masked LM on a real WordPiece tokenizer (seeded)."""
+    import torch
+    from transformers import BertForMaskedLM
+
+    torch.manual_seed(0)
+    return BertForMaskedLM(_tiny_bert_config(tokenizer, **config)).eval()
 
 
 def tiny_llama(tokenizer, **config):
@@ -118,26 +125,24 @@ def _tiny_config():
 CONFIG = _tiny_config()
 
 
-def tiny_token_classifier(tokenizer):
-    """A randomly initialised BERT token classifier over the BIO schema on a real WordPiece tokenizer."""
+def tiny_token_classifier(tokenizer, labels=None, **config):
+    """A randomly initialised BERT token classifier (seeded) over ``labels`` (default: the BIO schema) on a
+    real WordPiece tokenizer; ``config`` overrides the small BERT config."""
     import torch
-    from transformers import BertConfig, BertForTokenClassification
+    from transformers import BertForTokenClassification
 
     from deid_hf.train.detector import BIO_LABELS
 
+    labels = list(labels or BIO_LABELS)
     torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=64,
-        num_labels=len(BIO_LABELS),
-        id2label=dict(enumerate(BIO_LABELS)),
-        label2id={label: i for i, label in enumerate(BIO_LABELS)},
+    bert = _tiny_bert_config(
+        tokenizer,
+        num_labels=len(labels),
+        id2label=dict(enumerate(labels)),
+        label2id={label: i for i, label in enumerate(labels)},
+        **config,
     )
-    return BertForTokenClassification(config)
+    return BertForTokenClassification(bert)
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,6 @@
 import itertools
 
 import pytest
-from transformers import BertConfig, BertForTokenClassification
 
 from deid_hf.detect import (
     EnsembleDetector,
@@ -11,6 +10,7 @@ from deid_hf.detect import (
     get_detector,
 )
 from deid_hf.errors import InputError
+from tests.conftest import tiny_token_classifier
 
 TEXT = (
     "Maria Gonzalez, 67 years old, lives at 742 Evergreen Terrace, Springfield. "
@@ -66,17 +66,13 @@ def test_ensemble_is_the_merged_union_with_sources():
 
 
 def test_token_classification_detector_runs_a_real_hf_pipeline(minilm_tokenizer):
-    config = BertConfig(
-        vocab_size=minilm_tokenizer.vocab_size,
-        hidden_size=32,
+    model = tiny_token_classifier(
+        minilm_tokenizer,
+        ("O", "B-PER", "I-PER"),
         num_hidden_layers=1,
-        num_attention_heads=2,
         intermediate_size=37,
-        num_labels=3,
-        id2label={0: "O", 1: "B-PER", 2: "I-PER"},
-        label2id={"O": 0, "B-PER": 1, "I-PER": 2},
-    )
-    model = BertForTokenClassification(config).eval()
+        max_position_embeddings=512,
+    ).eval()
     detector = TokenClassificationDetector(model, tokenizer=minilm_tokenizer)
     texts = ["Maria Gonzalez lives in Paris.", "Call Tom."]
     batches = detector.detect_batch(texts)

@@ -2,7 +2,7 @@ import math
 
 import pytest
 import torch
-from transformers import BertConfig, BertForMaskedLM, BertForTokenClassification
+from transformers import BertConfig, BertForMaskedLM
 
 import deid_hf
 from deid_hf.detect import TokenClassificationDetector
@@ -10,6 +10,7 @@ from deid_hf.detect.pfilter import make_scorer
 from deid_hf.errors import InputError, ModelUnavailableError
 from deid_hf.export.onnx import cached_export, export, load_ort_model, provider_options
 from deid_hf.ndd import NDD
+from tests.conftest import tiny_token_classifier
 
 TEXT = "My name is Daniel Okafor and I live in Springfield."
 #: int8 dynamic quantization (the config chosen from this CPU's flags: AVX2 or AVX-512 VNNI) moves word
@@ -74,18 +75,13 @@ def test_causal_export_from_the_registry_equals_pytorch(smollm2_export, smollm2)
 
 
 def test_token_classification_export_equals_pytorch(tmp_path, minilm_tokenizer):
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=minilm_tokenizer.vocab_size,
-        hidden_size=32,
+    model = tiny_token_classifier(
+        minilm_tokenizer,
+        ("O", "B-PER", "I-PER"),
         num_hidden_layers=1,
-        num_attention_heads=2,
         intermediate_size=37,
-        num_labels=3,
-        id2label={0: "O", 1: "B-PER", 2: "I-PER"},
-        label2id={"O": 0, "B-PER": 1, "I-PER": 2},
-    )
-    model = BertForTokenClassification(config).eval()
+        max_position_embeddings=512,
+    ).eval()
     folder = export(model, tmp_path / "ner", "token-classification", tokenizer=minilm_tokenizer)
     ort = load_ort_model(folder, "token-classification")
     texts = [TEXT, "Call Tom Becker tomorrow."]
