@@ -10,7 +10,8 @@
   ages over 89; phone (also any phone-shaped number of 8+ digits, `find_phones`), e-mail, URL (with a scheme,
   ``www.`` or a common top-level domain), IP; apartments, suites and P.O. boxes; identifying
   numbers: a validated ID (score >= STRONG_ID), a run of 5+ digits, or a number of 4+ characters after
-  ``#``/``no.``/``MRN``/``ref``/``account``/``policy``/``license``/``record``.
+  ``#``/``no.``/``MRN``/``ref``/``account``/``policy``/``license``/``record`` (labelled ID whatever another
+  detector calls it).
 - removed from the detections: times of day ("0800", "8pm", "10:26AM"), durations and relative days
   ("2 days", "today", "tonight"), ages of 89 and under, measurements (vital signs such as "120/80", doses,
   lab values, percentages, scores, counts with units, bed and room numbers), clinical abbreviations and
@@ -121,6 +122,9 @@ NAMED = {"PERSON", "ORG", "LOCATION", "OTHER"}
 #: an ID span scored at least this by its recognizer (checksum, SSN, credit card) is kept as it is; weaker
 #: ones (presidio's licence/passport/bank patterns match "O2", "x2") need 5+ digits or an ID context
 STRONG_ID = 0.5
+#: score of a number kept for its ID context ("MRN", "account"): above a token classifier's usual scores, so
+#: that the merged span is an ID (its surrogate an ID) rather than, say, a model's ADDRESS
+CONTEXT_ID_SCORE = 0.95
 
 
 def check_policy(policy) -> str:
@@ -298,7 +302,8 @@ def _keep(text: str, span: Span, vocabulary, original: str | None = None) -> lis
             and len(piece.strip(".,;:")) >= 4
             and _ID_CONTEXT.search(text[max(0, span.start - 24) : span.start])
         ):
-            kept.append(Span(span.start, span.end, "ID", span.score, span.source))
+            # the context types it: an ID outranks another detector's guess in the merge ("MRN 4839201")
+            kept.append(Span(span.start, span.end, "ID", max(span.score, CONTEXT_ID_SCORE), span.source))
         return kept  # dates inside come from find_dates over the whole text
     return [span]
 

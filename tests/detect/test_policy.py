@@ -269,3 +269,24 @@ def test_a_trained_models_spans_keep_names_that_are_function_words_and_dotted_da
     kept = keep_trained(text, spans, [])
     found = [text[s.start : s.end] for s in kept]
     assert found == ["04.03.2021", "Will", "May", "US", "张伟", "IL"]  # CJK not widened; no leading comma
+
+
+class _FixedSpans(Detector):
+    """Returns the given (piece, label, score) spans of any text."""
+
+    def __init__(self, name, pieces, trained_policy=None):
+        self.name, self.pieces, self.trained_policy = name, pieces, trained_policy
+
+    def detect(self, text):
+        return [
+            Span(text.index(p), text.index(p) + len(p), label, score, self.name)
+            for p, label, score in self.pieces
+        ]
+
+
+def test_a_number_after_an_id_context_is_an_id_whatever_a_model_calls_it():
+    text = "Patient MRN 4839201 seen by the team; call 42"
+    numbers = _FixedSpans("patterns", [("4839201", "NUMBER", 0.35), ("42", "NUMBER", 0.35)])
+    model = _FixedSpans("model", [("4839201", "ADDRESS", 0.61)], trained_policy="hipaa")
+    detector = PolicyDetector(get_detector([numbers, model]), "hipaa", context=False)
+    assert [(text[s.start : s.end], s.label) for s in detector.detect(text)] == [("4839201", "ID")]
