@@ -87,8 +87,7 @@ def _run_options(args: argparse.Namespace) -> dict:
     options.update({k: v for k, v in given.items() if v is not None})
     if options.get("strategy") == "word_by_word" and args.pool:
         options["strategy_options"] = {**(options.get("strategy_options") or {}), "pool": args.pool}
-    options.setdefault("detector", "default")
-    return validate(options)
+    return validate(options)  # no detector given: the pipeline's choice (zsts: its p-filter; else default)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -520,7 +519,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="one operator for every label (default full_entity); per label: --config",
     )
     run.add_argument("--pool", default=None, help="word_by_word pool: distortion or dissociation")
-    run.add_argument("--detector", default=None, type=_detectors, help=detector_help + " (default: default)")
+    run.add_argument(
+        "--detector",
+        default=None,
+        type=_detectors,
+        help=detector_help + " (default: default; pfilter with --strategy zsts)",
+    )
     run.add_argument(
         "--policy",
         default=None,
