@@ -170,7 +170,8 @@ def provider_options(
         raise ModelUnavailableError(
             f"{name} is not available in this onnxruntime "
             f"({', '.join(onnxruntime.get_available_providers())}); "
-            f"on a CUDA machine install deid-hf[gpu] (onnxruntime-gpu)"
+            f"on a CUDA machine run `pip uninstall -y onnxruntime` and then `pip install 'deid-hf[gpu]'` "
+            f"(onnxruntime-gpu replaces the CPU onnxruntime: both install the same onnxruntime module)"
         )
     options = {}
     if provider == "tensorrt":

@@ -130,7 +130,7 @@ def test_pipelines_run_on_onnx_without_pytorch_fallback(smollm2_export):
 def test_missing_export_and_unavailable_providers_are_clear_errors(tmp_path):
     with pytest.raises(ModelUnavailableError, match="export it first"):
         load_ort_model(tmp_path)
-    with pytest.raises(ModelUnavailableError, match="CUDAExecutionProvider is not available"):
+    with pytest.raises(ModelUnavailableError, match="CUDAExecutionProvider is not available.*pip uninstall"):
         provider_options("cuda")
     with pytest.raises(ModelUnavailableError, match="TensorrtExecutionProvider is not available"):
         provider_options("tensorrt", trt_cache=tmp_path, fp16=True)
