@@ -73,15 +73,3 @@ def test_messages_are_never_wrapped_for_logs_and_pipes(capsys, tmp_path):
     assert main(["run", str(source), str(deep / "out.jsonl"), "--detector", "fast", "--seed", "1"]) == 0
     out = capsys.readouterr().out
     assert f"wrote 1 of 1 records to {deep / 'out.jsonl'}; 0 error(s)" in out
-
-
-def test_run_leaves_the_detector_to_the_pipeline_unless_given(tmp_path):
-    from deid_hf.cli import _run_options, build_parser
-
-    def options(*flags):
-        return _run_options(build_parser().parse_args(["run", "in.jsonl", "out.jsonl", *flags]))
-
-    # None: the pipeline's choice, as in the API (zsts: its own p-filter; every other strategy: default)
-    assert options("--strategy", "zsts").get("detector") is None
-    assert options().get("detector") is None
-    assert options("--strategy", "zsts", "--detector", "fast,spacy")["detector"] == ["fast", "spacy"]

@@ -32,6 +32,9 @@ NER_LABELS = {
 }
 #: spaCy gives no scores: fixed ones, low for generic numbers so structured pattern labels win merges
 SPACY_SCORES = {"CARDINAL": 0.3, "DATE": 0.6, "TIME": 0.6}
+#: score of spaCy's other entities (names, organisations, places): where a token classifier types the same
+#: words with more confidence, its label wins the merge (the learned model types them better; README)
+SPACY_NAME_SCORE = 0.5
 SPACY_DROPPED = {
     "MONEY",
     "PERCENT",
@@ -123,7 +126,7 @@ class SpacyDetector(Detector):
                     ent.start_char,
                     ent.end_char,
                     map_ner_label(ent.label_),
-                    SPACY_SCORES.get(ent.label_, 0.85),
+                    SPACY_SCORES.get(ent.label_, SPACY_NAME_SCORE),
                     self.name,
                 )
                 for ent in doc.ents

@@ -290,3 +290,12 @@ def test_a_number_after_an_id_context_is_an_id_whatever_a_model_calls_it():
     model = _FixedSpans("model", [("4839201", "ADDRESS", 0.61)], trained_policy="hipaa")
     detector = PolicyDetector(get_detector([numbers, model]), "hipaa", context=False)
     assert [(text[s.start : s.end], s.label) for s in detector.detect(text)] == [("4839201", "ID")]
+
+
+def test_a_confident_token_classifier_types_names_that_spacy_types_otherwise():
+    text = "Hi Sam, this is Jordan from Contoso support."
+    spacy_only = {text[s.start : s.end]: s.label for s in get_detector("spacy").detect(text)}
+    assert spacy_only.get("Jordan") == "LOCATION"  # spaCy sm's guess for this name
+    model = _FixedSpans("model", [("Jordan", "PERSON", 0.6)])
+    merged = {text[s.start : s.end]: s.label for s in get_detector(["spacy", model]).detect(text)}
+    assert merged["Jordan"] == "PERSON"
