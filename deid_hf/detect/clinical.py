@@ -228,8 +228,8 @@ class ClinicalContextDetector(Detector):
         spans: list[Span] = []
         v = vocabulary
 
-        # a name found by its context outranks an NER label guess (`ner.SPACY_NAME_SCORE`) for the same words: "her
-        # daughter Elena" is a PERSON whatever spaCy calls it
+        # a name found by its context outranks an NER label guess (`ner.SPACY_NAME_SCORE`) for the same
+        # words: "her daughter Elena" is a PERSON whatever spaCy calls it
         def add(bounds, label, score=0.9):
             if bounds and bounds[1] > bounds[0]:
                 spans.append(Span(bounds[0], bounds[1], label, score, self.name))
