@@ -455,8 +455,8 @@ _DETECTOR_FLAGS = (
 
 _FLAG_HELP = {
     "--max-windows": "at most this many training windows, a seeded sample (0: every window)",
-    "--silver": "silver (distilled) texts per source, labelled by the zsts ensemble under the hipaa "
-    "policy and cached, added to the default data (0: gold only; see deid_hf.train.silver)",
+    "--silver": "silver (distilled) texts per source, labelled by the zsts ensemble under --silver-policy "
+    "and cached, added to the default data (0: gold only; see deid_hf.train.silver)",
     "--silver-policy": "identifier policy of the silver labels: hipaa (what the clinical gold marks) or "
     "strict (every span: keeps organisations and ages, for general text)",
 }

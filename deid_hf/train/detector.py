@@ -90,11 +90,12 @@ class DetectorConfig:
     #: of PHI in clinical notes (negative down-sampling)
     negative_windows: float = 0.5
     #: silver (distilled) documents: at most this many texts per source of `silver.SILVER_SOURCES`, labelled
-    #: by the ``silver_detector`` ensemble under the hipaa policy (0: gold only)
-    silver_per_source: int = 100
+    #: by the ``silver_detector`` ensemble under ``silver_policy`` (0: gold only)
+    silver_per_source: int = 400
     silver_detector: str = "zsts"
-    #: identifier policy of the silver labels ("hipaa": what the clinical gold marks; "strict": every span)
-    silver_policy: str = "hipaa"
+    #: identifier policy of the silver labels ("strict": every span, organisations of general text included;
+    #: "hipaa": what the clinical gold marks)
+    silver_policy: str = "strict"
     #: where the documents came from, for the model card: "default" or a file name
     data: str = "default"
 

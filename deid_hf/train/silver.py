@@ -4,8 +4,8 @@ Texts come from the corpora of the data folder whose own annotation is ignored (
 dialogues, GUM, SEC filings, BTC and WNUT17 tweets, SNIPS queries and SST-2 reviews. wikigold is left out
 (it is an evaluation set), as are presidio_synth_pii and the PhysioNet notes (gold data). Each source gives a
 seeded sample of its texts; the labelling detector (by default the ``zsts`` ensemble with its p-filter,
-under the ``hipaa`` identifier policy) marks the spans. Labelling is slow, so the documents are cached in
-``<cache>/silver/`` under a key of everything that decides them.
+under the identifier policy of `DetectorConfig.silver_policy`) marks the spans. Labelling is slow, so the
+documents are cached in ``<cache>/silver/`` under a key of everything that decides them.
 """
 
 from __future__ import annotations

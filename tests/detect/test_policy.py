@@ -299,3 +299,11 @@ def test_a_confident_token_classifier_types_names_that_spacy_types_otherwise():
     model = _FixedSpans("model", [("Jordan", "PERSON", 0.6)])
     merged = {text[s.start : s.end]: s.label for s in get_detector(["spacy", model]).detect(text)}
     assert merged["Jordan"] == "PERSON"
+
+
+def test_a_validated_phone_number_stays_a_phone_whatever_a_model_calls_it():
+    text = "You can reach me at (217) 555-0143 after six."
+    model = _FixedSpans("model", [("555-0143", "ADDRESS", 0.8)], trained_policy="hipaa")
+    for policy in ("hipaa", "strict"):
+        merged = get_detector(["patterns", model], policy=policy).detect(text)
+        assert [(text[s.start : s.end], s.label) for s in merged] == [("(217) 555-0143", "PHONE")]
