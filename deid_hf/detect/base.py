@@ -40,13 +40,15 @@ class EnsembleDetector(Detector):
 
 def add_repeated_mentions(text: str, spans: list[Span]) -> list[Span]:
     """Also mark every other whole-word occurrence of a detected item (a name detected once is protected
-    everywhere in the document; ZSTS's substitution table then replaces it consistently).
+    everywhere in the document; ZSTS's substitution table then replaces it consistently), and give every
+    occurrence of one surface the label of its best-scored typed occurrence (one type, so one surrogate:
+    "Priya" is not a company in one sentence and a person in the next).
 
     One pass over the text (candidates indexed by their first two characters), so that a long document
     with thousands of distinct items stays linear instead of one search per item."""
     surfaces = {text[s.start : s.end]: s for s in spans if len(text[s.start : s.end].strip()) > 1}
     if not surfaces:
-        return merge_spans(spans)
+        return one_label_per_surface(text, merge_spans(spans))
     by_prefix: dict[str, list[str]] = {}
     for surface in surfaces:
         by_prefix.setdefault(surface[:2], []).append(surface)
@@ -62,7 +64,22 @@ def add_repeated_mentions(text: str, spans: list[Span]) -> list[Span]:
                 if k < 0 or covered[k].end < end:
                     span = surfaces[surface]
                     found.append(Span(i, end, span.label, span.score, "repeat"))
-    return merge_spans(found)
+    return one_label_per_surface(text, merge_spans(found))
+
+
+def one_label_per_surface(text: str, spans: list[Span]) -> list[Span]:
+    """Merged ``spans``, every occurrence of one surface labelled as its best-scored typed occurrence."""
+    best: dict[str, Span] = {}
+    for span in spans:
+        surface, known = text[span.start : span.end], best.get(text[span.start : span.end])
+        if known is None or (span.label != "OTHER", span.score) > (known.label != "OTHER", known.score):
+            best[surface] = span
+    out = []
+    for span in spans:
+        label = best[text[span.start : span.end]].label
+        keep = label in ("OTHER", span.label)
+        out.append(span if keep else Span(span.start, span.end, label, span.score, span.source))
+    return out
 
 
 #: every position not preceded by a word character (the ``(?<!\w)`` of a whole-word occurrence)

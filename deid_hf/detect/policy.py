@@ -10,8 +10,8 @@
   ages over 89; phone (also any phone-shaped number of 8+ digits, `find_phones`), e-mail, URL (with a scheme,
   ``www.`` or a common top-level domain), IP; apartments, suites and P.O. boxes; identifying
   numbers: a validated ID (score >= STRONG_ID), a run of 5+ digits, or a number of 4+ characters after
-  ``#``/``no.``/``MRN``/``ref``/``account``/``policy``/``license``/``record`` (labelled ID whatever another
-  detector calls it).
+  ``#``/``no.``/``MRN``/``ref``/``account``/``policy``/``license``/``record`` or a support chat's
+  ``order``/``ticket``/``booking``/``tracking``/... (labelled ID whatever another detector calls it).
 - removed from the detections: times of day ("0800", "8pm", "10:26AM"), durations and relative days
   ("2 days", "today", "tonight"), ages of 89 and under, measurements (vital signs such as "120/80", doses,
   lab values, percentages, scores, counts with units, bed and room numbers), clinical abbreviations and
@@ -96,7 +96,8 @@ _NOT_A_DATE = _WEEKDAYS | frozenset(
 )
 _ID_CONTEXT = re.compile(
     r"(?i)(?:#|\bno\.|\bmrn\b|\bref\b|\baccount\b|\bacct\b|\bpolicy\b|\blicen[cs]e\b|\brecord\b|\bid\b|"
-    r"\bsocial security\b|\bssn\b|\bmedicaid\b|\bmedicare\b)[ \t:#.]*$"
+    r"\bsocial security\b|\bssn\b|\bmedicaid\b|\bmedicare\b|"
+    r"\b(?:order|ticket|booking|confirmation|tracking|invoice|reservation|claim)s?\b)[ \t:#.]*$"
 )
 _LONG_DIGITS = re.compile(r"(?<![\d.,])\d{5,}(?![\d.,]\d)")
 _URL_OK = re.compile(r"(?i)://|\bwww\.|\w{3,}\.(?:com|org|net|edu|gov|io|info|biz)\b")

@@ -96,6 +96,25 @@ def test_repeated_mentions_are_added_once_detected():
     assert [(text[s.start : s.end], s.source) for s in spans] == [("Ann", "spacy"), ("Ann", "repeat")]
 
 
+def test_one_surface_gets_one_label_and_so_one_surrogate_type():
+    from deid_hf.detect.base import add_repeated_mentions
+    from deid_hf.spans import Span
+
+    text = "This is Priya. Hi Priya, Acme here. Priya"
+    spans = [
+        Span(8, 13, "ORG", 0.44, "model"),
+        Span(8, 13, "OTHER", 0.5, "spacy"),
+        Span(18, 23, "PERSON", 0.81, "model"),
+    ]
+    found = add_repeated_mentions(text, spans + [Span(25, 29, "ORG", 0.6, "model")])
+    assert [(text[s.start : s.end], s.label) for s in found] == [
+        ("Priya", "PERSON"),
+        ("Priya", "PERSON"),
+        ("Acme", "ORG"),
+        ("Priya", "PERSON"),
+    ]
+
+
 def test_zsts_adds_improbable_proper_nouns_and_fast_needs_no_lm(smollm2):
     model, tokenizer = smollm2
     text = "Yesterday I met Wendeline Oszkarova near the flibbertigibbet kiosk in Qaqortoq."

@@ -290,6 +290,10 @@ def test_a_number_after_an_id_context_is_an_id_whatever_a_model_calls_it():
     model = _FixedSpans("model", [("4839201", "ADDRESS", 0.61)], trained_policy="hipaa")
     detector = PolicyDetector(get_detector([numbers, model]), "hipaa", context=False)
     assert [(text[s.start : s.end], s.label) for s in detector.detect(text)] == [("4839201", "ID")]
+    text = "Hi, my order 88213-A never arrived; ticket 4471 is open. Bed 4471 is free."
+    found = [(s.start, s.label) for s in get_detector("patterns", policy="hipaa").detect(text)]
+    assert (text.index("88213-A"), "ID") in found and (text.index("4471"), "ID") in found
+    assert text.rindex("4471") not in [start for start, _ in found]  # a bed number is not an identifier
 
 
 def test_a_confident_token_classifier_types_names_that_spacy_types_otherwise():
