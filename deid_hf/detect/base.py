@@ -40,15 +40,13 @@ class EnsembleDetector(Detector):
 
 def add_repeated_mentions(text: str, spans: list[Span]) -> list[Span]:
     """Also mark every other whole-word occurrence of a detected item (a name detected once is protected
-    everywhere in the document; ZSTS's substitution table then replaces it consistently), and give every
-    occurrence of one surface the label of its best-scored typed occurrence (one type, so one surrogate:
-    "Priya" is not a company in one sentence and a person in the next).
+    everywhere in the document; ZSTS's substitution table then replaces it consistently).
 
     One pass over the text (candidates indexed by their first two characters), so that a long document
     with thousands of distinct items stays linear instead of one search per item."""
     surfaces = {text[s.start : s.end]: s for s in spans if len(text[s.start : s.end].strip()) > 1}
     if not surfaces:
-        return one_label_per_surface(text, merge_spans(spans))
+        return merge_spans(spans)
     by_prefix: dict[str, list[str]] = {}
     for surface in surfaces:
         by_prefix.setdefault(surface[:2], []).append(surface)
@@ -64,11 +62,18 @@ def add_repeated_mentions(text: str, spans: list[Span]) -> list[Span]:
                 if k < 0 or covered[k].end < end:
                     span = surfaces[surface]
                     found.append(Span(i, end, span.label, span.score, "repeat"))
-    return one_label_per_surface(text, merge_spans(found))
+    return merge_spans(found)
+
+
+def consistent_mentions(text: str, spans: list[Span]) -> list[Span]:
+    """What a replacement reads: `add_repeated_mentions`, then one label per surface (one type, so one
+    surrogate: "Priya" is not a company in one sentence and a person in the next)."""
+    return one_label_per_surface(text, add_repeated_mentions(text, spans))
 
 
 def one_label_per_surface(text: str, spans: list[Span]) -> list[Span]:
-    """Merged ``spans``, every occurrence of one surface labelled as its best-scored typed occurrence."""
+    """Merged ``spans``, every occurrence of one surface labelled as its best-scored typed occurrence (the
+    merged span's score, the highest of its group's)."""
     best: dict[str, Span] = {}
     for span in spans:
         surface, known = text[span.start : span.end], best.get(text[span.start : span.end])

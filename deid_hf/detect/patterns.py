@@ -73,10 +73,13 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
 ]
 
 
-#: score of a phone number: presidio scores a match 0.4 without context (a prior for its threshold), but
-#: phonenumbers has parsed and validated it, so its type is not in doubt: above a token classifier's usual
-#: scores, so that the merged span stays a PHONE (its surrogate a phone number) rather than, say, an ADDRESS
+#: score of a phone number written as one ("(217) 555-0143", "+1 503 555 0199"): presidio scores a match
+#: 0.4 without context (a prior for its threshold), but phonenumbers has parsed and validated it and its
+#: format says phone: above a token classifier's usual scores, so that the merged span stays a PHONE (its
+#: surrogate a phone number) rather than, say, an ADDRESS. A bare run of digits keeps presidio's score (it
+#: may be an ID); a number after an ID context scores `policy.CONTEXT_ID_SCORE`, which is higher.
 PHONE_SCORE = 0.9
+_PHONE_FORMAT = re.compile(r"[(+]|\d[-. ]+\d")
 
 
 @dataclass(frozen=True)
@@ -130,7 +133,9 @@ class PatternDetector(Detector):
             for found in recognizer.analyze(text, recognizer.supported_entities, None):
                 if found.end > found.start and found.entity_type in PRESIDIO_LABELS:
                     label = PRESIDIO_LABELS[found.entity_type]
-                    score = max(float(found.score), PHONE_SCORE) if label == "PHONE" else float(found.score)
+                    score = float(found.score)
+                    if label == "PHONE" and _PHONE_FORMAT.search(text, found.start, found.end):
+                        score = max(score, PHONE_SCORE)
                     spans.append(Span(found.start, found.end, label, score, self.name))
         for pattern in self.extra:
             for match in pattern.regex.finditer(text):

@@ -11,7 +11,8 @@
   ``www.`` or a common top-level domain), IP; apartments, suites and P.O. boxes; identifying
   numbers: a validated ID (score >= STRONG_ID), a run of 5+ digits, or a number of 4+ characters after
   ``#``/``no.``/``MRN``/``ref``/``account``/``policy``/``license``/``record`` or a support chat's
-  ``order``/``ticket``/``booking``/``tracking``/... (labelled ID whatever another detector calls it).
+  ``order``/``ticket``/``booking``/``tracking``/... (labelled ID whatever another detector calls it), unless
+  it is a measurement ("order 1000 mL").
 - removed from the detections: times of day ("0800", "8pm", "10:26AM"), durations and relative days
   ("2 days", "today", "tonight"), ages of 89 and under, measurements (vital signs such as "120/80", doses,
   lab values, percentages, scores, counts with units, bed and room numbers), clinical abbreviations and
@@ -97,7 +98,13 @@ _NOT_A_DATE = _WEEKDAYS | frozenset(
 _ID_CONTEXT = re.compile(
     r"(?i)(?:#|\bno\.|\bmrn\b|\bref\b|\baccount\b|\bacct\b|\bpolicy\b|\blicen[cs]e\b|\brecord\b|\bid\b|"
     r"\bsocial security\b|\bssn\b|\bmedicaid\b|\bmedicare\b|"
-    r"\b(?:order|ticket|booking|confirmation|tracking|invoice|reservation|claim)s?\b)[ \t:#.]*$"
+    r"\b(?:order|ticket|booking|tracking|invoice|reservation|confirmation(?=[ \t]+(?:number|code)))"
+    r"(?:[ \t]+(?:number|code))?\b)[ \t:#.]*$"
+)
+#: a measurement, not an identifier, whatever the context ("order 1000 mL", "per order 10.5 mg", "order 2.5")
+_MEASUREMENT = re.compile(
+    r"(?i)\d+(?:[.,]\d+)?\s*(?:mg|mcg|g|kg|ml|cc|l|units?|iu|meq|mmol|%|kcal|hrs?|mins?|mmhg|bpm|lbs?|oz)\b"
+    r"|\d+[.,]\d+(?!\S)"
 )
 _LONG_DIGITS = re.compile(r"(?<![\d.,])\d{5,}(?![\d.,]\d)")
 _URL_OK = re.compile(r"(?i)://|\bwww\.|\w{3,}\.(?:com|org|net|edu|gov|io|info|biz)\b")
@@ -302,6 +309,7 @@ def _keep(text: str, span: Span, vocabulary, original: str | None = None) -> lis
             label in ("NUMBER", "ID")
             and len(piece.strip(".,;:")) >= 4
             and _ID_CONTEXT.search(text[max(0, span.start - 24) : span.start])
+            and not _MEASUREMENT.match(text, span.start, span.end + 12)
         ):
             # the context types it: an ID outranks another detector's guess in the merge ("MRN 4839201")
             kept.append(Span(span.start, span.end, "ID", max(span.score, CONTEXT_ID_SCORE), span.source))

@@ -26,7 +26,7 @@ from transformers import Pipeline
 
 from deid_hf.config import PIPELINE_DEFAULTS, validate
 from deid_hf.detect import get_detector
-from deid_hf.detect.base import add_repeated_mentions
+from deid_hf.detect.base import consistent_mentions
 from deid_hf.detect.steering import SteeredDetector
 from deid_hf.errors import InputError
 from deid_hf.pipelines.base import (
@@ -151,7 +151,7 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
             table = self.table if self.table is not None else SubstitutionTable()
             if self.table is None and item.get("group") is not None:
                 table.state["group_seed"] = self._group_seed(item["group"], seed)
-            spans = add_repeated_mentions(text, spans)
+            spans = consistent_mentions(text, spans)
             _, records = apply_strategy(text, spans, self.strategy, p, document_rng(seed, original), table)
             private: dict[str, set[str]] = {}
             for r in records:

@@ -120,12 +120,12 @@ class Engine:
             )  # a bad item comes back with its own "error" (errors="report")
             return [ItemError(r["error"]) if r.get("error") else r for r in results]
         if options.task == "detect":
-            from ..detect.base import add_repeated_mentions
+            from ..detect.base import consistent_mentions
             from ..pipelines.base import check_text
 
             texts = [check_text(text) for text in texts]
             found = pipe.detector.detect_batch(texts)
-            spans = [sorted(add_repeated_mentions(t, s), key=_position) for t, s in zip(texts, found)]
+            spans = [sorted(consistent_mentions(t, s), key=_position) for t, s in zip(texts, found)]
             return [{"spans": [span.to_dict() for span in item]} for item in spans]
         if options.task == "reidentify":
             return [{"text": pipe.reidentify(text)} for text in texts]

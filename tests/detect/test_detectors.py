@@ -97,7 +97,7 @@ def test_repeated_mentions_are_added_once_detected():
 
 
 def test_one_surface_gets_one_label_and_so_one_surrogate_type():
-    from deid_hf.detect.base import add_repeated_mentions
+    from deid_hf.detect.base import consistent_mentions
     from deid_hf.spans import Span
 
     text = "This is Priya. Hi Priya, Acme here. Priya"
@@ -106,7 +106,7 @@ def test_one_surface_gets_one_label_and_so_one_surrogate_type():
         Span(8, 13, "OTHER", 0.5, "spacy"),
         Span(18, 23, "PERSON", 0.81, "model"),
     ]
-    found = add_repeated_mentions(text, spans + [Span(25, 29, "ORG", 0.6, "model")])
+    found = consistent_mentions(text, spans + [Span(25, 29, "ORG", 0.6, "model")])
     assert [(text[s.start : s.end], s.label) for s in found] == [
         ("Priya", "PERSON"),
         ("Priya", "PERSON"),
@@ -151,3 +151,22 @@ def test_the_int8_learned_detector_reads_each_text_alike_whatever_it_is_batched_
     ]
     learned = get_detector("learned")
     assert learned.detect_batch(texts) == [learned.detect_batch([text])[0] for text in texts]
+
+
+def test_an_entities_filter_sees_each_mention_with_its_own_label():
+    """The user's ``entities`` filter runs before one label per surface: a PERSON mention stays protected
+    (and its repeat with it) even where a stronger guess calls the same words an ORG."""
+    import deid_hf
+    from deid_hf.detect.base import Detector
+    from deid_hf.spans import Span
+
+    text = "Priya Raman called. Acme hired Priya Raman."
+
+    class Guesses(Detector):
+        name = "guesses"
+
+        def detect(self, text):
+            return [Span(0, 11, "PERSON", 0.8, self.name), Span(31, 42, "ORG", 0.9, self.name)]
+
+    pipe = deid_hf.pipeline("deid-substitution", detector=Guesses(), strategy="typed", entities=["PERSON"])
+    assert pipe(text)["text"] == "<PERSON> called. Acme hired <PERSON>."

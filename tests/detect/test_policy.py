@@ -290,10 +290,19 @@ def test_a_number_after_an_id_context_is_an_id_whatever_a_model_calls_it():
     model = _FixedSpans("model", [("4839201", "ADDRESS", 0.61)], trained_policy="hipaa")
     detector = PolicyDetector(get_detector([numbers, model]), "hipaa", context=False)
     assert [(text[s.start : s.end], s.label) for s in detector.detect(text)] == [("4839201", "ID")]
+    patterns = get_detector("patterns", policy="hipaa")
     text = "Hi, my order 88213-A never arrived; ticket 4471 is open. Bed 4471 is free."
-    found = [(s.start, s.label) for s in get_detector("patterns", policy="hipaa").detect(text)]
-    assert (text.index("88213-A"), "ID") in found and (text.index("4471"), "ID") in found
-    assert text.rindex("4471") not in [start for start, _ in found]  # a bed number is not an identifier
+    found = [(s.start, s.end, s.label) for s in patterns.detect(text)]
+    order, ticket = text.index("88213-A"), text.index("4471")
+    assert (order, order + 7, "ID") in found and (ticket, ticket + 4, "ID") in found
+    assert text.rindex("4471") not in [start for start, _, _ in found]  # a bed number is not an identifier
+    for measurement in (
+        "Order 1000 mL NS bolus",
+        "Per order 2000 units heparin",
+        "order 10.5 then",
+        "order 1000mg",
+    ):
+        assert patterns.detect(measurement) == [], measurement
 
 
 def test_a_confident_token_classifier_types_names_that_spacy_types_otherwise():
@@ -311,3 +320,7 @@ def test_a_validated_phone_number_stays_a_phone_whatever_a_model_calls_it():
     for policy in ("hipaa", "strict"):
         merged = get_detector(["patterns", model], policy=policy).detect(text)
         assert [(text[s.start : s.end], s.label) for s in merged] == [("(217) 555-0143", "PHONE")]
+    text = "Your member number is 2125550143. MRN 4155550143"  # bare digits: a confident model's ID wins
+    model = _FixedSpans("model", [("2125550143", "ID", 0.85)], trained_policy="hipaa")
+    merged = get_detector(["patterns", model], policy="hipaa").detect(text)
+    assert [(text[s.start : s.end], s.label) for s in merged] == [("2125550143", "ID"), ("4155550143", "ID")]
