@@ -56,8 +56,13 @@ class Span:
         return asdict(self)
 
 
+def label_priority(span: Span) -> tuple[bool, float, int, int]:
+    """Which of several spans' labels wins: typed before OTHER, then higher score, longer, earlier."""
+    return (span.label != "OTHER", span.score, span.end - span.start, -span.start)
+
+
 def _union(group: list[Span]) -> Span:
-    best = max(group, key=lambda s: (s.label != "OTHER", s.score, s.end - s.start, -s.start))
+    best = max(group, key=label_priority)
     sources = sorted({part for s in group for part in s.source.split("+") if part})
     return Span(
         start=min(s.start for s in group),

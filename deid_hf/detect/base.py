@@ -6,8 +6,9 @@ import bisect
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import replace
 
-from ..spans import Span, merge_spans
+from ..spans import Span, label_priority, merge_spans
 
 
 class Detector(ABC):
@@ -76,15 +77,14 @@ def one_label_per_surface(text: str, spans: list[Span]) -> list[Span]:
     merged span's score, the highest of its group's)."""
     best: dict[str, Span] = {}
     for span in spans:
-        surface, known = text[span.start : span.end], best.get(text[span.start : span.end])
-        if known is None or (span.label != "OTHER", span.score) > (known.label != "OTHER", known.score):
+        surface = span.text(text)
+        if surface not in best or label_priority(span) > label_priority(best[surface]):
             best[surface] = span
-    out = []
-    for span in spans:
-        label = best[text[span.start : span.end]].label
-        keep = label in ("OTHER", span.label)
-        out.append(span if keep else Span(span.start, span.end, label, span.score, span.source))
-    return out
+    labels = [best[span.text(text)].label for span in spans]
+    return [
+        span if label in ("OTHER", span.label) else replace(span, label=label)
+        for span, label in zip(spans, labels)
+    ]
 
 
 #: every position not preceded by a word character (the ``(?<!\w)`` of a whole-word occurrence)
