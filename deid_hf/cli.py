@@ -450,6 +450,7 @@ _DETECTOR_FLAGS = (
     ("--negative-windows", "negative_windows", float),
     ("--silver", "silver_per_source", int),
     ("--silver-policy", "silver_policy", str),
+    ("--silver-whole", "silver_whole", lambda names: tuple(filter(None, names.split(",")))),
 )
 
 
@@ -457,6 +458,7 @@ _FLAG_HELP = {
     "--max-windows": "at most this many training windows, a seeded sample (0: every window)",
     "--silver": "silver (distilled) texts per source, labelled by the zsts ensemble under --silver-policy "
     "and cached, added to the default data (0: gold only; see deid_hf.train.silver)",
+    "--silver-whole": "comma-separated silver sources taken whole rather than sampled ('' for none)",
     "--silver-policy": "identifier policy of the silver labels: hipaa (what the clinical gold marks) or "
     "strict (every span: keeps organisations and ages, for general text)",
 }

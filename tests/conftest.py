@@ -157,7 +157,7 @@ def registered_learned():
 def tiny_learned_detector(tmp_path_factory, registered_learned, minilm_tokenizer):
     """Detector "learned" (and so "default" and "clinical") reads, for this session, a tiny token classifier
     that the real trainer fits on `DOCS` and exports to ONNX int8 in seconds. The real default model is
-    trained from the evaluation data on first use (about 20 minutes), too slow for a test session; its build
+    trained from the evaluation data on first use (about 40 minutes), too slow for a test session; its build
     is tested on its own (tests/train/test_detector.py) with `registered_learned`."""
     from deid_hf.detect import DETECTORS, TokenClassificationDetector, register_detector
     from deid_hf.train.detector import train_detector

@@ -96,6 +96,9 @@ class DetectorConfig:
     #: identifier policy of the silver labels ("strict": every span, organisations of general text included;
     #: "hipaa": what the clinical gold marks)
     silver_policy: str = "strict"
+    #: silver sources taken whole rather than sampled: GUM's and wikigold's encyclopedic, news and
+    #: biographical sentences, where general-text organisations and places are
+    silver_whole: tuple[str, ...] = ("gum", "wikigold")
     #: where the documents came from, for the model card: "default" or a file name
     data: str = "default"
 
@@ -125,6 +128,14 @@ class DetectorConfig:
             check_policy(self.silver_policy)
         except InputError as exc:
             raise InputError(f"silver_policy: {exc}") from None
+        from .silver import SILVER_SOURCES
+
+        if not isinstance(self.silver_whole, (list, tuple)) or set(self.silver_whole) - set(SILVER_SOURCES):
+            raise InputError(
+                f"silver_whole must name silver sources ({', '.join(SILVER_SOURCES)}), "
+                f"got {self.silver_whole!r}"
+            )
+        self.silver_whole = tuple(self.silver_whole)
         if not 0 <= self.negative_windows <= 1:
             raise InputError(f"negative_windows must be in [0, 1], got {self.negative_windows!r}")
         if self.held_out_fold is not None and not 0 <= self.held_out_fold < self.folds:
@@ -270,6 +281,7 @@ def default_documents(data_root: str | Path, config: DetectorConfig):
             seed=config.seed,
             detector=config.silver_detector,
             policy=config.silver_policy,
+            whole=config.silver_whole,
         )
     held_out = {"presidio_synth_pii 750-1499": presidio[750:]}
     if held_notes:
@@ -572,6 +584,7 @@ def _metrics_table(metrics: dict) -> str:
 def _write_card(folder: Path, config: DetectorConfig, metrics: dict, sources: list[str]) -> None:
     from ..export.cards import write_card
     from ..models import REGISTRY
+    from .silver import WIKIGOLD_SILVER_ARTICLES
 
     base = REGISTRY[config.model].base_model if config.model in REGISTRY else config.model
     schedule = "" if metrics["completed"] else f" (stopped early, of {metrics['total_steps']} planned)"
@@ -581,8 +594,11 @@ def _write_card(folder: Path, config: DetectorConfig, metrics: dict, sources: li
         else "all dev patients trained on: dev-note figures below are NOT held out"
     )
     silver = (
-        f"Silver (distilled) data: up to {config.silver_per_source} texts per source labelled by the "
-        f"`{config.silver_detector}` detector under the {config.silver_policy} policy (deid_hf.train.silver)."
+        f"Silver (distilled) data: up to {config.silver_per_source} texts per source"
+        f"{' (all texts of ' + ', '.join(config.silver_whole) + ')' if config.silver_whole else ''} labelled "
+        f"by the `{config.silver_detector}` detector under the {config.silver_policy} policy "
+        f"(deid_hf.train.silver; wikigold's silver text is its first {WIKIGOLD_SILVER_ARTICLES} articles, "
+        f"the others are held out)."
         if config.silver_per_source and config.data == "default"
         else "No silver (distilled) data."
     )

@@ -1,10 +1,12 @@
 """Silver (distilled) training documents: unlabelled text labelled by a slow detector for a fast one to learn.
 
 Texts come from the corpora of the data folder whose own annotation is ignored (`SILVER_SOURCES`): ABCD
-dialogues, GUM, SEC filings, BTC and WNUT17 tweets, SNIPS queries and SST-2 reviews. wikigold is left out
-(it is an evaluation set), as are presidio_synth_pii and the PhysioNet notes (gold data). Each source gives a
-seeded sample of its texts; the labelling detector (by default the ``zsts`` ensemble with its p-filter,
-under the identifier policy of `DetectorConfig.silver_policy`) marks the spans. Labelling is slow, so the
+dialogues, GUM (train and test), SEC filings, BTC and WNUT17 tweets, SNIPS queries, SST-2 reviews and the
+first `WIKIGOLD_SILVER_ARTICLES` wikigold articles (the other articles are held out for evaluation).
+presidio_synth_pii and the PhysioNet notes are gold data and not used here. Each source gives a seeded
+sample of its texts, or all of them for the sources named in `DetectorConfig.silver_whole`; the labelling
+detector (by default the ``zsts`` ensemble with its p-filter, under the identifier policy of
+`DetectorConfig.silver_policy`) marks the spans. Labelling is slow, so the
 documents are cached in ``<cache>/silver/`` under a key of everything that decides them.
 """
 
@@ -45,6 +47,28 @@ def _conll_texts(*relative: str) -> Callable[[Path], list[str]]:
     return read
 
 
+#: wikigold articles (file order) whose sentences are silver text; articles from this index on are held out
+WIKIGOLD_SILVER_ARTICLES = 72
+
+
+def wikigold_articles(path: str | Path) -> list[list]:
+    """wikigold's sentences (`evaluation.utility.Example`) grouped by article (split at ``-DOCSTART-``)."""
+    from ..evaluation.utility import load_conll
+
+    articles: list[list] = []
+    for example in load_conll([path]):
+        if example.tokens[0] == "-DOCSTART-":
+            articles.append([])
+        elif articles:
+            articles[-1].append(example)
+    return articles
+
+
+def _wikigold_texts(root: Path) -> list[str]:
+    articles = wikigold_articles(root / "wikigold" / "wikigold.conll.txt")
+    return [detokenize(ex.tokens) for article in articles[:WIKIGOLD_SILVER_ARTICLES] for ex in article]
+
+
 def _snips_texts(root: Path) -> list[str]:
     from ..evaluation.utility import load_snips
 
@@ -64,17 +88,21 @@ def _abcd_texts(root: Path) -> list[str]:
 #: source name -> reader of its texts from the data folder
 SILVER_SOURCES: dict[str, Callable[[Path], list[str]]] = {
     "abcd": _abcd_texts,
-    "gum": _conll_texts("gum_ner/gum-train.conll"),
+    "gum": _conll_texts("gum_ner/gum-train.conll", "gum_ner/gum-test.conll"),
     "sec": _conll_texts("sec_filings_ner/FIN5_train.txt"),
     "btc": _conll_texts("btc_broad_twitter_corpus/a.conll"),
     "wnut17": _conll_texts("wnut17/emerging.dev.conll"),
     "snips": _snips_texts,
     "sst2": _sst2_texts,
+    "wikigold": _wikigold_texts,
 }
 
 
-def unlabelled_texts(data_root: str | Path, per_source: int, seed: int = 0) -> list[tuple[str, str]]:
-    """(source, text): a seeded sample of at most ``per_source`` texts of three or more words per source."""
+def unlabelled_texts(
+    data_root: str | Path, per_source: int, seed: int = 0, whole: Sequence[str] = ()
+) -> list[tuple[str, str]]:
+    """(source, text): a seeded sample of at most ``per_source`` texts of three or more words per source;
+    every such text of the sources in ``whole``."""
     root = Path(data_root)
     out = []
     for name, read in SILVER_SOURCES.items():
@@ -86,7 +114,9 @@ def unlabelled_texts(data_root: str | Path, per_source: int, seed: int = 0) -> l
                 f"`deid-hf train-detector --silver 0` trains on gold data only"
             ) from None
         rng = random.Random(f"{seed}-{name}")
-        out += [(name, t) for t in rng.sample(texts, min(per_source, len(texts)))]
+        out += [
+            (name, t) for t in (texts if name in whole else rng.sample(texts, min(per_source, len(texts))))
+        ]
     return out
 
 
@@ -118,6 +148,7 @@ def silver_documents(
     seed: int = 0,
     detector: str = "zsts",
     policy: str = "hipaa",
+    whole: Sequence[str] = (),
     cache: Path | None = None,
 ) -> list[LabelledDocument]:
     """`unlabelled_texts` labelled by ``get_detector(detector, policy=policy)``, read from / written to
@@ -127,7 +158,7 @@ def silver_documents(
     from ..models import load_causal_lm
     from ..paths import cache_dir
 
-    texts = unlabelled_texts(data_root, per_source, seed)
+    texts = unlabelled_texts(data_root, per_source, seed, whole)
     key = hashlib.sha256(
         json.dumps([__version__, detector, policy, texts], ensure_ascii=False).encode()
     ).hexdigest()[:16]

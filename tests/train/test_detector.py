@@ -5,7 +5,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from deid_hf.cli import main
+from deid_hf.cli import build_parser, main
 from deid_hf.errors import InputError
 from deid_hf.spans import LABELS
 from deid_hf.train.detector import (
@@ -229,6 +229,14 @@ def test_cli_trains_from_a_documents_file(tmp_path, minilm_tokenizer, capsys):
     assert main(args) == 0
     assert "wrote" in capsys.readouterr().out and (tmp_path / "out" / "model.safetensors").is_file()
     assert main(["train-detector", str(tmp_path / "x"), "--documents", str(tmp_path / "none.jsonl")]) == 2
+
+
+def test_cli_reads_the_silver_sources_taken_whole(tmp_path, capsys):
+    parse = build_parser().parse_args
+    assert parse(["train-detector", "out", "--silver-whole", "gum,sec"]).silver_whole == ("gum", "sec")
+    assert parse(["train-detector", "out", "--silver-whole", ""]).silver_whole == ()
+    assert main(["train-detector", str(tmp_path / "out"), "--silver-whole", "gum,nowhere"]) == 2
+    assert "silver_whole must name silver sources" in capsys.readouterr().err
 
 
 def test_a_stopped_run_can_be_written_from_its_checkpoint(tmp_path, minilm_tokenizer):

@@ -3,7 +3,14 @@ import pytest
 from deid_hf.errors import InputError
 from deid_hf.train import silver
 from deid_hf.train.detector import DetectorConfig, default_documents
-from deid_hf.train.silver import SILVER_SOURCES, detokenize, silver_documents, unlabelled_texts
+from deid_hf.train.silver import (
+    SILVER_SOURCES,
+    WIKIGOLD_SILVER_ARTICLES,
+    detokenize,
+    silver_documents,
+    unlabelled_texts,
+    wikigold_articles,
+)
 from tests.conftest import shared_data
 
 
@@ -17,10 +24,31 @@ def test_unlabelled_texts_sample_every_source_but_evaluation_sets():
     root = shared_data("gum_ner").parent
     texts = unlabelled_texts(root, 5, seed=1)
     assert {source for source, _ in texts} == set(SILVER_SOURCES)
-    assert "wikigold" not in SILVER_SOURCES  # an evaluation set
     assert all(len(t.split()) >= 3 for _, t in texts)
     assert sum(source == "sst2" for source, _ in texts) == 5
     assert texts == unlabelled_texts(root, 5, seed=1) and texts != unlabelled_texts(root, 5, seed=2)
+
+
+def test_whole_sources_give_every_text_and_wikigold_keeps_its_held_out_articles():
+    root = shared_data("wikigold").parent
+    shared_data("gum_ner")
+    texts = unlabelled_texts(root, 5, seed=1, whole=("wikigold",))
+    articles = wikigold_articles(root / "wikigold" / "wikigold.conll.txt")
+    silver = [detokenize(ex.tokens) for a in articles[:WIKIGOLD_SILVER_ARTICLES] for ex in a]
+    held_out = {detokenize(ex.tokens) for a in articles[WIKIGOLD_SILVER_ARTICLES:] for ex in a}
+    assert len(articles) == 145 and 0 < WIKIGOLD_SILVER_ARTICLES < len(articles)
+    assert [t for s, t in texts if s == "wikigold"] == [t for t in silver if len(t.split()) >= 3]
+    assert not held_out & {t for _, t in texts}
+    assert sum(source == "gum" for source, _ in texts) == 5
+
+
+def test_silver_whole_names_known_sources():
+    assert DetectorConfig(silver_whole=["gum"]).silver_whole == ("gum",)
+    with pytest.raises(InputError, match="silver_whole must name silver sources"):
+        DetectorConfig(silver_whole=("wiki",))
+    for wrong in ("gum", 3, None):
+        with pytest.raises(InputError, match="silver_whole"):
+            DetectorConfig(silver_whole=wrong)
 
 
 def test_silver_documents_carry_the_detector_spans_and_are_cached(tmp_path, monkeypatch):
@@ -42,10 +70,13 @@ def test_default_documents_add_the_silver_asked_for(tmp_path, monkeypatch):
     shared_data("presidio_synth_pii")
     monkeypatch.setenv("DEID_HF_CACHE", str(tmp_path))
     gold, _ = default_documents(root, DetectorConfig(silver_per_source=0))
-    mixed, _ = default_documents(root, DetectorConfig(silver_per_source=2, silver_detector="patterns"))
+    config = DetectorConfig(silver_per_source=2, silver_detector="patterns", silver_whole=("wikigold",))
+    mixed, _ = default_documents(root, config)
     added = [d for d in mixed if d.source.startswith("silver:")]
     assert not any(d.source.startswith("silver:") for d in gold)
-    assert len(mixed) == len(gold) + len(added) and len(added) == len(unlabelled_texts(root, 2))
+    assert len(mixed) == len(gold) + len(added) and len(added) == len(
+        unlabelled_texts(root, 2, whole=("wikigold",))
+    )
 
 
 def test_silver_config_is_checked():
