@@ -146,6 +146,7 @@ def run_training(
     eval_loader = DataLoader(list(eval_rows), batch_size=settings.batch_size, collate_fn=collate)
     model, optimizer, scheduler, eval_loader = accelerator.prepare(model, optimizer, scheduler, eval_loader)
 
+    identity = json.loads(json.dumps(identity))  # as a checkpoint stores it (tuples become lists)
     state = {"step": 0, "epoch": 0, "batch": 0, "eval_loss": [], "train_loss": None, **identity}
     found = latest_checkpoint(checkpoints) if resume else None
     if found:
