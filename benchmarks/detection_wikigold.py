@@ -24,7 +24,7 @@ from deid_hf.detect.patterns import PRESIDIO_LABELS
 from deid_hf.evaluation.detection import GoldDocument, GoldSpan, detection_report
 from deid_hf.evaluation.utility import bio_entities, load_conll
 from deid_hf.models import load_causal_lm
-from deid_hf.train.silver import WIKIGOLD_SILVER_ARTICLES, wikigold_articles
+from deid_hf.train.silver import WIKIGOLD_SILVER_ARTICLES
 
 KINDS = {"PER": "PERSON", "LOC": "LOCATION", "ORG": "ORG"}
 #: labels of the kinds of span this gold marks: precision over these spans alone leaves out the dates and
@@ -33,9 +33,17 @@ NAME_LABELS = {"PERSON", "ORG", "LOCATION", "ADDRESS"}
 
 
 def first_held_out_sentence() -> int:
-    """Index of the first sentence of the held-out articles (those no silver text comes from)."""
-    articles = wikigold_articles(data_path("wikigold/wikigold.conll.txt"))
-    return sum(len(article) for article in articles[:WIKIGOLD_SILVER_ARTICLES])
+    """Index, in `wikigold`'s order, of the first sentence of the held-out articles (those no silver text
+    comes from); the sentences before the file's first ``-DOCSTART-`` belong to no article and count here."""
+    starts, sentences = 0, 0
+    for example in load_conll([data_path("wikigold/wikigold.conll.txt")]):
+        if example.tokens[0] == "-DOCSTART-":
+            if starts == WIKIGOLD_SILVER_ARTICLES:
+                return sentences
+            starts += 1
+        else:
+            sentences += 1
+    return sentences
 
 
 def wikigold(limit: int | None) -> list[GoldDocument]:
