@@ -109,6 +109,7 @@ def main():
                 "token_precision": report["token_precision"],
                 "held_out_recall": unseen.get("token_recall"),
                 "held_out_recall_ORG": unseen.get("per_type_recall", {}).get("ORG"),
+                "held_out_precision": unseen.get("token_precision"),
                 "held_out_name_precision": unseen_names.get("token_precision"),
                 "docs_per_s": len(docs) / seconds,
             }
@@ -129,6 +130,7 @@ def main():
             "token_precision",
             "held_out_recall",
             "held_out_recall_ORG",
+            "held_out_precision",
             "held_out_name_precision",
             "docs_per_s",
         ],

@@ -1,9 +1,15 @@
 """GPU speed, ready for a CUDA machine: PyTorch fp32, PyTorch fp16, ORT CUDA and ORT TensorRT rows for
 the p-filter LM (smollm2-135m word scorer, the default detector's LM pass) and a token-classification
 encoder (MiniLM with a token-classification head; speed only: the head is untrained unless --ner-model).
+With --ner-model (a `deid-hf train-detector` folder, e.g. the cached `deid-detector-minilm`) it also runs that
+model as users do, through `TokenClassificationDetector` (the transformers pipeline, length-sorted batches,
+windows, label mapping) on this machine's CPU and on CUDA in fp32 and fp16, and reports the share of
+documents whose spans (start, end, label) on CUDA equal the CPU's. ``x_first_row``: docs/s against the
+model's first row (PyTorch fp32 on CUDA; for the detector, its CPU row).
 
 Where a backend cannot run, its row says why ("not measured (no CUDA)", a missing execution provider, or the
-error) and the script goes on; nothing is measured on CPU here (benchmarks/ort_speed.py has the CPU rows).
+error) and the script goes on; only the detector's reference row runs on the CPU (benchmarks/ort_speed.py has
+the CPU rows).
 Texts: presidio_synth_pii documents when ../shared/data has them, else the bundled examples repeated.
 Usage: python benchmarks/gpu_speed.py [--docs 500] [--batch-size 32] [--ner-model PATH]
 JSON: benchmarks/results/gpu_speed.json.
@@ -112,6 +118,36 @@ def encoder_runner(backend: str, batch_size: int, workdir: Path, ner_model: str 
     return run
 
 
+def detector_rows(ner_model: str, texts: list[str], batch_size: int, cuda_sync) -> list[dict]:
+    """The learned detector through `TokenClassificationDetector` on the CPU, then on CUDA fp32 and fp16:
+    docs/s and the share of documents whose spans equal the CPU's (the GPU path computes the same result)."""
+    import torch
+
+    from deid_hf.detect.ner import TokenClassificationDetector
+
+    def spans_of(detector):
+        return [[(s.start, s.end, s.label) for s in spans] for spans in detector.detect_batch(texts)]
+
+    cpu = TokenClassificationDetector(ner_model, batch_size=batch_size)
+    rows = [{"model": "learned detector (deid-hf)", "backend": "PyTorch CPU fp32", "status": "measured"}]
+    rows[0]["docs_per_s"] = docs_per_second(cpu.detect_batch, texts, cuda_sync)
+    reference = spans_of(cpu)
+    for backend in ("PyTorch CUDA fp32", "PyTorch CUDA fp16"):
+        row = {"model": "learned detector (deid-hf)", "backend": backend, "docs_per_s": None}
+        row["status"] = why_not("PyTorch fp32")
+        if row["status"] is None:
+            detector = TokenClassificationDetector(ner_model, batch_size=batch_size, device="cuda")
+            if "fp16" in backend:
+                detector.pipe.model.half()
+            row["docs_per_s"] = docs_per_second(detector.detect_batch, texts, cuda_sync)
+            row["same_spans_as_cpu"] = sum(a == b for a, b in zip(spans_of(detector), reference)) / len(texts)
+            row["status"] = "measured"
+            del detector
+            torch.cuda.empty_cache()
+        rows.append(row)
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=500)
@@ -146,12 +182,14 @@ def main():
                         if torch.cuda.is_available():
                             torch.cuda.empty_cache()
                 rows.append(row)
+    if args.ner_model:
+        rows += detector_rows(args.ner_model, texts, args.batch_size, cuda_sync)
     for row in rows:
-        base = next(r for r in rows if r["model"] == row["model"] and r["backend"] == "PyTorch fp32")
+        base = next(r for r in rows if r["model"] == row["model"] and r["backend"].startswith("PyTorch"))
         if row["docs_per_s"] and base["docs_per_s"]:
-            row["x_fp32"] = row["docs_per_s"] / base["docs_per_s"]
+            row["x_first_row"] = row["docs_per_s"] / base["docs_per_s"]
     print(f"{len(texts)} documents ({source}), batch size {args.batch_size}, device: {device}\n")
-    print_table(rows, ["model", "backend", "docs_per_s", "x_fp32", "status"])
+    print_table(rows, ["model", "backend", "docs_per_s", "x_first_row", "same_spans_as_cpu", "status"])
     write_results(
         "gpu_speed",
         {"device": device, "docs": len(texts), "texts": source, "batch_size": args.batch_size, "rows": rows},

@@ -459,8 +459,9 @@ _FLAG_HELP = {
     "--silver": "silver (distilled) texts per source, labelled by the zsts ensemble under --silver-policy "
     "and cached, added to the default data (0: gold only; see deid_hf.train.silver)",
     "--silver-whole": "comma-separated silver sources taken whole rather than sampled ('' for none)",
-    "--silver-policy": "identifier policy of the silver labels: hipaa (what the clinical gold marks) or "
-    "strict (every span: keeps organisations and ages, for general text)",
+    "--silver-policy": "policy of the silver labels: strict-names (default: names, places, organisations "
+    "and addresses as strict finds them, every other span as hipaa keeps it), strict (every span) or hipaa "
+    "(what the clinical gold marks)",
 }
 
 

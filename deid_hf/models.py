@@ -120,7 +120,7 @@ PARAPHRASER_BUILD_NOTE = (
 
 
 DETECTOR_BUILD_NOTE = (
-    "fine-tuned on first use (about 40 min on 2 CPU cores: silver labels, then training; needs "
+    "fine-tuned on first use (about 30 min on 2 CPU cores: silver labels, then training; needs "
     "presidio_synth_pii, physionet_deid_dev and the silver sources under $DEID_HF_DATA or ../shared/data)"
 )
 

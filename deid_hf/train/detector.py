@@ -22,7 +22,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..detect.policy import check_policy
 from ..errors import InputError, ModelUnavailableError
 from ..spans import LABELS
 from ..validate import check_positive_ints, check_training_rates
@@ -93,9 +92,10 @@ class DetectorConfig:
     #: by the ``silver_detector`` ensemble under ``silver_policy`` (0: gold only)
     silver_per_source: int = 400
     silver_detector: str = "zsts"
-    #: identifier policy of the silver labels ("strict": every span, organisations of general text included;
-    #: "hipaa": what the clinical gold marks)
-    silver_policy: str = "strict"
+    #: policy of the silver labels (`silver.SILVER_POLICIES`): "strict-names" (names, places, organisations
+    #: and addresses as strict finds them, every other span as hipaa keeps it), "strict" (every span) or
+    #: "hipaa" (what the clinical gold marks: trims general text's organisations)
+    silver_policy: str = "strict-names"
     #: silver sources taken whole rather than sampled: GUM's and wikigold's encyclopedic, news and
     #: biographical sentences, where general-text organisations and places are
     silver_whole: tuple[str, ...] = ("gum", "wikigold")
@@ -124,11 +124,12 @@ class DetectorConfig:
             raise InputError(
                 f"silver_per_source must be a non-negative integer, got {self.silver_per_source!r}"
             )
-        try:
-            check_policy(self.silver_policy)
-        except InputError as exc:
-            raise InputError(f"silver_policy: {exc}") from None
-        from .silver import SILVER_SOURCES
+        from .silver import SILVER_POLICIES, SILVER_SOURCES
+
+        if self.silver_policy not in SILVER_POLICIES:
+            raise InputError(
+                f"silver_policy must be one of {', '.join(SILVER_POLICIES)}, got {self.silver_policy!r}"
+            )
 
         if not isinstance(self.silver_whole, (list, tuple)) or set(self.silver_whole) - set(SILVER_SOURCES):
             raise InputError(

@@ -5,9 +5,11 @@ dialogues, GUM (train and test), SEC filings, BTC and WNUT17 tweets, SNIPS queri
 first `WIKIGOLD_SILVER_ARTICLES` wikigold articles (the other articles are held out for evaluation).
 presidio_synth_pii and the PhysioNet notes are gold data and not used here. Each source gives a seeded
 sample of its texts, or all of them for the sources named in `DetectorConfig.silver_whole`; the labelling
-detector (by default the ``zsts`` ensemble with its p-filter, under the identifier policy of
-`DetectorConfig.silver_policy`) marks the spans. Labelling is slow, so the
-documents are cached in ``<cache>/silver/`` under a key of everything that decides them.
+detector (by default the ``zsts`` ensemble with its p-filter) marks the spans under
+`DetectorConfig.silver_policy`: an identifier policy (``hipaa``, ``strict``) or ``strict-names``
+(`strict_names`: names, places, organisations and addresses as ``strict`` finds them, every other span as
+``hipaa`` keeps it). Labelling is slow, so the documents are cached in ``<cache>/silver/`` under a key of
+everything that decides them (``strict-names`` reads the ``strict`` labels).
 """
 
 from __future__ import annotations
@@ -20,7 +22,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .._version import __version__
+from ..detect.lexicon import stop_words
+from ..detect.policy import POLICIES, apply_policy, find_dates, find_phones
 from ..errors import InputError
+from ..spans import Span, merge_spans
 from .detector import LabelledDocument
 
 _NO_SPACE_BEFORE = re.compile(
@@ -98,6 +103,45 @@ SILVER_SOURCES: dict[str, Callable[[Path], list[str]]] = {
 }
 
 
+#: labels that `strict_names` keeps as the strict policy finds them
+STRICT_NAME_LABELS = frozenset({"PERSON", "ORG", "LOCATION", "ADDRESS"})
+#: policies of the silver labels: the identifier policies and ``strict-names`` (`strict_names`)
+SILVER_POLICIES = (*POLICIES, "strict-names")
+
+
+def _without_edge_function_words(text: str, span: Span) -> Span | None:
+    """``span`` without lower-case stop words at its edges ("the Army of the Potomac" -> "Army of the
+    Potomac"); None when nothing else is left."""
+    words = [m.span() for m in re.finditer(r"\S+", text[span.start : span.end])]
+    while words and text[span.start :][slice(*words[0])] in stop_words():
+        words.pop(0)
+    while words and text[span.start :][slice(*words[-1])] in stop_words():
+        words.pop()
+    if not words:
+        return None
+    return Span(span.start + words[0][0], span.start + words[-1][1], span.label, span.score, span.source)
+
+
+def strict_names(document: LabelledDocument) -> LabelledDocument:
+    """``document`` labelled under ``strict`` relabelled under ``strict-names``: its PERSON, ORG, LOCATION
+    and ADDRESS spans kept without lower-case function words at their edges (general text's organisations
+    and places, which hipaa's casing and frequency rules trim), every other span as the hipaa policy keeps
+    it (`detect.policy.apply_policy`), and hipaa's date and phone rules over the whole text: dates but not
+    durations, relative days or times of day, identifying numbers but not counts, ages over 89 only, as the
+    clinical gold marks them."""
+    text = document.text
+    spans = [Span(s, e, label, 1.0, "silver") for s, e, label in document.spans]
+    names = [
+        trimmed
+        for s in spans
+        if s.label in STRICT_NAME_LABELS and (trimmed := _without_edge_function_words(text, s))
+    ]
+    others = apply_policy(text, [s for s in spans if s.label not in STRICT_NAME_LABELS], "hipaa")
+    merged = merge_spans(names + others + find_dates(text) + find_phones(text))
+    labelled = tuple((s.start, s.end, s.label) for s in merged)
+    return LabelledDocument(text, labelled, document.group, document.source, tuple(s[2] for s in labelled))
+
+
 def unlabelled_texts(
     data_root: str | Path, per_source: int, seed: int = 0, whole: Sequence[str] = ()
 ) -> list[tuple[str, str]]:
@@ -151,13 +195,19 @@ def silver_documents(
     whole: Sequence[str] = (),
     cache: Path | None = None,
 ) -> list[LabelledDocument]:
-    """`unlabelled_texts` labelled by ``get_detector(detector, policy=policy)``, read from / written to
-    ``cache`` (a folder; None: ``<cache>/silver``)."""
+    """`unlabelled_texts` labelled by ``get_detector(detector, policy=policy)`` (``strict-names``: the
+    ``strict`` labels through `strict_names`), read from / written to ``cache`` (a folder; None:
+    ``<cache>/silver``)."""
     from ..corpus import write_records
     from ..detect import get_detector
     from ..models import load_causal_lm
     from ..paths import cache_dir
 
+    if policy == "strict-names":
+        docs = silver_documents(
+            data_root, per_source, seed=seed, detector=detector, policy="strict", whole=whole, cache=cache
+        )
+        return [strict_names(d) for d in docs]
     texts = unlabelled_texts(data_root, per_source, seed, whole)
     key = hashlib.sha256(
         json.dumps([__version__, detector, policy, texts], ensure_ascii=False).encode()

@@ -239,6 +239,14 @@ def test_cli_reads_the_silver_sources_taken_whole(tmp_path, capsys):
     assert "silver_whole must name silver sources" in capsys.readouterr().err
 
 
+def test_cli_silver_policy_defaults_to_strict_names_and_names_the_choices(tmp_path, capsys):
+    parse = build_parser().parse_args
+    assert parse(["train-detector", "out"]).silver_policy == "strict-names"
+    assert parse(["train-detector", "out", "--silver-policy", "strict"]).silver_policy == "strict"
+    assert main(["train-detector", str(tmp_path / "out"), "--silver-policy", "gdpr"]) == 2
+    assert "silver_policy must be one of hipaa, strict, strict-names" in capsys.readouterr().err
+
+
 def test_a_stopped_run_can_be_written_from_its_checkpoint(tmp_path, minilm_tokenizer):
     _train(tmp_path, minilm_tokenizer, "out", stop_after=4, export_onnx=False)
     metrics = _train(

@@ -2,12 +2,13 @@ import pytest
 
 from deid_hf.errors import InputError
 from deid_hf.train import silver
-from deid_hf.train.detector import DetectorConfig, default_documents
+from deid_hf.train.detector import DetectorConfig, LabelledDocument, default_documents
 from deid_hf.train.silver import (
     SILVER_SOURCES,
     WIKIGOLD_SILVER_ARTICLES,
     detokenize,
     silver_documents,
+    strict_names,
     unlabelled_texts,
     wikigold_articles,
 )
@@ -89,3 +90,47 @@ def test_silver_config_is_checked():
 def test_a_missing_silver_source_is_named(tmp_path):
     with pytest.raises(InputError, match=r"silver source 'abcd' could not be read.*--silver 0"):
         unlabelled_texts(tmp_path, 3)
+
+
+def test_strict_names_keeps_names_and_applies_hipaa_to_the_rest():
+    text = (
+        "Ann Lee joined the Army of the Potomac on September 1, 1862, two weeks later, with 5000 men aged 24."
+    )
+
+    def at(piece, label):
+        return (text.index(piece), text.index(piece) + len(piece), label)
+
+    strict = LabelledDocument(
+        text,
+        (
+            at("Ann Lee", "PERSON"),
+            at("the Army of the Potomac", "ORG"),
+            at("September 1, 1862", "DATE_TIME"),
+            at("two weeks later", "DATE_TIME"),
+            at("5000", "NUMBER"),
+            at("24", "AGE"),
+        ),
+        "g",
+        "silver:gum",
+    )
+    relabelled = strict_names(strict)
+    assert [(text[s:e], label) for s, e, label in relabelled.spans] == [
+        ("Ann Lee", "PERSON"),
+        ("Army of the Potomac", "ORG"),
+        ("September 1, 1862", "DATE_TIME"),
+    ]
+    assert relabelled.original_labels == ("PERSON", "ORG", "DATE_TIME")
+    assert (relabelled.group, relabelled.source) == ("g", "silver:gum")
+
+
+def test_strict_names_silver_reads_the_strict_labels(tmp_path, monkeypatch):
+    root = shared_data("gum_ner").parent
+    strict = silver_documents(root, 3, detector="patterns", policy="strict", cache=tmp_path)
+
+    def no_labelling(*_):
+        raise AssertionError("labelled again instead of read from the strict cache")
+
+    monkeypatch.setattr(silver, "label_texts", no_labelling)
+    mixed = silver_documents(root, 3, detector="patterns", policy="strict-names", cache=tmp_path)
+    assert mixed == [strict_names(d) for d in strict] and len(list(tmp_path.iterdir())) == 1
+    assert DetectorConfig(silver_policy="strict-names").silver_policy == "strict-names"
