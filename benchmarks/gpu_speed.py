@@ -118,33 +118,46 @@ def encoder_runner(backend: str, batch_size: int, workdir: Path, ner_model: str 
     return run
 
 
+def measured(row: dict, measure) -> dict:
+    """``row`` updated with ``measure()``'s figures and status "measured", or with the error as its status
+    (one backend's failure is that row's result); the CUDA cache is emptied after."""
+    import torch
+
+    try:
+        row.update(measure())
+        row["status"] = "measured"
+    except Exception as exc:  # noqa: BLE001 - any failure is reported in the row
+        row["status"] = f"failed: {type(exc).__name__}: {str(exc).splitlines()[0][:120]}"
+    finally:
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+    return row
+
+
 def detector_rows(ner_model: str, texts: list[str], batch_size: int, cuda_sync) -> list[dict]:
     """The learned detector through `TokenClassificationDetector` on the CPU, then on CUDA fp32 and fp16:
     docs/s and the share of documents whose spans equal the CPU's (the GPU path computes the same result)."""
-    import torch
-
     from deid_hf.detect.ner import TokenClassificationDetector
 
-    def spans_of(detector):
-        return [[(s.start, s.end, s.label) for s in spans] for spans in detector.detect_batch(texts)]
+    rows, reference = [], []
 
-    cpu = TokenClassificationDetector(ner_model, batch_size=batch_size)
-    rows = [{"model": "learned detector (deid-hf)", "backend": "PyTorch CPU fp32", "status": "measured"}]
-    rows[0]["docs_per_s"] = docs_per_second(cpu.detect_batch, texts, cuda_sync)
-    reference = spans_of(cpu)
-    for backend in ("PyTorch CUDA fp32", "PyTorch CUDA fp16"):
+    def measure(backend: str) -> dict:
+        device = None if "CPU" in backend else "cuda"
+        detector = TokenClassificationDetector(ner_model, batch_size=batch_size, device=device)
+        if "fp16" in backend:
+            detector.pipe.model.half()
+        figures = {"docs_per_s": docs_per_second(detector.detect_batch, texts, cuda_sync)}
+        found = [[(s.start, s.end, s.label) for s in spans] for spans in detector.detect_batch(texts)]
+        if not reference:
+            reference.extend(found)
+        else:
+            figures["same_spans_as_cpu"] = sum(a == b for a, b in zip(found, reference)) / len(texts)
+        return figures
+
+    for backend in ("PyTorch CPU fp32", "PyTorch CUDA fp32", "PyTorch CUDA fp16"):
         row = {"model": "learned detector (deid-hf)", "backend": backend, "docs_per_s": None}
-        row["status"] = why_not("PyTorch fp32")
-        if row["status"] is None:
-            detector = TokenClassificationDetector(ner_model, batch_size=batch_size, device="cuda")
-            if "fp16" in backend:
-                detector.pipe.model.half()
-            row["docs_per_s"] = docs_per_second(detector.detect_batch, texts, cuda_sync)
-            row["same_spans_as_cpu"] = sum(a == b for a, b in zip(spans_of(detector), reference)) / len(texts)
-            row["status"] = "measured"
-            del detector
-            torch.cuda.empty_cache()
-        rows.append(row)
+        row["status"] = None if "CPU" in backend else why_not("PyTorch fp32")
+        rows.append(row if row["status"] else measured(row, lambda backend=backend: measure(backend)))
     return rows
 
 
@@ -169,23 +182,20 @@ def main():
                 row = {"model": model_name, "backend": backend, "docs_per_s": None}
                 row["status"] = why_not(backend)
                 if row["status"] is None:
-                    try:
+
+                    def measure(model_name=model_name, backend=backend):
                         if model_name.startswith("p-filter"):
                             runner = pfilter_runner(backend, args.batch_size, Path(tmp))
                         else:
                             runner = encoder_runner(backend, args.batch_size, Path(tmp), args.ner_model)
-                        row["docs_per_s"] = docs_per_second(runner, texts, cuda_sync)
-                        row["status"] = "measured"
-                    except Exception as exc:  # noqa: BLE001 - one backend's failure is that row's result
-                        row["status"] = f"failed: {type(exc).__name__}: {str(exc).splitlines()[0][:120]}"
-                    finally:
-                        if torch.cuda.is_available():
-                            torch.cuda.empty_cache()
+                        return {"docs_per_s": docs_per_second(runner, texts, cuda_sync)}
+
+                    measured(row, measure)
                 rows.append(row)
     if args.ner_model:
         rows += detector_rows(args.ner_model, texts, args.batch_size, cuda_sync)
     for row in rows:
-        base = next(r for r in rows if r["model"] == row["model"] and r["backend"].startswith("PyTorch"))
+        base = next(r for r in rows if r["model"] == row["model"])
         if row["docs_per_s"] and base["docs_per_s"]:
             row["x_first_row"] = row["docs_per_s"] / base["docs_per_s"]
     print(f"{len(texts)} documents ({source}), batch size {args.batch_size}, device: {device}\n")

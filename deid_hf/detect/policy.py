@@ -271,6 +271,11 @@ def evidence_span(
     return Span(words[first][0], words[last][1], span.label, span.score, span.source)
 
 
+def _over_89(age: str) -> bool:
+    """An age span with a number over 89 (HIPAA Safe Harbor names ages over 89 only)."""
+    return any(int(n) > 89 for n in _AGE.findall(age))
+
+
 def _keep(text: str, span: Span, vocabulary, original: str | None = None) -> list[Span]:
     """The parts of one detector's span that the hipaa policy keeps."""
     label, piece = span.label, text[span.start : span.end]
@@ -295,7 +300,7 @@ def _keep(text: str, span: Span, vocabulary, original: str | None = None) -> lis
     if label == "URL":
         return [span] if _URL_OK.search(piece) else []
     if label == "AGE":
-        return [span] if any(int(n) > 89 for n in _AGE.findall(piece)) else []
+        return [span] if _over_89(piece) else []
     if label == "ID" and span.score >= STRONG_ID:
         return [span]
     if label in ("NUMBER", "ID") and _PHONE_SHAPE.fullmatch(piece.strip()) and _phone_digits(piece):
@@ -366,14 +371,17 @@ _DOTTED_DATE = re.compile(r"^\d{1,2}\.\d{1,2}\.(?:\d{2}|\d{4})$")
 
 def keep_trained(text: str, spans: Sequence[Span], dates: Sequence[Span]) -> list[Span]:
     """The spans of a model trained on this policy's gold, widened to whole words (`_whole_words`), kept as
-    found except function words alone ("Sam from Contoso": "from") and a DATE_TIME that no date rule
-    (`find_dates`: ``dates``) overlaps, that is no dotted date ("04.03.2021") and that has no word but a
-    weekday, a time of day or a duration: a bare number or fragment ("9", "/7", "2000"), "Tuesday", "8 pm"."""
+    found except function words alone ("Sam from Contoso": "from"), an AGE without a number over 89 (the
+    policy's age rule: a synthetic gold that marks every age teaches the model "67 years old"), and a
+    DATE_TIME that no date rule (`find_dates`: ``dates``) overlaps, that is no dotted date ("04.03.2021")
+    and that has no word but a weekday, a time of day or a duration: a bare number or fragment ("9", "/7",
+    "2000"), "Tuesday", "8 pm"."""
     widened = [_whole_words(text, s) for s in spans]
     return [
         s
         for s in widened
         if not _function_words(text[s.start : s.end])
+        and (s.label != "AGE" or _over_89(text[s.start : s.end]))
         and (
             s.label != "DATE_TIME"
             or any(d.start < s.end and s.start < d.end for d in dates)

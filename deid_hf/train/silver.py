@@ -109,17 +109,37 @@ STRICT_NAME_LABELS = frozenset({"PERSON", "ORG", "LOCATION", "ADDRESS"})
 SILVER_POLICIES = (*POLICIES, "strict-names")
 
 
+#: score of a cached silver span (the cache keeps none): below every policy rule's, so the hipaa date and
+#: phone rules win the merge over an overlapping name ("May" of "May 5, 1990") and no ID counts as validated
+SILVER_SCORE = 0.0
+
+
+#: characters trimmed off the edges of a silver name span (not "." of "Inc.", not "'" inside "O'Brien")
+_EDGE_PUNCTUATION = frozenset("()[]{}\"“”‘’',;:")
+
+
 def _without_edge_function_words(text: str, span: Span) -> Span | None:
-    """``span`` without lower-case stop words at its edges ("the Army of the Potomac" -> "Army of the
-    Potomac"); None when nothing else is left."""
-    words = [m.span() for m in re.finditer(r"\S+", text[span.start : span.end])]
-    while words and text[span.start :][slice(*words[0])] in stop_words():
+    """``span`` without lower-case stop words and brackets, quotes or commas at its edges ("the Army of the
+    Potomac" -> "Army of the Potomac", "(the Bronx)" -> "Bronx"); None when no word with a letter or digit
+    is left."""
+    words = [(span.start + m.start(), span.start + m.end()) for m in re.finditer(r"\S+", span.text(text))]
+
+    def function_word(word: tuple[int, int]) -> bool:
+        piece = text[slice(*word)]
+        return piece in stop_words() or piece.strip(".,;:'\"()[]") in stop_words()
+
+    while words and function_word(words[0]):
         words.pop(0)
-    while words and text[span.start :][slice(*words[-1])] in stop_words():
+    while words and function_word(words[-1]):
         words.pop()
-    if not words:
+    if not any(ch.isalnum() for ch in text[words[0][0] : words[-1][1]] if words):
         return None
-    return Span(span.start + words[0][0], span.start + words[-1][1], span.label, span.score, span.source)
+    start, end = words[0][0], words[-1][1]
+    while text[start] in _EDGE_PUNCTUATION or text[start].isspace():
+        start += 1
+    while text[end - 1] in _EDGE_PUNCTUATION or text[end - 1].isspace():
+        end -= 1
+    return Span(start, end, span.label, span.score, span.source)
 
 
 def strict_names(document: LabelledDocument) -> LabelledDocument:
@@ -128,9 +148,9 @@ def strict_names(document: LabelledDocument) -> LabelledDocument:
     and places, which hipaa's casing and frequency rules trim), every other span as the hipaa policy keeps
     it (`detect.policy.apply_policy`), and hipaa's date and phone rules over the whole text: dates but not
     durations, relative days or times of day, identifying numbers but not counts, ages over 89 only, as the
-    clinical gold marks them."""
+    clinical gold marks them. A date or phone found by those rules outranks a name overlapping it."""
     text = document.text
-    spans = [Span(s, e, label, 1.0, "silver") for s, e, label in document.spans]
+    spans = [Span(s, e, label, SILVER_SCORE, "silver") for s, e, label in document.spans]
     names = [
         trimmed
         for s in spans

@@ -271,6 +271,18 @@ def test_a_trained_models_spans_keep_names_that_are_function_words_and_dotted_da
     assert found == ["04.03.2021", "Will", "May", "US", "张伟", "IL"]  # CJK not widened; no leading comma
 
 
+def test_a_trained_models_ages_follow_the_policy_age_rule():
+    text = "Patient, 67 years old, lives with her mother, 92 years old, and her son (aged forty)."
+    model = _FixedSpans(
+        "model",
+        [("67 years old", "AGE", 0.9), ("92 years old", "AGE", 0.9), ("aged forty", "AGE", 0.9)],
+        trained_policy="hipaa",
+    )
+    kept = PolicyDetector(model, "hipaa", context=False).detect(text)
+    assert [(text[s.start : s.end], s.label) for s in kept] == [("92 years old", "AGE")]
+    assert len(PolicyDetector(model, "strict", context=False).detect(text)) == 3
+
+
 class _FixedSpans(Detector):
     """Returns the given (piece, label, score) spans of any text."""
 

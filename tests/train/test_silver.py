@@ -123,6 +123,24 @@ def test_strict_names_keeps_names_and_applies_hipaa_to_the_rest():
     assert (relabelled.group, relabelled.source) == ("g", "silver:gum")
 
 
+def test_strict_names_gives_dates_their_label_and_drops_names_without_a_word():
+    text = "Born May 5, 1990 in (the Bronx) , said 」 and Bullock 's friend."
+
+    def at(piece, label):
+        return (text.index(piece), text.index(piece) + len(piece), label)
+
+    strict = LabelledDocument(
+        text,
+        (at("May", "PERSON"), at("(the Bronx)", "LOCATION"), at("」", "PERSON"), at("Bullock 's", "ORG")),
+        "g",
+    )
+    assert [(text[s:e], label) for s, e, label in strict_names(strict).spans] == [
+        ("May 5, 1990", "DATE_TIME"),  # the date rule outranks the strict teacher's name
+        ("Bronx", "LOCATION"),
+        ("Bullock", "ORG"),
+    ]
+
+
 def test_strict_names_silver_reads_the_strict_labels(tmp_path, monkeypatch):
     root = shared_data("gum_ner").parent
     strict = silver_documents(root, 3, detector="patterns", policy="strict", cache=tmp_path)
@@ -133,4 +151,3 @@ def test_strict_names_silver_reads_the_strict_labels(tmp_path, monkeypatch):
     monkeypatch.setattr(silver, "label_texts", no_labelling)
     mixed = silver_documents(root, 3, detector="patterns", policy="strict-names", cache=tmp_path)
     assert mixed == [strict_names(d) for d in strict] and len(list(tmp_path.iterdir())) == 1
-    assert DetectorConfig(silver_policy="strict-names").silver_policy == "strict-names"
