@@ -118,23 +118,20 @@ SILVER_SCORE = 0.0
 _EDGE_PUNCTUATION = frozenset("()[]{}\"“”‘’',;:")
 
 
+def _is_function_word(word: str) -> bool:
+    """A lower-case stop word, bare or in brackets or quotes ("the", "'s", "(of")."""
+    return word in stop_words() or word.strip(".,;:'\"()[]") in stop_words()
+
+
 def _without_edge_function_words(text: str, span: Span) -> Span | None:
     """``span`` without lower-case stop words and brackets, quotes or commas at its edges ("the Army of the
     Potomac" -> "Army of the Potomac", "(the Bronx)" -> "Bronx"); None when no word with a letter or digit
     is left."""
     words = [(span.start + m.start(), span.start + m.end()) for m in re.finditer(r"\S+", span.text(text))]
-
-    def function_word(word: tuple[int, int]) -> bool:
-        piece = text[slice(*word)]
-        return piece in stop_words() or piece.strip(".,;:'\"()[]") in stop_words()
-
-    while words and function_word(words[0]):
-        words.pop(0)
-    while words and function_word(words[-1]):
-        words.pop()
-    if not any(ch.isalnum() for ch in text[words[0][0] : words[-1][1]] if words):
+    kept = [(a, b) for a, b in words if not _is_function_word(text[a:b])]
+    if not kept or not any(ch.isalnum() for ch in text[kept[0][0] : kept[-1][1]]):
         return None
-    start, end = words[0][0], words[-1][1]
+    start, end = kept[0][0], kept[-1][1]
     while text[start] in _EDGE_PUNCTUATION or text[start].isspace():
         start += 1
     while text[end - 1] in _EDGE_PUNCTUATION or text[end - 1].isspace():
