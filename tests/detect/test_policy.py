@@ -255,7 +255,7 @@ class _TrainedDates(Detector):
 def test_a_trained_models_spans_are_whole_words_without_bare_numbers_or_function_words_alone():
     text = "Sats 9 /7 at 2000; seen 3/4/2021 and in March; Sam from Contoso on Tuesday at 8 pm"
     found = texts(text, PolicyDetector(_TrainedDates(), "hipaa", context=False).detect(text))
-    assert found == {"3/4/2021", "March", "Sam from", "Contoso"}  # a subword piece widened to its word
+    assert found == {"3/4/2021", "March", "Sam", "Contoso"}  # a subword piece widened to its word
     assert len(PolicyDetector(_TrainedDates(), "strict", context=False).detect(text)) == 9
 
 
@@ -269,6 +269,52 @@ def test_a_trained_models_spans_keep_names_that_are_function_words_and_dotted_da
     kept = keep_trained(text, spans, [])
     found = [text[s.start : s.end] for s in kept]
     assert found == ["04.03.2021", "Will", "May", "US", "张伟", "IL"]  # CJK not widened; no leading comma
+
+
+def test_a_trained_models_names_lose_edge_words_in_lower_case_and_a_persons_possessive():
+    from deid_hf.detect.policy import keep_trained
+
+    text = (
+        "The pianist met Budjana 's cousin at Macy's, a South Korean company; van Gogh and anita morris too,"
+        " and Chicago's mayor of the group."
+    )
+    pieces = [
+        ("pianist", "OTHER"),  # a common word alone: no name
+        ("Budjana 's", "PERSON"),  # a person's possessive is no part of the name
+        ("Macy's", "ORG"),  # a shop's is
+        ("South Korean company", "ORG"),
+        ("van Gogh", "PERSON"),  # a name particle stays
+        ("anita morris", "PERSON"),  # known person names in lower case stay
+        ("Chicago's", "LOCATION"),
+        ("of the group", "ORG"),
+    ]
+    kept = keep_trained(text, [span_of(text, piece, label) for piece, label in pieces], [])
+    assert [text[s.start : s.end] for s in kept] == [
+        "Budjana",
+        "Macy's",
+        "South Korean",
+        "van Gogh",
+        "anita morris",
+        "Chicago",
+    ]
+    # written without capitals, lower case says nothing: only the possessive goes
+    text = "the pianist met budjana's cousin"
+    pieces = [("pianist", "OTHER"), ("budjana's", "PERSON")]
+    kept = keep_trained(text, [span_of(text, piece, label) for piece, label in pieces], [])
+    assert [text[s.start : s.end] for s in kept] == ["pianist", "budjana"]
+
+
+def test_a_trained_models_date_is_left_to_the_date_rule_that_overlaps_it():
+    text = "Born May 6 , 1913 at 11:34:35 in Ohio; seen on the 5th"
+    model = _FixedSpans(
+        "model", [("May 6 , 1913 at 11:34:35", "DATE_TIME", 0.9), ("the 5th", "DATE_TIME", 0.9)], "hipaa"
+    )
+    kept = PolicyDetector(model, "hipaa", context=False).detect(text)
+    # the rule's date (no year after a spaced comma, no time of day); a date no rule finds stays as found
+    assert [(text[s.start : s.end], s.label) for s in kept] == [
+        ("May 6", "DATE_TIME"),
+        ("the 5th", "DATE_TIME"),
+    ]
 
 
 def test_a_trained_models_ages_follow_the_policy_age_rule():
