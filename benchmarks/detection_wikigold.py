@@ -46,10 +46,12 @@ def first_held_out_sentence() -> int:
     return sentences
 
 
-def wikigold(limit: int | None) -> list[GoldDocument]:
-    """The sentences, in file order, as gold documents (tokens joined by spaces)."""
+def conll_gold(path: str, kinds: dict[str, str]) -> list[GoldDocument]:
+    """The sentences of a CoNLL file under ``../shared/data``, in file order, as gold documents (tokens
+    joined by spaces); gold entities of the types in ``kinds`` (mapped to the label schema), the others left
+    out."""
     docs = []
-    for example in load_conll([data_path("wikigold/wikigold.conll.txt")]):
+    for example in load_conll([data_path(path)]):
         if example.tokens[0] == "-DOCSTART-":
             continue
         starts, pos = [], 0
@@ -57,11 +59,17 @@ def wikigold(limit: int | None) -> list[GoldDocument]:
             starts.append(pos)
             pos += len(token) + 1
         spans = tuple(
-            GoldSpan(starts[a], starts[b - 1] + len(example.tokens[b - 1]), KINDS[kind])
+            GoldSpan(starts[a], starts[b - 1] + len(example.tokens[b - 1]), kinds[kind])
             for a, b, kind in bio_entities(example.tags)
-            if kind in KINDS
+            if kind in kinds
         )
         docs.append(GoldDocument(example.text, spans))
+    return docs
+
+
+def wikigold(limit: int | None) -> list[GoldDocument]:
+    """wikigold's sentences, in file order, as gold documents."""
+    docs = conll_gold("wikigold/wikigold.conll.txt", KINDS)
     return docs[:limit] if limit else docs
 
 

@@ -373,43 +373,65 @@ _DOTTED_DATE = re.compile(r"^\d{1,2}\.\d{1,2}\.(?:\d{2}|\d{4})$")
 _NAME_PARTICLES = frozenset(
     "al bin da das de dei del della den der des di dos du ibn la le ten ter van von".split()  # noqa: SIM905
 )
-_POSSESSIVE = re.compile(r"\s?['’]s$")
+#: a possessive that ends a span ("Budjana 's", "CHICAGO'S", "Chicago's.")
+_POSSESSIVE = re.compile(r"\s*['’][sS][.)]*$")
+#: a possessive written apart ("Macy 's"): part of the word before it
+_APART_POSSESSIVE = re.compile(r"['’][sS]")
+#: a sentence begun in lower case, or the pronoun "i": writing whose lower case says little (chats, tweets)
+_CARELESS = re.compile(r"(?:^|[.!?]\s+)[a-z]|\bi\b")
+_EDGE_PUNCTUATION = ".,;:!?\"'’()[]"
+
+
+@functools.lru_cache(maxsize=8)  # asked once per span of a document: computed once per document
+def careless_casing(text: str) -> bool:
+    """A sentence of ``text`` begins in lower case, or it writes the pronoun "i" so (`_CARELESS`)."""
+    return _CARELESS.search(text) is not None
 
 
 def _trim_common_words(text: str, span: Span) -> Span | None:
     """A learned name span without the lower-case frequent words (zipf >= COMMON_ZIPF) at its edges
-    ("pianist", "South Korean company", "Catholic Bishop of"), bar known person names ("anita morris"),
-    single letters ("Macy 's") and name particles ("van Gogh"); a PERSON or LOCATION also
-    without its possessive ("Budjana 's", "Chicago's": a genitive; an ORG keeps it: "Macy's"). None if no
-    word is left. In a text written without capitals (`lowercase_style`) lower case says nothing: there only
-    the possessive goes."""
-    end = span.end
-    if span.label in ("PERSON", "LOCATION"):
-        end = span.start + len(_POSSESSIVE.sub("", text[span.start : span.end]))
-    if lowercase_style(text):
-        return None if end == span.start else dataclasses.replace(span, end=end)
-    words = [m.span() for m in _WORD.finditer(text, span.start, end)]
+    ("pianist", "a South Korean company", "Catholic Bishop of"), bar known person names ("anita morris") and
+    name particles ("van Gogh"); a PERSON or LOCATION then also loses its possessive ("Budjana 's",
+    "Chicago's": a genitive; an ORG keeps it: "Macy's"). Words are the span's space-separated tokens, so
+    one with a digit is never cut ("3M", "7-Eleven", "42nd"). None if nothing with a letter or digit is left.
+    Where lower case says little (a text without capitals, `lowercase_style`, or `careless_casing`) only the
+    possessive goes."""
+    piece = text[span.start : span.end]
+    if piece in ("s", "S") and text[span.start - 1 : span.start] in ("'", "’"):  # a possessive alone
+        return None
+    tokens = [(span.start + m.start(), span.start + m.end()) for m in re.finditer(r"\S+", piece)]
+    cased = not lowercase_style(text) and not careless_casing(text)
 
-    def common(i: int) -> bool:
-        word = CLITIC.sub("", text[slice(*words[i])])
+    def common(token: tuple[int, int]) -> bool:
+        written = text[slice(*token)]
+        if _APART_POSSESSIVE.fullmatch(written):
+            return False
+        word = CLITIC.sub("", written.strip(_EDGE_PUNCTUATION))
         return (
-            len(word) > 1
+            cased
+            and word.isalpha()
             and word.islower()
             and zipf(word) >= COMMON_ZIPF
-            and not is_name_word(word)
+            and word not in person_names()
             and word not in _NAME_PARTICLES
         )
 
-    first, last = 0, len(words) - 1
-    while first <= last and common(first):
+    first, last = 0, len(tokens) - 1
+    while first <= last and common(tokens[first]):
         first += 1
-    while last >= first and common(last):
+    while last >= first and common(tokens[last]):
         last -= 1
     if first > last:
         return None
-    start = words[first][0] if first else span.start
-    end = words[last][1] if last < len(words) - 1 else end
-    return span if (start, end) == (span.start, span.end) else dataclasses.replace(span, start=start, end=end)
+    start = tokens[first][0] if first else span.start
+    end = tokens[last][1] if last < len(tokens) - 1 else span.end
+    if span.label in ("PERSON", "LOCATION"):
+        end = start + len(_POSSESSIVE.sub("", text[start:end]))
+    if not any(ch.isalnum() for ch in text[start:end]):
+        return None
+    if (start, end) == (span.start, span.end):
+        return span
+    return _whole_words(text, dataclasses.replace(span, start=start, end=end))
 
 
 def keep_trained(text: str, spans: Sequence[Span], dates: Sequence[Span]) -> list[Span]:
