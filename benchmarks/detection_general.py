@@ -1,12 +1,14 @@
-"""Detection on general text that no part of deid-hf was built or tuned on, beside Presidio: the gold of
-WNUT17's test tweets (`wnut17/emerging.test.annotated`), one BTC tweet file (`h.conll`) and the SEC filings
-test file (`FIN3_test.txt`). The learned model's silver text comes from other files of these corpora
-(`deid_hf.train.silver.SILVER_SOURCES`: WNUT17 dev, BTC a, SEC FIN5), never from these, and no rule was
-chosen by reading them. Gold person, location and organisation entities only (WNUT17's corporation and group
+"""Detection on general text that deid-hf was not trained on, beside Presidio: the gold of WNUT17's test
+tweets (`wnut17/emerging.test.annotated`), one BTC tweet file (`h.conll`) and the SEC filings test file
+(`FIN3_test.txt`). The learned model's silver text comes from other files of these corpora
+(`deid_hf.train.silver.SILVER_SOURCES`: WNUT17 dev, BTC a, SEC FIN5), never from these. Two exemptions of
+the hipaa rules for the learned model's spans (`detect.policy.careless_casing`, frequent person names) were
+added after reading what a first version of those rules lost on the two tweet files; nothing was chosen by
+reading the SEC file. Gold person, location and organisation entities only (WNUT17's corporation and group
 count as organisations; products, creative works and MISC are left out), so precision counts every date,
 number and nationality a tool flags against it: compare it between tools, not with other corpora.
 Token recall and precision follow EVALUATION.md.
-Usage: python benchmarks/detection_general.py [--detectors fast,default,learned,zsts] [--policy hipaa]
+Usage: python benchmarks/detection_general.py [--detectors fast,default,learned,zsts] [--policies hipaa]
 """
 
 from __future__ import annotations
@@ -38,12 +40,14 @@ CORPORA = {
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--detectors", default="fast,default,learned,zsts", help="deid-hf detectors")
-    parser.add_argument("--policy", default="hipaa", help="identifier policy of the deid-hf rows")
+    parser.add_argument("--policies", default="hipaa", help="identifier policies of the deid-hf rows")
     args = parser.parse_args()
     analyzer = presidio_analyzer()
     model, tokenizer = load_causal_lm("smollm2-135m")
     detectors = {
-        name: get_detector(name, model, tokenizer, policy=args.policy) for name in args.detectors.split(",")
+        f"{name} {policy}": get_detector(name, model, tokenizer, policy=policy)
+        for name in args.detectors.split(",")
+        for policy in args.policies.split(",")
     }
     tools = {
         "Presidio 2.2.366 + spaCy sm": lambda texts: [
@@ -55,7 +59,7 @@ def main():
         ]
     }
     for name, detector in detectors.items():
-        tools[f"deid-hf {name} {args.policy}"] = lambda texts, detector=detector: [
+        tools[f"deid-hf {name}"] = lambda texts, detector=detector: [
             [(s.start, s.end, s.label) for s in spans] for spans in detector.detect_batch(texts)
         ]
     rows = []
@@ -95,7 +99,7 @@ def main():
             "docs_per_s",
         ],
     )
-    write_results("detection_general", {"policy": args.policy, "rows": rows})
+    write_results("detection_general", {"policies": args.policies.split(","), "rows": rows})
 
 
 if __name__ == "__main__":

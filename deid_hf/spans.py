@@ -9,7 +9,9 @@ one), the maximum score, and the sorted set of sources joined by ``+``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import dataclasses
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 
 from .errors import InputError
@@ -88,3 +90,21 @@ def merge_spans(spans: Iterable[Span]) -> list[Span]:
     if group:
         merged.append(_union(group))
     return merged
+
+
+def trim_edge_words(text: str, span: Span, unwanted: Callable[[str], bool]) -> Span | None:
+    """``span`` without the space-separated words at its edges for which ``unwanted`` (called with the word
+    as written) holds; None when what is left has no letter or digit."""
+    words = [(span.start + m.start(), span.start + m.end()) for m in re.finditer(r"\S+", span.text(text))]
+    first, last = 0, len(words) - 1
+    while first <= last and unwanted(text[words[first][0] : words[first][1]]):
+        first += 1
+    while last >= first and unwanted(text[words[last][0] : words[last][1]]):
+        last -= 1
+    if first > last:
+        return None
+    start = words[first][0] if first else span.start
+    end = words[last][1] if last < len(words) - 1 else span.end
+    if not any(ch.isalnum() for ch in text[start:end]):
+        return None
+    return span if (start, end) == (span.start, span.end) else dataclasses.replace(span, start=start, end=end)

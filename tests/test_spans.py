@@ -67,3 +67,20 @@ def test_invalid_offsets_are_rejected(args):
 def test_unknown_label_is_rejected():
     with pytest.raises(InputError, match="unknown span label"):
         Span(0, 1, "NAME")
+
+
+def test_trim_edge_words_keeps_inner_words_and_whole_tokens():
+    from deid_hf.spans import trim_edge_words
+
+    text = "see the 3M company of the year ."
+    span = Span(4, len(text), "ORG")
+
+    def lower_or_punctuation(word):
+        return word.islower() or not any(ch.isalnum() for ch in word)
+
+    assert trim_edge_words(text, span, lower_or_punctuation).text(text) == "3M"
+    kept = trim_edge_words(text, span, lambda w: w in ("the", "."))
+    assert kept.text(text) == "3M company of the year" and kept.label == "ORG"
+    assert trim_edge_words(text, span, lambda w: True) is None
+    assert trim_edge_words(text, span, lambda w: w != ".") is None  # only punctuation left
+    assert trim_edge_words(text, span, lambda w: False) is span

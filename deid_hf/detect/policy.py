@@ -33,7 +33,7 @@ from collections.abc import Sequence
 import regex
 
 from ..errors import InputError
-from ..spans import Span, merge_spans
+from ..spans import Span, merge_spans, trim_edge_words
 from .base import Detector, EnsembleDetector
 from .casing import in_caps_line, restore_case
 from .clinical import ClinicalContextDetector, extend_places
@@ -377,14 +377,16 @@ _NAME_PARTICLES = frozenset(
 _POSSESSIVE = re.compile(r"\s*['’][sS][.)]*$")
 #: a possessive written apart ("Macy 's"): part of the word before it
 _APART_POSSESSIVE = re.compile(r"['’][sS]")
-#: a sentence begun in lower case, or the pronoun "i": writing whose lower case says little (chats, tweets)
-_CARELESS = re.compile(r"(?:^|[.!?]\s+)[a-z]|\bi\b")
 _EDGE_PUNCTUATION = ".,;:!?\"'’()[]"
+#: a lower-case letter after a full stop, "!" or "?" (or at the start), or a lone "i": writing whose lower
+#: case may say little (chats, tweets; also "e.g. the", "b.i.d.": when in doubt, casing is not trusted)
+_CARELESS = re.compile(r"(?:^|[.!?]\s+)[a-z]|\bi\b")
 
 
 @functools.lru_cache(maxsize=8)  # asked once per span of a document: computed once per document
 def careless_casing(text: str) -> bool:
-    """A sentence of ``text`` begins in lower case, or it writes the pronoun "i" so (`_CARELESS`)."""
+    """``text`` may write names in lower case (`_CARELESS`): a sentence begun in lower case, the pronoun
+    "i", or a lower-case word after an abbreviation's full stop."""
     return _CARELESS.search(text) is not None
 
 
@@ -392,18 +394,18 @@ def _trim_common_words(text: str, span: Span) -> Span | None:
     """A learned name span without the lower-case frequent words (zipf >= COMMON_ZIPF) at its edges
     ("pianist", "a South Korean company", "Catholic Bishop of"), bar known person names ("anita morris") and
     name particles ("van Gogh"); a PERSON or LOCATION then also loses its possessive ("Budjana 's",
-    "Chicago's": a genitive; an ORG keeps it: "Macy's"). Words are the span's space-separated tokens, so
-    one with a digit is never cut ("3M", "7-Eleven", "42nd"). None if nothing with a letter or digit is left.
-    Where lower case says little (a text without capitals, `lowercase_style`, or `careless_casing`) only the
-    possessive goes."""
-    piece = text[span.start : span.end]
-    if piece in ("s", "S") and text[span.start - 1 : span.start] in ("'", "’"):  # a possessive alone
+    "Chicago's": a genitive; an ORG or OTHER keeps it: "Macy's"). Words are the span's space-separated
+    tokens (`spans.trim_edge_words`), so one with a digit is never cut ("3M", "7-Eleven", "42nd"). None if
+    nothing with a letter or digit is left. Where lower case may say little (a text without capitals,
+    `lowercase_style`, or `careless_casing`) only the possessive goes."""
+    if span.text(text) in ("s", "S") and text[span.start - 1 : span.start] in (
+        "'",
+        "’",
+    ):  # a possessive alone
         return None
-    tokens = [(span.start + m.start(), span.start + m.end()) for m in re.finditer(r"\S+", piece)]
     cased = not lowercase_style(text) and not careless_casing(text)
 
-    def common(token: tuple[int, int]) -> bool:
-        written = text[slice(*token)]
+    def common(written: str) -> bool:
         if _APART_POSSESSIVE.fullmatch(written):
             return False
         word = CLITIC.sub("", written.strip(_EDGE_PUNCTUATION))
@@ -416,15 +418,10 @@ def _trim_common_words(text: str, span: Span) -> Span | None:
             and word not in _NAME_PARTICLES
         )
 
-    first, last = 0, len(tokens) - 1
-    while first <= last and common(tokens[first]):
-        first += 1
-    while last >= first and common(tokens[last]):
-        last -= 1
-    if first > last:
+    trimmed = trim_edge_words(text, span, common)
+    if trimmed is None:
         return None
-    start = tokens[first][0] if first else span.start
-    end = tokens[last][1] if last < len(tokens) - 1 else span.end
+    start, end = trimmed.start, trimmed.end
     if span.label in ("PERSON", "LOCATION"):
         end = start + len(_POSSESSIVE.sub("", text[start:end]))
     if not any(ch.isalnum() for ch in text[start:end]):
@@ -436,8 +433,8 @@ def _trim_common_words(text: str, span: Span) -> Span | None:
 
 def keep_trained(text: str, spans: Sequence[Span], dates: Sequence[Span]) -> list[Span]:
     """The spans of a model trained on this policy's gold, widened to whole words (`_whole_words`), kept as
-    found except: names trimmed of edge words in lower case that are frequent English words
-    (`_trim_common_words`); function words alone ("Sam from Contoso": "from"); an AGE without a
+    found except: names lose the frequent lower-case words at their edges and a person's or place's
+    possessive (`_trim_common_words`); function words alone ("Sam from Contoso": "from"); an AGE without a
     number over 89 (the policy's age rule: a synthetic gold that marks every age teaches the model "67 years
     old"); a DATE_TIME that a date rule (`find_dates`: ``dates``) overlaps (the rule's span stands for it, as
     for every other detector) or that is no dotted date ("04.03.2021") and has no word but a weekday, a time

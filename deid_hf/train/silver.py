@@ -25,7 +25,7 @@ from .._version import __version__
 from ..detect.lexicon import stop_words
 from ..detect.policy import POLICIES, apply_policy, find_dates, find_phones
 from ..errors import InputError
-from ..spans import Span, merge_spans
+from ..spans import Span, merge_spans, trim_edge_words
 from .detector import LabelledDocument
 
 _NO_SPACE_BEFORE = re.compile(
@@ -127,11 +127,10 @@ def _without_edge_function_words(text: str, span: Span) -> Span | None:
     """``span`` without lower-case stop words and brackets, quotes or commas at its edges ("the Army of the
     Potomac" -> "Army of the Potomac", "(the Bronx)" -> "Bronx"); None when no word with a letter or digit
     is left."""
-    words = [(span.start + m.start(), span.start + m.end()) for m in re.finditer(r"\S+", span.text(text))]
-    kept = [(a, b) for a, b in words if not _is_function_word(text[a:b])]
-    if not kept or not any(ch.isalnum() for ch in text[kept[0][0] : kept[-1][1]]):
+    trimmed = trim_edge_words(text, span, _is_function_word)
+    if trimmed is None:
         return None
-    start, end = kept[0][0], kept[-1][1]
+    start, end = trimmed.start, trimmed.end
     while text[start] in _EDGE_PUNCTUATION or text[start].isspace():
         start += 1
     while text[end - 1] in _EDGE_PUNCTUATION or text[end - 1].isspace():
