@@ -398,27 +398,23 @@ def _trim_common_words(text: str, span: Span) -> Span | None:
     tokens (`spans.trim_edge_words`), so one with a digit is never cut ("3M", "7-Eleven", "42nd"). None if
     nothing with a letter or digit is left. Where lower case may say little (a text without capitals,
     `lowercase_style`, or `careless_casing`) only the possessive goes."""
-    if span.text(text) in ("s", "S") and text[span.start - 1 : span.start] in (
-        "'",
-        "’",
-    ):  # a possessive alone
+    if _APART_POSSESSIVE.fullmatch(text[max(0, span.start - 1) : span.end]):  # a possessive alone ("'S")
         return None
-    cased = not lowercase_style(text) and not careless_casing(text)
 
     def common(written: str) -> bool:
         if _APART_POSSESSIVE.fullmatch(written):
             return False
         word = CLITIC.sub("", written.strip(_EDGE_PUNCTUATION))
         return (
-            cased
-            and word.isalpha()
+            word.isalpha()
             and word.islower()
             and zipf(word) >= COMMON_ZIPF
             and word not in person_names()
             and word not in _NAME_PARTICLES
         )
 
-    trimmed = trim_edge_words(text, span, common)
+    cased = not lowercase_style(text) and not careless_casing(text)
+    trimmed = trim_edge_words(text, span, common) if cased else span
     if trimmed is None:
         return None
     start, end = trimmed.start, trimmed.end
