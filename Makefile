@@ -7,7 +7,7 @@ STAMP := $(VENV)/.deid-hf-installed
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: demo test test-fast lint install browser
+.PHONY: demo test test-fast lint install browser docs docs-serve
 
 install: $(STAMP)
 
@@ -41,3 +41,12 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+
+# the documentation site (mkdocs-material + mkdocstrings) into site/; fails on any warning (broken link,
+# unknown reference, a generated table whose registry changed shape)
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict
+
+# the site on http://127.0.0.1:8000, rebuilt on every edit
+docs-serve: $(STAMP)
+	$(VENV)/bin/mkdocs serve

@@ -5,7 +5,7 @@ process on the same records; leakage is measured after replacement (ours: full_e
 replaced by a typed placeholder). Ours run through the `deid-substitution` pipeline (detection, repeated
 mentions, replacement; the replaced spans are the predictions). Speed: single process, after a warm-up batch.
 The p-filter threshold of `zsts` (1e-3, proper nouns only) was chosen on records 0-749 (the rule and the
-threshold from a sweep there), and the learned model of `default` / `clinical` trains on records 0-399; rows
+threshold from a sweep there), and the learned model of `default` / `clinical` trains on records 0-749; rows
 marked "750-1499" are the held-out half, the others all 1,500 records.
 Usage: python benchmarks/detection.py [--limit N] [--pfilter 1e-6]
 """

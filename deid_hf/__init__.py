@@ -5,10 +5,8 @@ from ._version import __version__
 from .errors import CacheError, DeidError, InputError, ModelUnavailableError
 from .pipelines import pipeline, register
 from .spans import LABELS, Span, merge_spans
-from .train import register_builders
 
 register()
-register_builders()
 
 __all__ = [
     "LABELS",

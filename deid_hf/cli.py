@@ -40,7 +40,8 @@ def cmd_demo(args: argparse.Namespace) -> None:
 
 
 def cmd_models(args: argparse.Namespace) -> None:
-    """List the offline default models, where they are cached and whether they are ready."""
+    """List the offline default models: shipped ones with version, size and digest, where each lives and
+    whether it is ready."""
     from . import models
     from .paths import cache_dir
 
@@ -55,19 +56,24 @@ def cmd_models(args: argparse.Namespace) -> None:
                 console.print(f"building {row['name']}: {row['note']}")
                 models.model_path(row["name"])
     table = Table(title=f"deid-hf offline models (cache: {cache_dir()})")
-    for column in ("name", "kind", "package", "ready", "path", "note"):
+    for column in ("name", "kind", "package", "size", "digest", "ready", "path", "note"):
         # names are what users type: never wrapped; long paths and notes fold instead
-        table.add_column(column, overflow="fold", no_wrap=column in ("name", "ready"))
-    for row in models.status():
+        table.add_column(column, overflow="fold", no_wrap=column in ("name", "ready", "size"))
+    rows = models.status()
+    for row in rows:
         table.add_row(
             row["name"],
             row["kind"],
             row["package"],
+            f"{row['bytes'] / 1e6:.1f} MB" if "bytes" in row else "-",
+            row.get("digest", "-"),
             "yes" if row["ready"] else "no",
             row["path"] or "-",
             row["note"],
         )
     console.print(table)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2))
 
 
 def _run_options(args: argparse.Namespace) -> dict:
@@ -137,6 +143,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             restart=args.restart,
             mapping_out=args.mapping_out,
             group_field=args.group_field,
+            fit_corpus=args.fit_corpus,
         )
     console.print(
         f"wrote {report['written']} of {report['records']} records to {report['output']}; "
@@ -159,21 +166,30 @@ def cmd_serve(args: argparse.Namespace) -> None:
 
 def cmd_reidentify(args: argparse.Namespace) -> None:
     """Restore the originals of a de-identified corpus: [ENC:...] envelopes, or an encrypted mapping file."""
-    from .corpus import read_records, write_records
+    from .corpus import check_clashes, read_records, write_records
     from .reidentify import decrypt_envelopes, read_mapping, restore_text
 
     output = Path(args.output)
     if output.suffix not in (".jsonl", ".csv", ".parquet"):
         raise DeidError(f"unsupported output {output.name}: use .jsonl, .csv or .parquet")
+    read = {"input": Path(args.input), **({"mapping file": Path(args.mapping)} if args.mapping else {})}
+    check_clashes(read, {"output": output, "temporary output": output.with_name(f".{output.name}.tmp")})
     records = read_records(args.input)
     mapping = read_mapping(args.mapping, key_env=args.key_env) if args.mapping else None
+    if mapping is not None and (extra := sorted(set(mapping) - set(range(len(records))))):
+        raise DeidError(f"the mapping file has entries for rows the input lacks (row {extra[0]}, ...)")
     restored = []
     for row, record in enumerate(records):
         text = record.get(args.text_field)
         if not isinstance(text, str):
             raise DeidError(f"record {row} has no string field {args.text_field!r}")
         if mapping is not None:
-            text = restore_text(text, mapping.get(row, []))
+            if row not in mapping:
+                raise DeidError(
+                    f"record {row} has no entry in the mapping file: is this the output of the run that "
+                    "wrote it?"
+                )
+            text = restore_text(text, mapping[row])
         else:
             text = decrypt_envelopes(text, key_env=args.key_env)
         restored.append({**record, args.text_field: text})
@@ -204,7 +220,7 @@ def cmd_evaluate_detection(args: argparse.Namespace) -> None:
         policy=args.policy,
     )
     fit = getattr(pipe.detector, "fit", None)
-    if fit is not None:  # corpus statistics of the identifier policy from the whole gold corpus
+    if args.fit_corpus and fit is not None:  # the identifier policy's vocabulary from the whole gold corpus
         fit([d.text for d in docs])
     with Progress(console=console) as bar:
         task = bar.add_task("evaluating", total=len(docs))
@@ -367,7 +383,7 @@ def cmd_train_paraphraser(args: argparse.Namespace) -> None:
     config = ParaphraserConfig(
         model=args.model,
         pairs=Path(args.pairs).name if args.pairs else "default",
-        **_config_values(args, _TRAINING_FLAGS),
+        **_config_values(args, _PARAPHRASER_FLAGS),
     )
     pairs = read_pairs(args.pairs) if args.pairs else default_pairs(data_root(args.data_root))
     console.print(f"[dim]{len(pairs)} paraphrase pairs[/dim]")
@@ -441,6 +457,11 @@ _TRAINING_FLAGS = (
     ("--save-every", "save_every", int),
     ("--seed", "seed", int),
 )
+_PARAPHRASER_FLAGS = (
+    *_TRAINING_FLAGS,
+    ("--lora-rank", "lora_rank", int),
+    ("--lora-alpha", "lora_alpha", int),
+)
 _DETECTOR_FLAGS = (
     *_TRAINING_FLAGS,
     ("--stride", "stride", int),
@@ -455,6 +476,7 @@ _DETECTOR_FLAGS = (
 
 
 _FLAG_HELP = {
+    "--lora-rank": "rank of the LoRA adapter trained over the frozen base (0: fine-tune every weight)",
     "--max-windows": "at most this many training windows, a seeded sample (0: every window)",
     "--silver": "silver (distilled) texts per source, labelled by the zsts ensemble under --silver-policy "
     "and cached, added to the default data (0: gold only; see deid_hf.train.silver)",
@@ -512,6 +534,13 @@ def build_parser() -> argparse.ArgumentParser:
         "(keyed with --key-env's key when set, else the seed)",
     )
     run.add_argument("--split", default="train", help="split of a saved DatasetDict")
+    run.add_argument(
+        "--fit-corpus",
+        action="store_true",
+        help="fit the identifier policy's corpus vocabulary on the input (more precision, less privacy: a "
+        "name recurring across many records then needs other evidence); default: the model's vocabulary, "
+        "so each record's output is what one call on it gives",
+    )
     run.add_argument(
         "--config", default=None, help="YAML/JSON configuration (README, 'Configuration'); flags override it"
     )
@@ -594,6 +623,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     detection.add_argument("--model", default="smollm2-135m")
     detection.add_argument("--limit", type=int, default=None)
+    detection.add_argument(
+        "--fit-corpus",
+        action="store_true",
+        help="fit the identifier policy's corpus vocabulary on the gold texts first (as `run --fit-corpus`)",
+    )
     detection.add_argument("--seed", type=int, default=0)
     detection.add_argument("--json", default=None, help="write the metrics as JSON here")
     detection.set_defaults(func=cmd_evaluate_detection)
@@ -632,7 +666,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--pairs", default=None, help='JSONL of {"source", "paraphrase"} (default: STS-B + SNLI)'
     )
     train.add_argument("--data-root", default=None, help="folder with stsbenchmark/ and snli_partial/")
-    _add_config_flags(train, ParaphraserConfig(), _TRAINING_FLAGS)
+    _add_config_flags(train, ParaphraserConfig(), _PARAPHRASER_FLAGS)
     train.add_argument("--resume", action="store_true", help="continue from the newest checkpoint")
     train.add_argument(
         "--stop-after", type=int, default=None, help="stop (with a checkpoint) after this step"
@@ -655,8 +689,9 @@ def build_parser() -> argparse.ArgumentParser:
     detector.add_argument(
         "--held-out-fold",
         type=int,
-        default=detector_defaults.held_out_fold,
-        help="patient fold of the dev notes left out and measured (-1: train on all patients)",
+        default=-1 if detector_defaults.held_out_fold is None else detector_defaults.held_out_fold,
+        help="patient fold of the dev notes left out and measured (-1, the default: train on all patients, "
+        "as the shipped model)",
     )
     detector.add_argument("--no-onnx", action="store_true", help="skip the ONNX export")
     detector.add_argument(
@@ -677,6 +712,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="build every cached model that is not ready (incl. the ~20 min paraphraser)",
     )
+    models_cmd.add_argument("--json", default=None, help="also write the rows as JSON here")
     models_cmd.set_defaults(func=cmd_models)
     return parser
 

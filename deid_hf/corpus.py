@@ -17,7 +17,11 @@ keeps them as ``\\udXXX`` escapes).
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import hashlib
 import json
+import math
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -76,25 +80,59 @@ def _cell(value):
     return utf8_safe(value) if isinstance(value, str) else value
 
 
+def plain(value):
+    """``value`` as JSON can hold it: dates and times as ISO 8601, decimals as strings (exact), bytes as
+    base64, numpy scalars and arrays as numbers and lists, NaN, infinities and missing values as None."""
+    import numpy as np
+
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [plain(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if value is None or isinstance(value, (str, int)):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(value).decode("ascii")
+    if hasattr(value, "isoformat"):  # datetime, date, time, pandas Timestamp (NaT is missing)
+        return None if value != value else value.isoformat()
+    return None if _missing(value) else str(value)  # Decimal, pd.NA, ...
+
+
+def _missing(value) -> bool:
+    import pandas as pd
+
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
 def _stable_columns(records: list[dict]) -> list[dict]:
     """One type per column: a column mixing types (bool, int, float, str, ...) or holding lists or dicts
     is written as JSON strings (strings stay as they are); missing values stay missing."""
+    import numpy as np
+
     columns: dict[str, set] = {}
     for record in records:
         for key, value in record.items():
-            if value is not None:
+            if value is not None and not _missing(value):  # None, NaN, NaT: missing in any column
                 columns.setdefault(key, set()).add(type(value))
     as_json = {
         key
         for key, types in columns.items()
-        if types & {list, dict, tuple} or (len(types) > 1 and types != {int, float})
+        if any(issubclass(t, (list, dict, tuple, np.ndarray)) for t in types)
+        or (len(types) > 1 and types != {int, float})
     }
     return [
         {
             key: _cell(
                 value
                 if key not in as_json or value is None or isinstance(value, str)
-                else json.dumps(value, ensure_ascii=False, default=str)
+                else json.dumps(plain(value), ensure_ascii=False)
             )
             for key, value in record.items()
         }
@@ -103,11 +141,12 @@ def _stable_columns(records: list[dict]) -> list[dict]:
 
 
 def _json_line(record) -> str:
-    line = json.dumps(record, ensure_ascii=False)
+    record = plain(record)
+    line = json.dumps(record, ensure_ascii=False, allow_nan=False)
     try:
         line.encode("utf-8")
     except UnicodeEncodeError:  # lone surrogates: kept as \udXXX escapes
-        line = json.dumps(record)
+        line = json.dumps(record, allow_nan=False)
     return line + "\n"
 
 
@@ -122,7 +161,23 @@ def write_records(records: list[dict], path: Path) -> None:
 
         frame = pd.DataFrame(_stable_columns(records))
         frame.to_csv(tmp, index=False) if path.suffix == ".csv" else frame.to_parquet(tmp, index=False)
-    os.replace(tmp, path)
+    durable_replace(tmp, path)
+
+
+def durable_replace(tmp: Path, path: Path) -> None:
+    """Rename ``tmp`` onto ``path`` once its bytes are on disk; a full disk is a clear error."""
+    try:
+        with open(tmp, "rb+") as written:
+            os.fsync(written.fileno())
+        os.replace(tmp, path)
+        directory = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _read_partial(partial: Path, fingerprint: dict) -> dict[int, dict]:
@@ -160,6 +215,7 @@ def run_fingerprint(
     e.g. a `Detector` instance, counts by its type only)."""
     stat = input_path.stat()
     options = getattr(pipe, "options", {})
+    key = getattr(pipe, "key", None)
     model = getattr(getattr(getattr(pipe, "model", None), "config", None), "_name_or_path", None)
     return json.loads(
         json.dumps(
@@ -167,6 +223,11 @@ def run_fingerprint(
                 "input": str(input_path.resolve()),
                 "input_size": stat.st_size,
                 "input_mtime_ns": stat.st_mtime_ns,
+                "input_sha256": content_hash(input_path),
+                # which key (a keyed digest, never the key) and whether restore lists are sealed: a resume
+                # under another key or without them would mix keys or leave rows out of the mapping
+                "key_id": key_id(key),
+                "mapping": bool(getattr(pipe, "seals_mapping", False)),
                 "text_field": text_field,
                 "group_field": group_field,
                 "split": split,
@@ -180,16 +241,67 @@ def run_fingerprint(
     )
 
 
-def _check_paths(input_path: Path, output: Path) -> None:
+def same_file(a: Path, b: Path) -> bool:
+    """``a`` and ``b`` name one file (also through symlinks and hard links)."""
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist
+        return False
+
+
+def written_files(output: Path) -> dict[str, Path]:
+    """What a run on ``output`` writes or deletes, by role."""
+    return {
+        "output": output,
+        "partial output": output.with_name(output.name + ".partial.jsonl"),
+        "report": output.with_name(output.name + ".report.json"),
+        "temporary output": output.with_name(f".{output.name}.tmp"),
+        "lock file": output.with_name(output.name + ".lock"),
+    }
+
+
+def check_clashes(inputs: dict[str, Path], outputs: dict[str, Path]) -> None:
+    """InputError when a file to write (or delete) is one of the files read or another file written."""
+    named = list(outputs.items())
+    for n, (role, path) in enumerate(named):
+        for other_role, other in [*inputs.items(), *named[:n]]:
+            if same_file(path, other) or (other.is_dir() and path.resolve().is_relative_to(other.resolve())):
+                raise InputError(f"the {role} {path} is the {other_role} {other}: choose another path")
+
+
+def content_hash(path: Path) -> str:
+    """SHA-256 of a file, or of a directory's files (names and contents, in name order)."""
+    digest = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]:
+        digest.update(str(file.relative_to(path)).encode() if path.is_dir() else b"")
+        with open(file, "rb") as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def key_id(key) -> str | None:
+    """A digest naming the key without revealing it (None without a key)."""
+    if key is None:
+        return None
+    from .replace.keys import resolve_key, subkey
+
+    return subkey(resolve_key(key, None, "run"), "deid-hf run fingerprint", 16).hex()
+
+
+def _check_paths(input_path: Path, output: Path, mapping_out: Path | None = None) -> None:
     if output.suffix not in FORMATS:
         raise InputError(f"unsupported output {output.name}: use one of {', '.join(FORMATS)}")
     if not input_path.exists():
         raise InputError(f"input {input_path} does not exist")
-    same = output.resolve() == input_path.resolve()
-    if not same and output.exists():
-        same = os.path.samefile(output, input_path)
-    if same or (input_path.is_dir() and output.resolve().is_relative_to(input_path.resolve())):
-        raise InputError(f"output {output} is the input {input_path}: choose another output path")
+    if output.is_dir():
+        raise InputError(f"output {output} is a directory: name a file (e.g. {output / 'out.jsonl'})")
+    outputs = written_files(output)
+    if mapping_out is not None:
+        outputs["mapping file"] = mapping_out
+    check_clashes({"input": input_path}, outputs)
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -231,7 +343,45 @@ def aggregate_privacy(reports: list[dict | PrivacyReport]) -> PrivacyReport:
     return combined.with_(details={"per_label": per_label}) if per_label else combined
 
 
-def run_corpus(
+@contextlib.contextmanager
+def output_lock(output: Path) -> Iterator[None]:
+    """Held while a run writes ``output`` (``OUTPUT.lock``, removed at the end): a second run on the same
+    output is refused, never mixed. The lock is taken on a file that is still the one at that path (a run
+    ending meanwhile removes it), so removing it is safe."""
+    import fcntl
+
+    path = output.with_name(output.name + ".lock")
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise InputError(
+                f"another run is writing {output} (it holds {path}): wait for it or choose another output"
+            ) from None
+        try:
+            if os.fstat(fd).st_ino == os.stat(path).st_ino:
+                break
+        except FileNotFoundError:
+            pass
+        os.close(fd)  # removed by the run that held it: lock the new file
+    try:
+        yield
+    finally:
+        path.unlink(missing_ok=True)
+        os.close(fd)
+
+
+def run_corpus(pipe, input_path: str | Path, output_path: str | Path, **options) -> dict:
+    """De-identify ``text_field`` of every record (`run_locked`), holding the output's lock."""
+    mapping_out = options.get("mapping_out")
+    _check_paths(Path(input_path), Path(output_path), Path(mapping_out) if mapping_out else None)
+    with output_lock(Path(output_path)):
+        return run_locked(pipe, input_path, output_path, **options)
+
+
+def run_locked(
     pipe,
     input_path: str | Path,
     output_path: str | Path,
@@ -245,6 +395,7 @@ def run_corpus(
     restart: bool = False,
     mapping_out: str | Path | None = None,
     group_field: str | None = None,
+    fit_corpus: bool = False,
 ) -> dict:
     """De-identify ``text_field`` of every record; returns (and writes beside the output) the run report.
 
@@ -253,9 +404,14 @@ def run_corpus(
     ``mapping_out``: write the results' sealed ``restore`` entries there (`deid_hf.reidentify`).
     ``group_field``: the field naming each record's group (e.g. the patient): the records of one group share
     their date offset (`deid-substitution` ``{"text", "group"}`` inputs).
+    ``fit_corpus``: fit the identifier policy's corpus vocabulary on this input instead of using the
+    model's (`detect.policy.PolicyDetector.fit`): more precision, less privacy, since a name that recurs
+    across many records then needs other evidence. Off by default: each record's output is then what one
+    pipeline call on it gives.
     """
     input_path, output = Path(input_path), Path(output_path)
-    _check_paths(input_path, output)
+    mapping_out = Path(mapping_out) if mapping_out is not None else None
+    _check_paths(input_path, output, mapping_out)
     records = read_records(input_path, split)
     if records and not any(isinstance(r, dict) and text_field in r for r in records):
         fields = sorted({k for r in records if isinstance(r, dict) for k in r if k != "__unreadable__"})
@@ -269,12 +425,16 @@ def run_corpus(
             "a group's date offset is the same in every process and after a resume"
         )
     fit = getattr(pipe, "fit", None) or getattr(getattr(pipe, "detector", None), "fit", None)
-    if fit is not None:  # the identifier policy's corpus statistics: from the whole input, so resumes agree
+    if fit_corpus and fit is None:
+        raise InputError("fit_corpus needs a detector under an identifier policy (policy hipaa)")
+    if fit_corpus:  # the identifier policy's corpus statistics: from the whole input, so resumes agree
         fit(
             [r.get(text_field) for r in records if isinstance(r, dict) and isinstance(r.get(text_field), str)]
         )
     partial = output.with_name(output.name + ".partial.jsonl")
     fingerprint = run_fingerprint(pipe, input_path, text_field, split, p, seed, group_field)
+    if fit_corpus:  # the vocabulary of the input decides the output: a resume must fit the same way
+        fingerprint["fit_corpus"] = True
     if restart:
         partial.unlink(missing_ok=True)
     done = _read_partial(partial, fingerprint)
@@ -304,7 +464,7 @@ def run_corpus(
             if progress:
                 progress(len(done), len(records))
     ordered = [done[i] for i in range(len(records))]
-    write_records([e["record"] for e in ordered if "record" in e], output)
+    write_records([{**records[e["index"]], **e["record"]} for e in ordered if "record" in e], output)
     if mapping_out is not None:
         from .reidentify import write_mapping
 
@@ -321,7 +481,7 @@ def run_corpus(
     report_path = output.with_name(output.name + ".report.json")
     tmp = report_path.with_name(f".{report_path.name}.tmp")
     tmp.write_text(json.dumps(report, indent=2), encoding="utf-8")
-    os.replace(tmp, report_path)
+    durable_replace(tmp, report_path)
     partial.unlink()
     return report
 
@@ -357,7 +517,8 @@ def process_batch(pipe, records, batch, text_field, p, seed, group_field=None) -
                 "error": f"{type(result).__name__}: {str(result).splitlines()[0][:200]}",
             }
             continue
-        record = {**records[i], text_field: result["text"], "deid_spans": result["spans"]}
+        # only what changed: the output takes the other fields, with their types, from the input
+        record = {text_field: result["text"], "deid_spans": result["spans"]}
         entries[i] = {"index": i, "record": record, "privacy": result["privacy"]}
         if "restore" in result:  # sealed by `SealedMappingPipe`: ciphertext only
             entries[i]["restore"] = result["restore"]

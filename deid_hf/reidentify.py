@@ -63,13 +63,24 @@ def open_restore(token: str, key: bytes) -> list:
         blob = base64.b64decode(token, validate=True)
     except (ValueError, TypeError):
         raise InputError("a mapping entry is not base64: is this a deid-hf mapping file?") from None
-    return json.loads(unseal(key, blob))
+    try:
+        restore = json.loads(unseal(key, blob))
+    except ValueError as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError("a mapping entry does not hold a restore list: is the file damaged?") from None
+    if not isinstance(restore, list):
+        raise InputError("a mapping entry does not hold a restore list: is the file damaged?")
+    return restore
 
 
 class SealedMappingPipe:
     """Wraps a `deid-substitution` pipeline for corpus runs: every result carries its restore list sealed
     with the key (``restore``, a string) and no clear mapping, so partial and final files hold only
     ciphertext."""
+
+    #: a corpus run fingerprints it: a resume must seal every row's mapping or none
+    seals_mapping = True
 
     def __init__(self, pipe, key=None, key_env: str = DEFAULT_KEY_ENV):
         self.pipe, self.key = pipe, resolve_key(key, key_env, "mapping file")
@@ -91,6 +102,8 @@ def write_mapping(path: str | Path, sealed: dict[int, str]) -> None:
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(json.dumps({"format": MAPPING_FORMAT, "records": {str(i): t for i, t in sealed.items()}}))
+    with open(tmp, "rb+") as written:
+        os.fsync(written.fileno())
     os.replace(tmp, path)
 
 
@@ -105,5 +118,10 @@ def read_mapping(path: str | Path, key=None, key_env: str = DEFAULT_KEY_ENV) -> 
         data = None
     if not isinstance(data, dict) or data.get("format") != MAPPING_FORMAT:
         raise InputError(f"{path} is not a deid-hf mapping file")
+    records = data.get("records")
+    if not isinstance(records, dict) or not all(
+        isinstance(i, str) and i.isdigit() and isinstance(t, str) for i, t in records.items()
+    ):
+        raise InputError(f"{path} is damaged: its records are not row number -> sealed entry")
     raw = resolve_key(key, key_env, "mapping file")
-    return {int(i): open_restore(token, raw) for i, token in data["records"].items()}
+    return {int(i): open_restore(token, raw) for i, token in records.items()}

@@ -7,7 +7,10 @@ soft hyphen, bidirectional marks). Nothing is inserted or removed, so ``len(mode
 span [start, end) found in the normalised text covers the same characters of the original. Detectors, LMs
 and tokenizers only ever see the normalised text; outputs keep the original's characters wherever they are
 not replaced (``"John Smith\\x00"`` is detected as one name, ``"Mary\\u200bJones"`` as a name, and the NUL or
-the zero-width space inside a replaced span is replaced with it).
+the zero-width space inside a replaced span is replaced with it). A run of more than `MAX_RUN` characters
+without whitespace is broken by one space every `MAX_RUN` characters: tokenizers and regular expressions
+spend time quadratic in a token's length on runs such as ``"(" * 3000 + ")" * 3000``, and no word, name or
+identifier is that long.
 """
 
 from __future__ import annotations
@@ -23,9 +26,22 @@ _FORMAT = "".join(
 NOT_TEXT = re.compile(f"[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_FORMAT}]")
 
 
+#: the longest run without whitespace the models see (a URL of that length, a long ID)
+MAX_RUN = 128
+_LONG_RUN = re.compile(rf"\S{{{MAX_RUN + 1},}}")
+
+
+def _break_run(match: re.Match[str]) -> str:
+    chars = list(match.group())
+    chars[MAX_RUN :: MAX_RUN + 1] = " " * len(chars[MAX_RUN :: MAX_RUN + 1])
+    return "".join(chars)
+
+
 def model_text(text: str) -> str:
-    """``text`` with every character that is not text replaced by a space (same length, same offsets)."""
-    return NOT_TEXT.sub(" ", text) if NOT_TEXT.search(text) else text
+    """``text`` with every character that is not text replaced by a space and runs without whitespace
+    broken every `MAX_RUN` characters (same length, same offsets)."""
+    text = NOT_TEXT.sub(" ", text) if NOT_TEXT.search(text) else text
+    return _LONG_RUN.sub(_break_run, text)
 
 
 def utf8_safe(text: str) -> str:

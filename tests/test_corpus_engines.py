@@ -66,3 +66,54 @@ def test_dataset_map_with_num_proc_equals_one_process():
     two = dataset.map(dataset_map_function(options, "text", seed=3), batched=True, batch_size=2, num_proc=2)
     assert one["text"] == two["text"] and one["deid_spans"] == two["deid_spans"]
     assert "Maria Gonzalez" not in one["text"][0] and one["text"][4] == TEXTS[4]
+
+
+#: names that recur across many records, as a patient's or a clinician's do across their notes
+FIRST = ["Orlaith", "Tadhgan", "Ximena", "Bexley", "Caoimhe", "Ruairi", "Solveig", "Eamonn"]
+LAST = [
+    "Quillfeather",
+    "Brakowitz",
+    "Nakashimo",
+    "Vandersloot",
+    "Ostergaard",
+    "Pelletreau",
+    "Hrabal",
+    "Dunmorrow",
+]
+
+
+def _recurring_names_corpus(count: int = 120) -> list[dict]:
+    templates = [
+        "Pt {f} {l} seen this am, resting comfortably.",
+        "Spoke with {f} {l} about the plan; wife at bedside.",
+        "Note by {f} {l}, RN. Vitals stable overnight.",
+        "{l} family updated by phone. {f} asked about discharge.",
+    ]
+    return [
+        {"id": i, "text": templates[i % 4].format(f=FIRST[i % 8], l=LAST[(i * 3) % 8])} for i in range(count)
+    ]
+
+
+def _names_left(texts) -> int:
+    return sum(name in text for text in texts for name in FIRST + LAST)
+
+
+def test_corpus_run_is_as_private_as_one_call_per_record(tmp_path):
+    """A corpus run gives each record what one pipeline call on it gives: a name that recurs across the
+    corpus is never kept because it recurs (the opt-in `fit_corpus` trades that privacy for precision)."""
+    import deid_hf
+
+    records = _recurring_names_corpus()
+    (tmp_path / "in.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    pipe = deid_hf.pipeline("deid-substitution", detector="fast", strategy="typed")
+    alone = [pipe(r["text"], seed=5)["text"] for r in records]
+    run_corpus(pipe, tmp_path / "in.jsonl", tmp_path / "out.jsonl", batch_size=16, seed=5)
+    corpus = [json.loads(line)["text"] for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert corpus == alone
+    assert _names_left(corpus) <= _names_left(alone)
+    fitted = deid_hf.pipeline("deid-substitution", detector="fast", strategy="typed")
+    run_corpus(fitted, tmp_path / "in.jsonl", tmp_path / "fit.jsonl", batch_size=16, seed=5, fit_corpus=True)
+    with_fit = [json.loads(line)["text"] for line in (tmp_path / "fit.jsonl").read_text().splitlines()]
+    assert _names_left(with_fit) > _names_left(corpus)  # why it is opt-in: recurring names become vocabulary
+    report = json.loads((tmp_path / "fit.jsonl.report.json").read_text())
+    assert report["written"] == len(records)

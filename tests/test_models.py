@@ -92,7 +92,6 @@ def test_entry_is_rebuilt_when_its_recipe_changes(tmp_path, monkeypatch):
     assert len(calls) == 1
     models.cached_entry("thing", build, recipe=new)  # e.g. deid-hf upgraded with a new default recipe
     assert len(calls) == 2
-    assert models.RECIPES["deid-detector-minilm"] == recipe_digest(DetectorConfig())  # registered so
 
 
 @pytest.mark.slow
@@ -126,24 +125,20 @@ def test_status_lists_every_default():
 
 
 @pytest.mark.slow
-def test_default_paraphraser_is_fine_tuned_once_and_cached(tmp_path, monkeypatch, smollm2):
-    """The registry wiring of ``smollm2-135m-paraphraser`` on a few pairs (the real build takes ~20 min)."""
-    from deid_hf.train import paraphraser
-
+def test_shipped_paraphraser_adapter_is_merged_once_and_cached(tmp_path, monkeypatch, smollm2):
+    """``smollm2-135m-paraphraser`` = the shipped LoRA adapter merged into smollm2-135m in the cache."""
     base = models.model_path("smollm2-135m")
     monkeypatch.setenv("DEID_HF_CACHE", str(tmp_path))
     (tmp_path / "smollm2-135m").symlink_to(base)
-    pairs = [(f"Room {n} is free.", f"The room {n} is available.") for n in range(20)]
-    monkeypatch.setattr(paraphraser, "default_pairs", lambda root: pairs)
+    row = next(r for r in models.status() if r["name"] == "smollm2-135m-paraphraser")
+    assert not row["ready"] and "merged" in row["note"] and row["bytes"] > 0 and row["digest"]
     path = models.model_path("smollm2-135m-paraphraser")
     assert path == str(tmp_path / "smollm2-135m-paraphraser")
-    assert not (tmp_path / ".train-smollm2-135m-paraphraser").exists()  # checkpoints removed once complete
+    adapter = models.HUB_DIR / "smollm2-135m-paraphraser"
     meta = json.loads((tmp_path / "smollm2-135m-paraphraser" / models.CACHE_META).read_text())
-    assert meta["steps"] == 2 and meta["eval_loss"] > 0
+    assert meta["recipe"] == models.folder_digest(adapter)  # a new adapter version is merged again
     row = next(r for r in models.status() if r["name"] == "smollm2-135m-paraphraser")
-    assert row["ready"] and row["note"] == "cached"
+    assert row["ready"] and row["note"].startswith("cached")
     out = deid_hf.pipeline("deid-paraphrase")("Room 5 is free.", epsilon=100.0, max_new_tokens=4, seed=0)
-    assert (
-        out["privacy"]["details"]["clamp"]
-        == json.loads((tmp_path / "smollm2-135m-paraphraser" / "config.json").read_text())["deid_hf_clamp"]
-    )
+    shipped = json.loads((adapter / models.ADAPTER_FILE).read_text())["deid_hf_clamp"]
+    assert out["privacy"]["details"]["clamp"] == shipped

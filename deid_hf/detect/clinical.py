@@ -224,7 +224,7 @@ class ClinicalContextDetector(Detector):
         self.lives = re.compile(rf"\blives?[ \t]+(?:nearby[ \t]+)?in[ \t]+({_W}(?:[ \t]+{_W})?)", flags)
 
     def detect(self, text: str, vocabulary=None) -> list[Span]:  # noqa: C901 (one rule per block)
-        """Spans of ``text``; ``vocabulary`` (`lexicon.DocumentFrequency`): corpus words that are no names."""
+        """Spans of ``text``; ``vocabulary`` (`lexicon.Vocabulary`): corpus words that are no names."""
         spans: list[Span] = []
         v = vocabulary
 

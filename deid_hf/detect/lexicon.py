@@ -11,7 +11,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import json
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -211,6 +213,9 @@ MISSPELLING_MIN_LEN = 6
 MISSPELLING_ZIPF = 3.5
 #: a word this frequent is a word in its own right ("harbor", "eastern"), not a typo
 MISSPELLING_MAX_ZIPF = 2.5
+#: a longer word is no typo of a frequent word (none is this long): not checked, so the edits (about 54 times
+#: the word's length, each as long as the word) stay bounded whatever the input
+MISSPELLING_MAX_LEN = 30
 
 
 @functools.lru_cache(maxsize=100_000)
@@ -220,7 +225,7 @@ def is_misspelling(word: str) -> bool:
     (zipf >= MISSPELLING_ZIPF): a typo ("defecits", "eariler"), not a name."""
     w = word.strip(".,:;'’\"()").lower()
     if (
-        len(w) < MISSPELLING_MIN_LEN
+        not MISSPELLING_MIN_LEN <= len(w) <= MISSPELLING_MAX_LEN
         or not w.isalpha()
         or w in person_names()
         or zipf(w) >= MISSPELLING_MAX_ZIPF
@@ -285,3 +290,44 @@ class DocumentFrequency:
         the authors treat it as a common noun ("Flovent" in one note, "flovent" in others), not a name."""
         word = CLITIC.sub("", word.strip(".,:;'’\"()-")).lower()
         return self.common_counts[word] >= self.min_common_docs
+
+    def vocabulary(self) -> Vocabulary:
+        """The words this corpus makes vocabulary and common nouns, as sets (what a model folder ships)."""
+        return Vocabulary(
+            frozenset(w for w in self.counts if self.is_vocabulary(w)),
+            frozenset(w for w, n in self.common_counts.items() if n >= self.min_common_docs),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Vocabulary:
+    """Corpus vocabulary decided once (`DocumentFrequency.vocabulary`, or a model folder's
+    ``VOCABULARY_FILE``): the same questions as `DocumentFrequency`, answered from two word sets."""
+
+    words: frozenset[str]
+    common_nouns: frozenset[str]
+
+    def is_vocabulary(self, word: str) -> bool:
+        return word.lower().strip(".,:;'’\"()") in self.words
+
+    def is_common_noun(self, word: str) -> bool:
+        return CLITIC.sub("", word.strip(".,:;'’\"()-")).lower() in self.common_nouns
+
+    def without(self, words: Iterable[str]) -> Vocabulary:
+        """This vocabulary less ``words`` (lower case)."""
+        drop = {w.lower() for w in words}
+        return Vocabulary(self.words - drop, self.common_nouns - drop)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {"words": sorted(self.words), "common_nouns": sorted(self.common_nouns)}, ensure_ascii=False
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Vocabulary:
+        data = json.loads(text)
+        return cls(frozenset(data["words"]), frozenset(data["common_nouns"]))
+
+
+#: the file of a model folder holding the vocabulary of its training corpora (`Vocabulary`)
+VOCABULARY_FILE = "deid_hf_vocabulary.json"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from pathlib import Path
 
 from ..spans import LABELS, Span
 from .base import Detector
@@ -195,11 +196,21 @@ class TokenClassificationDetector(Detector):
         from transformers import AutoTokenizer, pipeline
 
         from ..errors import InputError
-        from ..models import model_path
+        from ..models import MANIFEST, model_path, verified_folder
+        from .lexicon import VOCABULARY_FILE, Vocabulary
 
         if backend not in ("pytorch", "onnx"):
             raise InputError(f"backend must be 'pytorch' or 'onnx', got {backend!r}")
         model = model_path(model) if isinstance(model, str) else model
+        folder = Path(model) if isinstance(model, str) else None
+        if folder is not None and (folder / MANIFEST).is_file():
+            verified_folder(folder)
+        #: the corpus vocabulary of the model's training data (`detect.policy.shipped_vocabulary`)
+        self.vocabulary = (
+            Vocabulary.from_json((folder / VOCABULARY_FILE).read_text(encoding="utf-8"))
+            if folder is not None and (folder / VOCABULARY_FILE).is_file()
+            else None
+        )
         if backend == "onnx":
             from ..export.onnx import load_ort_model, session_options
 
@@ -216,7 +227,10 @@ class TokenClassificationDetector(Detector):
             from transformers import AutoModelForTokenClassification
 
             tokenizer = tokenizer or AutoTokenizer.from_pretrained(model)
-            model = AutoModelForTokenClassification.from_pretrained(model)
+            import torch
+
+            # fp32 whatever the stored dtype (a shipped folder stores fp16 and int8 linear weights)
+            model = AutoModelForTokenClassification.from_pretrained(model, dtype=torch.float32)
         config = getattr(model, "config", None)
         window = getattr(config, "deid_hf_window", None) or {}
         options = {}

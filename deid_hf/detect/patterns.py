@@ -80,6 +80,27 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
 #: may be an ID); a number after an ID context scores `policy.CONTEXT_ID_SCORE`, which is higher.
 PHONE_SCORE = 0.9
 _PHONE_FORMAT = re.compile(r"[(+]|\d[-. ]+\d")
+#: presidio's URL pattern tries its ~1,500 top-level domains at every dot within 253 characters of every
+#: position: on a dotted run ("a.a.a...") that is seconds per kilobyte. Its recognizer sees each run of host
+#: characters with at most this many dots, the last ones (a host's suffix: "a.b.example.co.uk"); earlier
+#: dots become spaces (same length, same offsets).
+MAX_HOST_DOTS = 6
+_HOST_RUN = re.compile(r"[A-Za-z0-9.\-]+")
+
+
+def _keep_last_dots(match: re.Match[str]) -> str:
+    run = match.group()
+    if run.count(".") <= MAX_HOST_DOTS:
+        return run
+    cut = len(run)
+    for _ in range(MAX_HOST_DOTS):
+        cut = run.rindex(".", 0, cut)
+    return run[:cut].replace(".", " ") + run[cut:]
+
+
+def url_text(text: str) -> str:
+    """``text`` with dotted runs bounded for presidio's URL recognizer (`MAX_HOST_DOTS`)."""
+    return _HOST_RUN.sub(_keep_last_dots, text)
 
 
 @dataclass(frozen=True)
@@ -130,7 +151,8 @@ class PatternDetector(Detector):
     def detect(self, text: str) -> list[Span]:
         spans = []
         for recognizer in self.recognizers:
-            for found in recognizer.analyze(text, recognizer.supported_entities, None):
+            seen = url_text(text) if "URL" in recognizer.supported_entities else text
+            for found in recognizer.analyze(seen, recognizer.supported_entities, None):
                 if found.end > found.start and found.entity_type in PRESIDIO_LABELS:
                     label = PRESIDIO_LABELS[found.entity_type]
                     score = float(found.score)

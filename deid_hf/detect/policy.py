@@ -29,6 +29,7 @@ import dataclasses
 import functools
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 import regex
 
@@ -40,7 +41,9 @@ from .clinical import ClinicalContextDetector, extend_places
 from .lexicon import (
     CLITIC,
     COMMON_ZIPF,
+    VOCABULARY_FILE,
     DocumentFrequency,
+    Vocabulary,
     is_clinical_term,
     is_misspelling,
     is_name_word,
@@ -188,16 +191,16 @@ def lowercase_style(text: str) -> bool:
     return any(ch.isalpha() for ch in text) and not uses_capitals(text)
 
 
-def _in_vocabulary(word: str, vocabulary: DocumentFrequency | None) -> bool:
+def _in_vocabulary(word: str, vocabulary: Vocabulary | None) -> bool:
     return vocabulary is not None and vocabulary.is_vocabulary(word)
 
 
-def _known_name(word: str, vocabulary: DocumentFrequency | None) -> bool:
+def _known_name(word: str, vocabulary: Vocabulary | None) -> bool:
     return is_name_word(word) and not _in_vocabulary(word, vocabulary)
 
 
 def evidence(
-    text: str, start: int, end: int, vocabulary: DocumentFrequency | None = None, original: str | None = None
+    text: str, start: int, end: int, vocabulary: Vocabulary | None = None, original: str | None = None
 ) -> bool:
     """Does the word ``text[start:end]`` identify: a known person name, a word rarer than COMMON_ZIPF (not
     corpus vocabulary, nor a common noun of the corpus: `DocumentFrequency.is_common_noun`), or a frequent
@@ -234,14 +237,14 @@ def evidence(
     return word[0].isupper() and not _sentence_start(text, start)
 
 
-def _rare(word: str, vocabulary: DocumentFrequency | None) -> bool:
+def _rare(word: str, vocabulary: Vocabulary | None) -> bool:
     """Rarer than COMMON_ZIPF, not a clinical term, not corpus vocabulary."""
     word = CLITIC.sub("", word.strip("'’-"))
     return zipf(word) < COMMON_ZIPF and not is_clinical_term(word) and not _in_vocabulary(word, vocabulary)
 
 
 def evidence_span(
-    text: str, span: Span, vocabulary: DocumentFrequency | None = None, original: str | None = None
+    text: str, span: Span, vocabulary: Vocabulary | None = None, original: str | None = None
 ) -> Span | None:
     """``span`` trimmed to its first and last identifying words (`evidence`), widened over the PERSON span's
     capitalised known person names next to them ("John" of "John Smith": too frequent in English to be
@@ -326,7 +329,7 @@ def apply_policy(
     text: str,
     spans: Sequence[Span],
     policy: str = DEFAULT_POLICY,
-    vocabulary: DocumentFrequency | None = None,
+    vocabulary: Vocabulary | None = None,
     original: str | None = None,
 ) -> list[Span]:
     """The spans ``policy`` keeps (hipaa: module docstring; strict: all), not merged. ``text``: what the
@@ -457,11 +460,29 @@ def keep_trained(text: str, spans: Sequence[Span], dates: Sequence[Span]) -> lis
     return kept
 
 
+def shipped_vocabulary(members: Sequence[Detector]) -> Vocabulary | None:
+    """The corpus vocabulary that ships with a model: the first member's that carries one (a trained
+    folder's ``VOCABULARY_FILE``), else the default learned model's; None where neither has one."""
+    for member in members:
+        if getattr(member, "vocabulary", None) is not None:
+            return member.vocabulary
+    return default_vocabulary()
+
+
+@functools.cache
+def default_vocabulary() -> Vocabulary | None:
+    from ..models import LEARNED_MODEL, model_path
+
+    path = Path(model_path(LEARNED_MODEL)) / VOCABULARY_FILE
+    return Vocabulary.from_json(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
 class PolicyDetector(Detector):
     """Detectors under an identifier policy (module docstring). ``restore_case``: run them on the
     case-restored copy; ``context``: add the clinical context rules; ``corpus_vocabulary``: words frequent
-    across the documents of the corpus given to `fit` (``deid-hf run`` fits on its input) need other
-    evidence."""
+    across the documents of a corpus need other evidence: the corpus given to `fit` (opt-in: a name that
+    recurs across that corpus is then kept), else the training corpora of the model (`shipped_vocabulary`),
+    so a document's output never depends on the other documents of a run."""
 
     def __init__(
         self,
@@ -477,7 +498,8 @@ class PolicyDetector(Detector):
         self.restore_case = restore_case
         self.context = ClinicalContextDetector() if context else None
         self.corpus_vocabulary = corpus_vocabulary
-        self.fitted: DocumentFrequency | None = None
+        self.fitted: Vocabulary | None = None
+        self.shipped = shipped_vocabulary(self.members) if corpus_vocabulary else None
 
     def __getattr__(self, name: str):
         """An attribute of the one detector under the policy (e.g. a p-filter's ``scorer``)."""
@@ -487,8 +509,9 @@ class PolicyDetector(Detector):
         return getattr(members[0], name)
 
     def fit(self, texts: Sequence[str]) -> PolicyDetector:
-        """Corpus statistics from a whole corpus (instead of each call's documents)."""
-        self.fitted = DocumentFrequency().fit(texts)
+        """Corpus statistics from a whole corpus instead of the model's training corpora: more precision on
+        that corpus, less privacy (a name found in many of its documents becomes vocabulary)."""
+        self.fitted = DocumentFrequency().fit(texts).vocabulary()
         return self
 
     def detect(self, text: str) -> list[Span]:
@@ -499,7 +522,7 @@ class PolicyDetector(Detector):
         shown = [restore_case(t) for t in texts] if self.restore_case else texts
         # statistics only of a corpus given to `fit`, never of a call's batch: a document's output must not
         # depend on which other documents share its batch (a service batches unrelated clients together)
-        vocabulary = self.fitted if self.corpus_vocabulary else None
+        vocabulary = (self.fitted or self.shipped) if self.corpus_vocabulary else None
         # a model trained on gold of this policy sees the text as written and its spans are kept as found
         trained = [getattr(member, "trained_policy", None) == self.policy for member in self.members]
         per_member = [

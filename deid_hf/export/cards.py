@@ -89,6 +89,9 @@ def write_card(
     datasets: Sequence[str] | None = None,
     text: dict | None = None,
     pipeline_tag: str | None = None,
+    eval_results: Sequence | None = None,
+    extra: dict | None = None,
+    model_name: str | None = None,
 ) -> Path:
     """README.md in ``folder``: Hub metadata, then the template's sections (title, summary, usage, privacy,
     limits); ``text`` gives them, ``privacy`` defaults to what the model ``kind`` means for privacy.
@@ -96,7 +99,8 @@ def write_card(
     ``base_model`` (registry name, path or Hub id) is written as the Hub id of the base (`hub_base_model`),
     left out when unknown; ``license`` defaults to the base's (registry), else ``other`` with the licence name
     ``unknown``; ``pipeline_tag`` defaults to the kind's. The deid-hf, transformers and Faker versions that
-    wrote the card are recorded."""
+    wrote the card are recorded; ``eval_results`` (``huggingface_hub.EvalResult``) become its
+    ``model-index`` (named ``model_name``), ``extra`` further metadata fields."""
     base = hub_base_model(base_model)
     spec = _registry_entry(base_model) if base_model is not None else None
     license = license or (spec.license if spec else "other")
@@ -109,10 +113,13 @@ def write_card(
         pipeline_tag=pipeline_tag or PIPELINE_TAGS[kind],
         tags=["de-identification", "privacy", "deid-hf", *tags],
         datasets=list(datasets) if datasets else None,
-        model_name=f"{display_name(base_model).split('/')[-1] if base_model else kind} ({kind})",
+        model_name=model_name
+        or f"{display_name(base_model).split('/')[-1] if base_model else kind} ({kind})",
         deid_hf_version=__version__,
         transformers_version=importlib.metadata.version("transformers"),
         faker_version=importlib.metadata.version("faker"),
+        eval_results=list(eval_results) if eval_results else None,
+        **(extra or {}),
     )
     ModelCard.from_template(data, template_path=str(TEMPLATE), **text).save(folder / "README.md")
     return folder / "README.md"

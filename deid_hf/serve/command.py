@@ -21,7 +21,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--detectors", default=None, help="comma-separated detectors requests may pick (default: built-in)"
     )
-    parser.add_argument("--strategies", default=None, help="comma-separated strategies requests may pick")
+    parser.add_argument(
+        "--allow-strategies",
+        "--strategies",
+        dest="strategies",
+        default=None,
+        help="comma-separated strategies requests may pick (default: those that replace whole spans; "
+        "name keep or mask here to allow them)",
+    )
     parser.add_argument("--allow-seed", action="store_true", help="accept per-request seeds (tests only)")
     parser.add_argument("--allow-mapping", action="store_true", help="accept return_mapping=true")
     parser.add_argument("--allow-reidentify", action="store_true", help="enable /v1/reidentify")

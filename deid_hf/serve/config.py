@@ -7,22 +7,26 @@ from dataclasses import dataclass, field
 from ..errors import InputError
 from ..validate import check_positive_ints
 
-#: detectors a request may pick by default (no model path from a request is ever loaded)
+#: detectors a request may pick by default (no model path from a request is ever loaded): ensembles that find
+#: names and structured identifiers; "patterns" (no names) or "spacy" (no structured identifiers) alone only
+#: where the server lists them (--detectors)
 REQUEST_DETECTORS = (
     "default",
     "fast",
     "zsts",
-    "patterns",
-    "spacy",
     "pfilter",
     "pfilter-propn",
 )
+#: strategies a request may pick by default: each replaces a whole detected span. "keep" (returns the
+#: original), "mask" (keeps part of it), "custom" and "date_shift" only where the server lists them
+#: (--strategies)
+REQUEST_STRATEGIES = ("redact", "typed", "named", "word_by_word", "full_entity", "zsts", "hash", "encrypt")
 
 
 def _default_strategies() -> tuple[str, ...]:
     from ..replace import STRATEGIES
 
-    return tuple(STRATEGIES)
+    return tuple(name for name in STRATEGIES if name in REQUEST_STRATEGIES)
 
 
 @dataclass

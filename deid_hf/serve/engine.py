@@ -122,8 +122,9 @@ class Engine:
         if options.task == "detect":
             from ..detect.base import consistent_mentions
             from ..pipelines.base import check_text
+            from ..text import model_text
 
-            texts = [check_text(text) for text in texts]
+            texts = [model_text(check_text(text)) for text in texts]  # what the pipelines' detectors see
             found = pipe.detector.detect_batch(texts)
             spans = [sorted(consistent_mentions(t, s), key=_position) for t, s in zip(texts, found)]
             return [{"spans": [span.to_dict() for span in item]} for item in spans]

@@ -17,12 +17,12 @@ from __future__ import annotations
 import json
 import random
 import shutil
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..errors import InputError, ModelUnavailableError
+from ..errors import InputError
+from ..models import write_manifest
 from ..spans import LABELS
 from ..validate import check_positive_ints, check_training_rates
 
@@ -78,11 +78,12 @@ class DetectorConfig:
     eval_every: int = 40
     save_every: int = 20
     seed: int = 0
-    #: patient-level folds of the PhysioNet dev notes; ``held_out_fold`` is left out (None: train on all)
+    #: patient-level folds of the PhysioNet dev notes; ``held_out_fold`` is left out and measured (None: train
+    #: on every dev patient, as the shipped model is: the corpus' other patients are measured separately)
     folds: int = 5
-    held_out_fold: int | None = 0
+    held_out_fold: int | None = None
     #: presidio_synth_pii records 0..presidio_records-1 are trained on (at most 750: 750-1499 are held out)
-    presidio_records: int = 400
+    presidio_records: int = 750
     #: at most this many training windows (a seeded sample), to bound the run's time
     max_windows: int | None = None
     #: share of the training windows without any gold span that is kept (seeded); < 1 counters the rarity
@@ -521,8 +522,8 @@ def _write_model(
     documents: Sequence[LabelledDocument],
     export_onnx: bool,
 ) -> None:
-    """Checkpoint + tokenizer, held-out metrics, ONNX fp32 + int8, model card; assembled in a temporary
-    folder renamed into place."""
+    """Checkpoint + tokenizer, ONNX int8 with its held-out metrics, then `finish_folder`; assembled in a
+    temporary folder renamed into place."""
     from ..detect.ner import TokenClassificationDetector
 
     output_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -539,23 +540,17 @@ def _write_model(
     settings = json.loads((tmp / "tokenizer_config.json").read_text())  # inference windows = training ones
     settings["model_max_length"] = config.max_length
     (tmp / "tokenizer_config.json").write_text(json.dumps(settings, indent=2))
-    metrics["held_out"] = (
-        held_out_metrics(TokenClassificationDetector(str(tmp)), held_out) if held_out else {}
-    )
     if export_onnx:
         from ..export.onnx import export_token_classifier
 
         metrics["onnx"] = export_token_classifier(tmp)
-        if held_out:  # what the "learned" detector runs: the int8 graph, measured beside PyTorch
+        if held_out:  # what the "learned" detector runs: the int8 graph
             int8 = TokenClassificationDetector(str(tmp), backend="onnx", int8=True)
             metrics["held_out_int8"] = held_out_metrics(int8, held_out)
-    sources = sorted({d.source for d in documents})
-    (tmp / TRAINING_FILE).write_text(
-        json.dumps({"config": asdict(config), "metrics": metrics, "sources": sources}, indent=2)
-    )
-    _write_card(tmp, config, metrics, sources)
+    finish_folder(tmp, config, metrics, held_out, documents)
     if not metrics["completed"] and (output_dir / "checkpoints").is_dir():  # a stopped run can go on
         (output_dir / "checkpoints").rename(tmp / "checkpoints")
+        write_manifest(tmp)
     if output_dir.exists():  # e.g. the checkpoints of a completed run, no longer needed
         stale = output_dir.parent / f".old-{output_dir.name}"
         shutil.rmtree(stale, ignore_errors=True)
@@ -564,12 +559,70 @@ def _write_model(
     tmp.rename(output_dir)
 
 
+def finish_folder(
+    folder: Path,
+    config: DetectorConfig,
+    metrics: dict,
+    held_out: dict,
+    documents: Sequence[LabelledDocument],
+) -> None:
+    """The shipped layout of a folder holding fp32 weights (and their ONNX export): int8 linear weights
+    (`export.weights`) measured on the held-out sets, no fp32 graph, the vocabulary of the training corpora
+    (`training_vocabulary`), the training record with the recipe digest, the card and the manifest."""
+    from transformers import AutoModelForTokenClassification
+
+    from ..detect.lexicon import VOCABULARY_FILE
+    from ..detect.ner import TokenClassificationDetector
+    from ..export.weights import save_int8_weights
+    from .loop import recipe_digest
+
+    save_int8_weights(AutoModelForTokenClassification.from_pretrained(folder), folder)
+    (folder / "model.onnx").unlink(missing_ok=True)  # `deid-hf export FOLDER OUT` writes it again
+    metrics["held_out"] = (
+        held_out_metrics(TokenClassificationDetector(str(folder)), held_out) if held_out else {}
+    )
+    (folder / VOCABULARY_FILE).write_text(training_vocabulary(documents).to_json(), encoding="utf-8")
+    sources = sorted({d.source for d in documents})
+    record = {
+        "config": asdict(config),
+        "recipe": recipe_digest(config),
+        "metrics": metrics,
+        "sources": sources,
+    }
+    (folder / TRAINING_FILE).write_text(json.dumps(record, indent=2))
+    _write_card(folder, config, metrics, sources)
+    write_manifest(folder)
+
+
+def training_vocabulary(documents: Sequence[LabelledDocument]):
+    """The corpus vocabulary (`detect.lexicon.Vocabulary`) of the gold training documents, each source
+    counted on its own (silver text left out): every gold span is blanked before counting and every word
+    found inside a gold span is dropped, so no identifier of the training data becomes vocabulary."""
+    from ..detect.lexicon import DocumentFrequency, Vocabulary, words
+
+    by_source: dict[str, list[str]] = {}
+    in_spans: set[str] = set()
+    for doc in documents:
+        if doc.source.startswith("silver:"):
+            continue
+        text = doc.text
+        for start, end, _ in doc.spans:
+            in_spans.update(w.lower() for w in words(doc.text[start:end]))
+            text = text[:start] + " " * (end - start) + text[end:]
+        by_source.setdefault(doc.source, []).append(text)
+    found = [DocumentFrequency().fit(texts).vocabulary() for texts in by_source.values()]
+    union = Vocabulary(
+        frozenset().union(*(v.words for v in found)), frozenset().union(*(v.common_nouns for v in found))
+    )
+    return union.without(in_spans)
+
+
 def _metrics_table(metrics: dict) -> str:
     lines = [
         "| held-out set | backend | case group | documents | token P | token R | entities fully protected |"
     ]
     lines.append("|---|---|---|---|---|---|---|")
-    for key, backend in (("held_out", "PyTorch fp32"), ("held_out_int8", "ONNX Runtime int8")):
+    for key, backend in (("held_out_int8", "ONNX Runtime int8"), ("held_out", "PyTorch (int8 weights)")):
         for name, result in metrics.get(key, {}).items():
             for group in ("all", "mixed", "upper"):
                 if group in result:
@@ -582,9 +635,39 @@ def _metrics_table(metrics: dict) -> str:
     return "\n".join(lines)
 
 
+#: EVALUATION.md metric -> the model-index metric it is published as
+CARD_METRICS = {
+    "token_precision": ("precision", "token precision"),
+    "token_recall": ("recall", "token recall"),
+    "entities_fully_protected": ("recall", "entities fully protected"),
+}
+
+
+def eval_results(metrics: dict) -> list:
+    """The held-out figures of the deid-hf backend (ONNX int8 where measured) as Hub ``EvalResult``s."""
+    from huggingface_hub import EvalResult
+
+    measured = metrics.get("held_out_int8") or metrics.get("held_out") or {}
+    return [
+        EvalResult(
+            task_type="token-classification",
+            task_name="PII/PHI detection",
+            dataset_type=name.split()[0],
+            dataset_name=name,
+            dataset_split="held out",
+            metric_type=kind,
+            metric_name=label,
+            metric_value=round(result["all"][key], 4),
+        )
+        for name, result in measured.items()
+        for key, (kind, label) in CARD_METRICS.items()
+    ]
+
+
 def _write_card(folder: Path, config: DetectorConfig, metrics: dict, sources: list[str]) -> None:
     from ..export.cards import write_card
     from ..models import REGISTRY
+    from .loop import recipe_digest
     from .silver import WIKIGOLD_SILVER_ARTICLES
 
     base = REGISTRY[config.model].base_model if config.model in REGISTRY else config.model
@@ -592,7 +675,7 @@ def _write_card(folder: Path, config: DetectorConfig, metrics: dict, sources: li
     held = (
         f"patients of fold {config.held_out_fold} of {config.folds} (patient-level folds) held out"
         if config.held_out_fold is not None
-        else "all dev patients trained on: dev-note figures below are NOT held out"
+        else "every dev patient trained on; the held-out patients of the corpus are measured separately"
     )
     silver = (
         f"Silver (distilled) data: up to {config.silver_per_source} texts per source"
@@ -609,23 +692,32 @@ def _write_card(folder: Path, config: DetectorConfig, metrics: dict, sources: li
         base_model=base,
         license="apache-2.0",
         datasets=None,
-        tags=["token-classification", "ner", "phi", "onnx"],
+        tags=["token-classification", "ner", "phi", "onnx", "compressed-tensors"],
+        eval_results=eval_results(metrics),
+        model_name=f"deid-detector-{Path(config.model).name}",
+        extra={"deid_hf_recipe": recipe_digest(config)},
         text={
             "title": f"{Path(config.model).name} fine-tuned as a PII/PHI token classifier for deid-hf",
             "summary": (
                 f"`{config.model}` fine-tuned for token classification over the deid-hf label schema in BIO "
-                f"({len(BIO_LABELS)} labels: {', '.join(LABELS)}) on {metrics['train_documents']} gold "
+                f"({len(BIO_LABELS)} labels: {', '.join(LABELS)}) on {metrics['train_documents']} "
                 f"documents ({metrics['train_windows']} windows of {config.max_length} tokens, stride "
                 f"{config.stride}), {metrics['steps']} optimizer steps"
                 f"{schedule}"
                 f", seed {config.seed}. Training data: "
                 f"{', '.join(sources)}: presidio_synth_pii records 0-{config.presidio_records - 1} and "
                 f"PhysioNet deid dev ICU nursing notes ({held}). {silver}\n\n"
-                f"Held-out token metrics (shared/EVALUATION.md, label-agnostic; the model alone, no "
+                f"Recipe: `deid-hf train-detector OUT` with the defaults of `DetectorConfig` (digest "
+                f"`{recipe_digest(config)}`; the full config is in `{TRAINING_FILE}`).\n\n"
+                f"Held-out token metrics (EVALUATION.md of deid-hf, label-agnostic; the model alone, no "
                 f"identifier policy):\n\n{_metrics_table(metrics)}\n\n"
-                f"Files: `model.safetensors` (PyTorch), `model.onnx` (ONNX fp32) and "
-                f"`model_quantized.onnx` (int8 dynamic quantization, config chosen from the exporting "
-                f"CPU's instruction set: {metrics.get('onnx', {}).get('quantization', 'not exported')})."
+                f"Files: `model_quantized.onnx` (ONNX, int8 dynamic quantization: what deid-hf runs; config "
+                f"{metrics.get('onnx', {}).get('quantization', 'not exported')}), `model.safetensors` "
+                f"(PyTorch: linear layers int8 per output channel in the compressed-tensors format, the rest "
+                f"fp16; transformers loads it with `compressed-tensors` installed), the tokenizer, "
+                f"`deid_hf_vocabulary.json` (words frequent across the gold training corpora outside any "
+                f"identifier: the identifier policy's corpus vocabulary), `{TRAINING_FILE}` and "
+                f"`deid_hf_manifest.json` (size and SHA-256 of every file)."
             ),
             "usage": (
                 f"from transformers import pipeline\n"
@@ -647,36 +739,3 @@ def _write_card(folder: Path, config: DetectorConfig, metrics: dict, sources: li
             ),
         },
     )
-
-
-def build_default_detector(out: Path) -> dict:
-    """Builder of the cached ``deid-detector-minilm``: MiniLM fine-tuned with the default config on the
-    default gold mix (patient fold 0 held out, so the card's clinical figures are held out). Checkpoints go
-    to ``<cache>/.train-deid-detector-minilm`` and resume after an interruption."""
-    from ..models import DETECTOR_BUILD_NOTE
-    from ..paths import cache_dir, data_root
-
-    config = DetectorConfig()
-    try:
-        documents, held_out = default_documents(data_root(), config)
-    except InputError as exc:
-        raise ModelUnavailableError(
-            f"the learned detector deid-detector-minilm (detector 'learned', part of 'default' and "
-            f"'clinical') is not built yet and is trained on first use from the evaluation data ({exc}); or "
-            f"copy the folder {out.parent / 'deid-detector-minilm'} whole from a machine with the same "
-            f"deid-hf that built it, or use detector='fast' (patterns + spaCy, nothing to build)"
-        ) from None
-    checkpoints = cache_dir() / ".train-deid-detector-minilm"
-    print(
-        f"deid-hf: building the default learned detector once: {DETECTOR_BUILD_NOTE}; "
-        f"{len(documents)} documents",
-        file=sys.stderr,
-    )
-    kwargs = {"held_out": held_out, "checkpoint_dir": checkpoints}
-    try:
-        metrics = train_detector(documents, out, config, resume=True, **kwargs)
-    except InputError:  # checkpoints of another deid-hf version or data: start over
-        shutil.rmtree(checkpoints, ignore_errors=True)
-        metrics = train_detector(documents, out, config, **kwargs)
-    shutil.rmtree(checkpoints, ignore_errors=True)
-    return {"base": config.model, "eval_loss": metrics["eval_loss"], "steps": metrics["steps"]}

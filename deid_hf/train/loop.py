@@ -139,7 +139,10 @@ def run_training(
     steps_per_epoch = math.ceil(batches_per_epoch / settings.gradient_accumulation_steps)
     total_steps = steps_per_epoch * settings.epochs
     model.train()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate)
+    # only what trains (a LoRA adapter's matrices, or every weight of a full fine-tune)
+    optimizer = torch.optim.AdamW(
+        [p for p in model.parameters() if p.requires_grad], lr=settings.learning_rate
+    )
     scheduler = get_linear_schedule_with_warmup(
         optimizer, int(settings.warmup_ratio * total_steps), total_steps
     )

@@ -16,12 +16,12 @@ from __future__ import annotations
 import csv
 import json
 import random
-import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from ..models import ADAPTER_FILE
 from ..validate import check_positive_ints, check_training_rates
 
 TRAINING_FILE = "deid_hf_training.json"
@@ -33,7 +33,8 @@ class ParaphraserConfig:
     epochs: int = 1
     batch_size: int = 8
     gradient_accumulation_steps: int = 2
-    learning_rate: float = 1e-4
+    #: the adapter's rate (a full fine-tune, ``lora_rank=0``, used 1e-4)
+    learning_rate: float = 3e-4
     warmup_ratio: float = 0.05
     max_length: int = 96
     eval_fraction: float = 0.05
@@ -42,6 +43,9 @@ class ParaphraserConfig:
     seed: int = 0
     #: where the pairs came from, for the model card: "default" (STS-B + SNLI) or a file name
     pairs: str = "default"
+    #: rank of the LoRA adapter trained over the frozen base (PEFT); 0: fine-tune every weight
+    lora_rank: int = 16
+    lora_alpha: int = 32
 
     def __post_init__(self):
         check_positive_ints(
@@ -54,6 +58,14 @@ class ParaphraserConfig:
             "save_every",
         )
         check_training_rates(self.eval_fraction, self.learning_rate)
+        for name in ("lora_rank", "lora_alpha"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise InputError(f"{name} must be a non-negative integer, got {value!r}")
+
+
+#: the projections of a llama-style block that the adapter adapts
+LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
 
 def stsb_pairs(folder: str | Path, min_score: float = 4.0) -> list[tuple[str, str]]:
@@ -198,6 +210,17 @@ def train_paraphraser(
     checkpoints = Path(checkpoint_dir) if checkpoint_dir else output_dir / "checkpoints"
     set_seed(config.seed)
     model, tokenizer = _model_and_tokenizer(config, model, tokenizer)
+    if config.lora_rank:
+        from peft import LoraConfig, get_peft_model
+
+        adapter = LoraConfig(
+            r=config.lora_rank,
+            lora_alpha=config.lora_alpha,
+            lora_dropout=0.05,
+            target_modules=[m for m in LORA_TARGETS if any(n.endswith(m) for n, _ in model.named_modules())],
+            task_type="CAUSAL_LM",
+        )
+        model = get_peft_model(model, adapter)
     train, held_out = split_pairs(pairs, config.eval_fraction, config.seed)
     train_rows = [encode_pair(tokenizer, s, p, config.max_length) for s, p in train]
     eval_rows = [encode_pair(tokenizer, s, p, config.max_length) for s, p in held_out]
@@ -245,28 +268,38 @@ def _write_model(
 
     model.eval()
     sample = [prompt(s) + completion(p, "") for s, p in list(held_out)[:64]]
-    ClampBounds.calibrate(model, tokenizer, sample).store(model)
+    bounds = ClampBounds.calibrate(model, tokenizer, sample)
     output_dir.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(output_dir, safe_serialization=True)
+    if config.lora_rank:  # the adapter alone (fp16), its bounds beside it; `merge_adapter` makes a model
+        for parameter in model.parameters():
+            parameter.data = parameter.data.half()
+        model.save_pretrained(output_dir, safe_serialization=True)
+        (output_dir / ADAPTER_FILE).write_text(
+            json.dumps({"deid_hf_clamp": asdict(bounds), "base_model": config.model}, indent=2)
+        )
+    else:
+        bounds.store(model)
+        model.save_pretrained(output_dir, safe_serialization=True)
     tokenizer.save_pretrained(output_dir)
     (output_dir / TRAINING_FILE).write_text(
         json.dumps({"config": asdict(config), "metrics": metrics}, indent=2)
     )
-    bounds = ClampBounds.stored(model)
     datasets = ["sentence-transformers/stsb", "stanfordnlp/snli"] if config.pairs == "default" else None
     write_card(
         output_dir,
         kind="causal-lm",
         base_model=config.model,
         datasets=datasets,
-        tags=["paraphrase", "differential-privacy"],
+        tags=["paraphrase", "differential-privacy", *(["peft", "lora"] if config.lora_rank else [])],
         text={
             "title": f"{Path(config.model).name} fine-tuned as a DP paraphraser for deid-hf",
             "summary": (
                 f"`{display_name(config.model)}` fine-tuned to paraphrase in the "
                 f'"source => paraphrase" format '
                 f"(Witteveen & Andrews 2019; Mattern et al. 2022) on {metrics['train_pairs']} pairs "
-                f"({config.pairs}), {metrics['steps']} optimizer steps. Held-out loss per "
+                f"({config.pairs}), {metrics['steps']} optimizer steps"
+                f"{_adapter_note(config)}"
+                f". Held-out loss per "
                 f"paraphrase token: {metrics['eval_loss_before']:.3f} before, "
                 f"{metrics['eval_loss']:.3f} after fine-tuning."
             ),
@@ -274,7 +307,8 @@ def _write_model(
             'pipe("Text to paraphrase.", epsilon=75.0, max_new_tokens=48)',
             "privacy": (
                 f"Clamp bounds [{bounds.low:.3f}, {bounds.high:.3f}] (10% logit quantile, 90% quantile "
-                f"of the top logit, on held-out pairs; stored in the config as `deid_hf_clamp`), "
+                f"of the top logit, on held-out pairs; stored as `deid_hf_clamp` in "
+                f"{'`' + ADAPTER_FILE + '`' if config.lora_rank else 'the config'}), "
                 f"sensitivity "
                 f"{bounds.sensitivity:.3f}: sampling at temperature T = 2 * {bounds.sensitivity:.3f} "
                 f"/ epsilon is an exponential mechanism with epsilon per generated token, epsilon * n "
@@ -290,25 +324,9 @@ def _write_model(
     )
 
 
-def build_default_paraphraser(out: Path) -> dict:
-    """Builder of the cached ``smollm2-135m-paraphraser``: smollm2-135m fine-tuned on ``default_pairs`` with
-    the default config. Checkpoints go to ``<cache>/.train-smollm2-135m-paraphraser``, so a build that was
-    interrupted resumes where it stopped; they are removed once the model is complete."""
-    import sys
-
-    from ..models import PARAPHRASER_BUILD_NOTE
-    from ..paths import cache_dir, data_root
-
-    pairs = default_pairs(data_root())
-    checkpoints = cache_dir() / ".train-smollm2-135m-paraphraser"
-    print(
-        f"deid-hf: building the default paraphraser once: {PARAPHRASER_BUILD_NOTE}; {len(pairs)} pairs",
-        file=sys.stderr,
+def _adapter_note(config: ParaphraserConfig) -> str:
+    return (
+        f", as a LoRA adapter (rank {config.lora_rank}, PEFT) over the frozen base"
+        if config.lora_rank
+        else ""
     )
-    try:
-        metrics = train_paraphraser(pairs, out, ParaphraserConfig(), checkpoint_dir=checkpoints, resume=True)
-    except InputError:  # checkpoints of another deid-hf version or data: start over
-        shutil.rmtree(checkpoints, ignore_errors=True)
-        metrics = train_paraphraser(pairs, out, ParaphraserConfig(), checkpoint_dir=checkpoints)
-    shutil.rmtree(checkpoints, ignore_errors=True)
-    return {"base": "smollm2-135m", "eval_loss": metrics["eval_loss"], "steps": metrics["steps"]}

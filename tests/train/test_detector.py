@@ -1,5 +1,4 @@
 import json
-from pathlib import Path
 
 import pytest
 import torch
@@ -87,10 +86,13 @@ def test_default_documents_hold_out_a_patient_fold():
     assert len(held["presidio_synth_pii 750-1499"]) == 750
     train_patients = {d.group for d in train if d.source == "physionet_deid_dev"}
     assert notes and not train_patients & {d.group for d in notes}
-    assert len([d for d in train if d.source == "presidio_synth_pii"]) == 400  # the default recipe
-    train, held = default_documents(root, DetectorConfig(presidio_records=750, silver_per_source=0))
-    assert len([d for d in train if d.source == "presidio_synth_pii"]) == 750
+    assert len([d for d in train if d.source == "presidio_synth_pii"]) == 750  # the default recipe
+    train, held = default_documents(root, DetectorConfig(presidio_records=400, silver_per_source=0))
+    assert len([d for d in train if d.source == "presidio_synth_pii"]) == 400
     assert len(held["presidio_synth_pii 750-1499"]) == 750  # never 750-1499, whatever is trained on
+    train, held = default_documents(root, DetectorConfig(silver_per_source=0))  # the shipped recipe
+    assert list(held) == ["presidio_synth_pii 750-1499"]  # every dev patient is trained on
+    assert len({d.group for d in train if d.source == "physionet_deid_dev"}) == 65
     assert {label for d in train for _, _, label in d.spans} <= set(LABELS)
 
 
@@ -124,7 +126,7 @@ def test_trained_folder_loads_in_transformers_and_as_a_detector(tmp_path, minilm
     assert metrics["completed"] and metrics["eval_loss"] < metrics["eval_loss_before"]
     assert not (out / "checkpoints").exists()
     config = json.loads((out / "config.json").read_text())
-    assert list(config["id2label"].values()) == list(BIO_LABELS)
+    assert [config["id2label"][str(i)] for i in range(len(BIO_LABELS))] == list(BIO_LABELS)
     assert config["deid_hf_window"] == {"max_length": 16, "stride": 4}
     assert config["deid_hf_policy"] == "hipaa"  # the default gold follows HIPAA Safe Harbor
     recorded = json.loads((out / "deid_hf_training.json").read_text())["metrics"]
@@ -132,6 +134,23 @@ def test_trained_folder_loads_in_transformers_and_as_a_detector(tmp_path, minilm
     assert held["documents"] == 4 and "mixed" in held and 0 <= held["all"]["token_recall"] <= 1
     assert recorded["held_out_int8"]["held"]["documents"] == 4  # the exported int8 graph, measured too
     assert "| held | ONNX Runtime int8 | all | 4 |" in (out / "README.md").read_text()
+    # the shipped layout: int8 graph, compact weights, vocabulary, manifest, a card with a model-index
+    names = {p.name for p in out.iterdir()}
+    assert {
+        "model_quantized.onnx",
+        "model.safetensors",
+        "deid_hf_vocabulary.json",
+        "deid_hf_manifest.json",
+    } <= names
+    assert "model.onnx" not in names  # the fp32 graph is not kept: `deid-hf export` writes it
+    assert json.loads((out / "config.json").read_text())["quantization_config"]["format"] == "int-quantized"
+    from huggingface_hub import ModelCard
+
+    results = ModelCard.load(out / "README.md").data.eval_results
+    assert {(r.dataset_name, r.metric_name) for r in results} >= {
+        ("held", "token recall"),
+        ("held", "token precision"),
+    }
     long_text = " ".join(d.text for d in DOCS[:6])  # longer than one window
     found = pipeline("token-classification", model=str(out), aggregation_strategy="simple", stride=4)(
         long_text
@@ -149,9 +168,11 @@ def test_trained_folder_loads_in_transformers_and_as_a_detector(tmp_path, minilm
     # outside_bias lowers the "O" logit: far more of the text becomes entities, on both backends
     plain = "The patient was calm and slept well overnight without any pain."
     covered = lambda spans: sum(s.end - s.start for s in spans)  # noqa: E731
-    for backend in ("pytorch", "onnx"):
-        base = TokenClassificationDetector(str(out), backend=backend).detect(plain)
-        biased = TokenClassificationDetector(str(out), backend=backend, outside_bias=50.0).detect(plain)
+    for backend, int8 in (("pytorch", False), ("onnx", True)):
+        base = TokenClassificationDetector(str(out), backend=backend, int8=int8).detect(plain)
+        biased = TokenClassificationDetector(str(out), backend=backend, int8=int8, outside_bias=50.0).detect(
+            plain
+        )
         assert covered(biased) > covered(base) and covered(biased) >= len(plain) - plain.count(" ") - 1
     with pytest.raises(InputError, match="outside_bias"):
         TokenClassificationDetector(str(out), outside_bias="high")
@@ -169,7 +190,7 @@ def test_model_card_states_data_metrics_use_and_limits(tmp_path, minilm_tokenize
         "base_model:",
         "Training data",
         "Held-out token metrics",
-        "| held | PyTorch fp32 | all | 4 |",
+        "| held | PyTorch (int8 weights) | all | 4 |",
         "Intended use",
         "uncased",
     ):
@@ -196,10 +217,10 @@ def test_onnx_export_matches_pytorch(tmp_path, minilm_tokenizer):
     _train(tmp_path, minilm_tokenizer, "out")
     out = tmp_path / "out"
     enc = minilm_tokenizer([d.text for d in DOCS[:3]], padding=True, return_tensors="pt")
-    with torch.no_grad():
-        torch_logits = AutoModelForTokenClassification.from_pretrained(out)(**enc).logits
-    ort_logits = ORTModelForTokenClassification.from_pretrained(out)(**enc).logits
-    assert torch.allclose(torch_logits, torch.as_tensor(ort_logits), atol=1e-4)
+    with torch.no_grad():  # the shipped int8 linear weights, run in fp32 as deid-hf runs them
+        model = AutoModelForTokenClassification.from_pretrained(out, dtype=torch.float32)
+        torch_logits = model(**enc).logits
+    assert torch_logits.dtype == torch.float32
     int8 = ORTModelForTokenClassification.from_pretrained(out, file_name="model_quantized.onnx")(**enc).logits
     assert (torch.as_tensor(int8).argmax(-1) == torch_logits.argmax(-1)).float().mean() > 0.9
 
@@ -258,39 +279,20 @@ def test_a_stopped_run_can_be_written_from_its_checkpoint(tmp_path, minilm_token
     assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step-4"]  # it can still go on
 
 
-@pytest.mark.slow
-def test_default_learned_detector_is_built_once_and_cached(tmp_path, monkeypatch, registered_learned):
-    """The registry wiring of ``deid-detector-minilm`` / detector "learned" on a few documents (the real
-    build trains on presidio_synth_pii + the dev notes)."""
-    from deid_hf import models
-    from deid_hf.detect import DETECTORS, get_detector
-    from deid_hf.train import detector
+def test_training_vocabulary_counts_gold_text_outside_its_spans_and_no_silver():
+    from deid_hf.train.detector import LabelledDocument, training_vocabulary
 
-    monkeypatch.setitem(DETECTORS, "learned", registered_learned)
-    monkeypatch.setenv("DEID_HF_CACHE", str(tmp_path))
-    monkeypatch.setattr(detector, "default_documents", lambda root, config: (DOCS[:8], {"held": DOCS[:2]}))
-    path = models.model_path("deid-detector-minilm")
-    assert path == str(tmp_path / "deid-detector-minilm")
-    assert not (tmp_path / ".train-deid-detector-minilm").exists()  # checkpoints removed once complete
-    assert {"model.onnx", "model_quantized.onnx", "README.md"} <= {p.name for p in Path(path).iterdir()}
-    row = next(r for r in models.status() if r["name"] == "deid-detector-minilm")
-    assert row["ready"] and row["note"] == "cached"
-    learned = get_detector("learned")
-    assert learned.detect_batch(["Ana Lima was seen in Boston."])[0] is not None
-
-
-def test_default_detector_without_its_data_names_what_is_missing_and_the_alternative(
-    tmp_path, monkeypatch, registered_learned
-):
-    from deid_hf.detect import DETECTORS, get_detector
-    from deid_hf.errors import ModelUnavailableError
-
-    monkeypatch.setitem(DETECTORS, "learned", registered_learned)
-    monkeypatch.setenv("DEID_HF_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("DEID_HF_DATA", str(tmp_path / "no-data"))
-    with pytest.raises(ModelUnavailableError) as caught:
-        get_detector("default")
-    message = str(caught.value)
-    assert "deid-detector-minilm" in message and "presidio_synth_pii" in message
-    assert "detector='fast'" in message
-    assert not (tmp_path / "cache" / "deid-detector-minilm").exists()  # nothing half-built left behind
+    notes = [
+        LabelledDocument(
+            f"Pt on lasix, seen by Dr. Brakowitz {i}. Brakowitz aware.",
+            ((25, 34, "PERSON"),),
+            f"p{i}",
+            "notes",
+        )
+        for i in range(10)
+    ]
+    silver = [LabelledDocument("gum text with wikiword", (), f"s{i}", "silver:gum") for i in range(10)]
+    vocabulary = training_vocabulary(notes + silver)
+    assert vocabulary.is_vocabulary("lasix") and vocabulary.is_vocabulary("aware")
+    assert not vocabulary.is_vocabulary("brakowitz")  # inside a gold span in one place: never vocabulary
+    assert not vocabulary.is_vocabulary("wikiword")  # silver labels are not trusted to blank identifiers

@@ -1,3 +1,4 @@
+import dataclasses
 import json
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from safetensors.torch import load_file
 from deid_hf.errors import InputError
 from deid_hf.paraphrase import ClampBounds
 from deid_hf.train.paraphraser import (
+    ADAPTER_FILE,
     ParaphraserConfig,
     default_pairs,
     encode_pair,
@@ -36,6 +38,8 @@ CONFIG = ParaphraserConfig(
     save_every=3,
     seed=7,
 )
+#: every weight fine-tuned instead of a LoRA adapter
+FULL = dataclasses.replace(CONFIG, lora_rank=0)
 
 
 @pytest.fixture(scope="module")
@@ -83,21 +87,27 @@ def test_read_pairs_names_the_bad_line(tmp_path):
         read_pairs(tmp_path / "none.jsonl")
 
 
-def _train(tmp_path, tokenizer, name, **kwargs):
+def _train(tmp_path, tokenizer, name, config=CONFIG, **kwargs):
     model = tiny_llama(tokenizer, tie_word_embeddings=True).train()  # tied like smollm2
     return train_paraphraser(
-        PAIRS, tmp_path / name, CONFIG, model=model, tokenizer=tokenizer, progress=False, **kwargs
+        PAIRS, tmp_path / name, config, model=model, tokenizer=tokenizer, progress=False, **kwargs
     )
 
 
 @pytest.mark.slow
-def test_training_lowers_held_out_loss_and_writes_a_checkpoint(tmp_path, tokenizer):
-    metrics = _train(tmp_path, tokenizer, "full")
+@pytest.mark.parametrize("config", [CONFIG, FULL], ids=["adapter", "full"])
+def test_training_lowers_held_out_loss_and_writes_a_checkpoint(tmp_path, tokenizer, config):
+    metrics = _train(tmp_path, tokenizer, "full", config)
     out = tmp_path / "full"
     assert metrics["completed"] and metrics["steps"] == metrics["total_steps"] == 2 * 3  # 23 pairs: 6 batches
     assert metrics["eval_loss"] < metrics["eval_loss_before"]
-    config = json.loads((out / "config.json").read_text())
-    assert ClampBounds(**config["deid_hf_clamp"]).sensitivity > 0
+    if config.lora_rank:  # the adapter alone, its bounds beside it
+        assert (out / "adapter_model.safetensors").is_file() and not (out / "model.safetensors").exists()
+        assert json.loads((out / "adapter_config.json").read_text())["r"] == config.lora_rank
+        stored = json.loads((out / ADAPTER_FILE).read_text())
+    else:
+        stored = json.loads((out / "config.json").read_text())
+    assert ClampBounds(**stored["deid_hf_clamp"]).sensitivity > 0
     assert (out / "tokenizer.json").is_file() and "Privacy parameters" in (out / "README.md").read_text()
     check_hub_card(out / "README.md", forbidden=(str(tmp_path),))
     assert json.loads((out / "deid_hf_training.json").read_text())["metrics"]["steps"] == 6
@@ -105,8 +115,8 @@ def test_training_lowers_held_out_loss_and_writes_a_checkpoint(tmp_path, tokeniz
 
 @pytest.mark.slow
 def test_resumed_training_reaches_the_same_weights_and_loss(tmp_path, tokenizer):
-    full = _train(tmp_path, tokenizer, "full")
-    stopped = _train(tmp_path, tokenizer, "resumed", stop_after=4)
+    full = _train(tmp_path, tokenizer, "full", FULL)
+    stopped = _train(tmp_path, tokenizer, "resumed", FULL, stop_after=4)
     assert (
         not stopped["completed"]
         and stopped["steps"] == 4
@@ -117,13 +127,13 @@ def test_resumed_training_reaches_the_same_weights_and_loss(tmp_path, tokenizer)
         train_paraphraser(
             PAIRS[:-1],
             tmp_path / "resumed",
-            CONFIG,
+            FULL,
             model=tiny_llama(tokenizer),
             tokenizer=tokenizer,
             progress=False,
             resume=True,
         )
-    resumed = _train(tmp_path, tokenizer, "resumed", resume=True)
+    resumed = _train(tmp_path, tokenizer, "resumed", FULL, resume=True)
     assert resumed["completed"] and resumed["resumed_from"] == 4 and resumed["steps"] == full["steps"]
     assert resumed["eval_loss"] == pytest.approx(full["eval_loss"], abs=1e-6)
     assert resumed["train_loss"] == pytest.approx(full["train_loss"], abs=1e-6)
@@ -176,4 +186,4 @@ def test_runs_under_accelerate_launch(tmp_path, tokenizer):
         timeout=600,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "held-out loss" in done.stdout and (tmp_path / "out" / "model.safetensors").is_file()
+    assert "held-out loss" in done.stdout and (tmp_path / "out" / "adapter_model.safetensors").is_file()

@@ -1,0 +1,206 @@
+"""Issue 31: `deid-hf run` and `reidentify` on typed columns, refused path clashes and odd inputs."""
+
+import datetime
+import decimal
+import json
+import os
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from datasets import Dataset
+
+import deid_hf
+from deid_hf.cli import main
+from deid_hf.corpus import run_corpus
+from deid_hf.errors import InputError
+
+TEXTS = ["Maria Gonzalez lives in Paris.", "Call Tom at (217) 555-0143."]
+
+
+@pytest.fixture(scope="module")
+def pipe():
+    # policy "strict": the bare detectors (no corpus vocabulary involved in these file-handling tests)
+    return deid_hf.pipeline("deid-substitution", detector="fast", strategy="typed", policy="strict")
+
+
+def typed_table() -> pa.Table:
+    return pa.table(
+        {
+            "text": TEXTS,
+            "seen": pa.array([datetime.datetime(2024, 3, 3, 9, 30), None], pa.timestamp("us")),
+            "day": pa.array([datetime.date(2024, 3, 3), datetime.date(2024, 3, 4)], pa.date32()),
+            "tags": [["a", "b"], []],
+            "blob": pa.array([b"\x00\xff", b"x"], pa.binary()),
+            "amount": pa.array([decimal.Decimal("12.30"), decimal.Decimal("-1.05")], pa.decimal128(6, 2)),
+            "score": [float("nan"), 1.5],
+        }
+    )
+
+
+def read_jsonl(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet", ".csv"])
+def test_parquet_with_typed_columns_is_written(tmp_path, pipe, suffix):
+    source = tmp_path / "in.parquet"
+    pq.write_table(typed_table(), source)
+    output = tmp_path / f"out{suffix}"
+    report = run_corpus(pipe, source, output, seed=1)
+    assert report["written"] == 2 and not report["errors"]
+    if suffix == ".jsonl":
+        rows = read_jsonl(output)
+        assert "NaN" not in output.read_text() and rows[0]["score"] is None
+        assert rows[0]["seen"].startswith("2024-03-03T09:30") and rows[0]["day"] == "2024-03-03"
+        assert rows[0]["amount"] == "12.30" and rows[0]["tags"] == ["a", "b"] and rows[0]["blob"] == "AP8="
+    elif suffix == ".parquet":
+        out = pq.read_table(output)
+        assert pa.types.is_decimal(out.schema.field("amount").type) and pa.types.is_timestamp(
+            out.schema.field("seen").type
+        )
+        assert out.schema.field("blob").type == pa.binary() and out.column("blob")[0].as_py() == b"\x00\xff"
+    else:
+        assert len(pd.read_csv(output)) == 2
+    assert "Maria" not in output.read_bytes().decode("utf-8", "replace")
+
+
+def test_saved_dataset_with_typed_columns_is_written(tmp_path, pipe):
+    Dataset(typed_table()).save_to_disk(str(tmp_path / "ds"))
+    report = run_corpus(pipe, tmp_path / "ds", tmp_path / "out.jsonl", seed=1)
+    assert report["written"] == 2 and read_jsonl(tmp_path / "out.jsonl")[1]["amount"] == "-1.05"
+
+
+def test_nan_and_infinity_never_reach_jsonl(tmp_path, pipe):
+    source = tmp_path / "in.parquet"
+    pd.DataFrame({"text": TEXTS, "x": [float("inf"), float("nan")]}).to_parquet(source)
+    run_corpus(pipe, source, tmp_path / "out.jsonl", seed=1)
+    assert [r["x"] for r in read_jsonl(tmp_path / "out.jsonl")] == [None, None]
+
+
+def write_jsonl(path, records):
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+@pytest.fixture
+def key(monkeypatch):
+    monkeypatch.setenv("DEID_HF_KEY", "k" * 32)
+
+
+def cli(*argv) -> int:
+    return main([str(a) for a in argv])
+
+
+@pytest.mark.parametrize("target", ["input", "output", "partial", "report"])
+def test_mapping_out_may_not_be_a_file_the_run_reads_or_writes(tmp_path, pipe, target):
+    source = write_jsonl(tmp_path / "in.jsonl", [{"text": t} for t in TEXTS])
+    output = tmp_path / "out.jsonl"
+    paths = {
+        "input": source,
+        "output": output,
+        "partial": tmp_path / "out.jsonl.partial.jsonl",
+        "report": tmp_path / "out.jsonl.report.json",
+    }
+    before = source.read_bytes()
+    with pytest.raises(InputError, match="the mapping file .* is the"):
+        run_corpus(pipe, source, output, seed=1, mapping_out=paths[target])
+    assert source.read_bytes() == before and not output.exists()
+
+
+def test_input_named_like_the_partial_output_is_refused_not_deleted(tmp_path, pipe):
+    source = write_jsonl(tmp_path / "out.jsonl.partial.jsonl", [{"text": t} for t in TEXTS])
+    with pytest.raises(InputError, match="partial output .* is the input"):
+        run_corpus(pipe, source, tmp_path / "out.jsonl", seed=1, restart=True)
+    assert source.exists()
+
+
+def test_output_directory_is_refused_before_work(tmp_path, pipe):
+    source = write_jsonl(tmp_path / "in.jsonl", [{"text": t} for t in TEXTS])
+    (tmp_path / "out.jsonl").mkdir()
+    with pytest.raises(InputError, match="is a directory"):
+        run_corpus(pipe, source, tmp_path / "out.jsonl", seed=1)
+    assert not (tmp_path / "out.jsonl.partial.jsonl").exists()
+
+
+def test_reidentify_refuses_output_equal_to_input(tmp_path, capsys, key):
+    source = write_jsonl(tmp_path / "deid.jsonl", [{"text": "[ENC:abc] called."}])
+    before = source.read_bytes()
+    assert cli("reidentify", source, source) == 2
+    assert "is the input" in capsys.readouterr().err and source.read_bytes() == before
+
+
+def test_reidentify_refuses_output_equal_to_mapping(tmp_path, capsys, key):
+    source = write_jsonl(tmp_path / "deid.jsonl", [{"text": "x"}])
+    mapping = tmp_path / "map.json"
+    mapping.write_text("{}")
+    link = tmp_path / "out.jsonl"
+    link.symlink_to(mapping)
+    assert cli("reidentify", source, link, "--mapping", mapping) == 2
+    assert "is the mapping file" in capsys.readouterr().err and mapping.read_text() == "{}"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{"format": "deid-hf-mapping-1", "records": [1]}',
+        '{"format": "deid-hf-mapping-1", "records": {"x": 1}}',
+    ],
+)
+def test_malformed_mapping_file_is_a_clear_error(tmp_path, capsys, key, content):
+    source = write_jsonl(tmp_path / "deid.jsonl", [{"text": "x"}])
+    (tmp_path / "map.json").write_text(content)
+    assert cli("reidentify", source, tmp_path / "out.jsonl", "--mapping", tmp_path / "map.json") == 2
+    assert "damaged" in capsys.readouterr().err
+
+
+def mapped_run(tmp_path, pipe, records):
+    from deid_hf.reidentify import SealedMappingPipe
+
+    source = write_jsonl(tmp_path / "in.jsonl", records)
+    run_corpus(
+        SealedMappingPipe(pipe), source, tmp_path / "out.jsonl", seed=1, mapping_out=tmp_path / "m.json"
+    )
+    return tmp_path / "out.jsonl", tmp_path / "m.json"
+
+
+def test_deleted_mapping_entry_is_an_error_not_skipped(tmp_path, pipe, capsys, key):
+    output, mapping = mapped_run(tmp_path, pipe, [{"text": t} for t in TEXTS])
+    data = json.loads(mapping.read_text())
+    del data["records"]["1"]
+    mapping.write_text(json.dumps(data))
+    assert cli("reidentify", output, tmp_path / "back.jsonl", "--mapping", mapping) == 2
+    assert "record 1 has no entry in the mapping file" in capsys.readouterr().err
+    assert not (tmp_path / "back.jsonl").exists()
+
+
+def test_fingerprint_covers_content_key_and_mapping(tmp_path, pipe, monkeypatch):
+    from deid_hf.corpus import run_fingerprint
+    from deid_hf.reidentify import SealedMappingPipe
+
+    source = write_jsonl(tmp_path / "in.jsonl", [{"text": "Ann"}])
+    base = run_fingerprint(pipe, source, "text", "train", 1.0, 1)
+    stat = source.stat()
+    source.write_text(json.dumps({"text": "Bob"}) + "\n")  # same size
+    os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    edited = run_fingerprint(pipe, source, "text", "train", 1.0, 1)
+    assert (
+        edited["input_mtime_ns"] == base["input_mtime_ns"] and edited["input_sha256"] != base["input_sha256"]
+    )
+    monkeypatch.setenv("DEID_HF_KEY", "a" * 32)
+    first = run_fingerprint(SealedMappingPipe(pipe), source, "text", "train", 1.0, 1)
+    monkeypatch.setenv("DEID_HF_KEY", "b" * 32)
+    second = run_fingerprint(SealedMappingPipe(pipe), source, "text", "train", 1.0, 1)
+    assert first["mapping"] and not edited["mapping"] and first["key_id"] != second["key_id"]
+    assert "a" * 32 not in json.dumps(first)
+
+
+def test_second_run_on_a_locked_output_is_refused(tmp_path, pipe):
+    from deid_hf.corpus import output_lock
+
+    source = write_jsonl(tmp_path / "in.jsonl", [{"text": t} for t in TEXTS])
+    with output_lock(tmp_path / "out.jsonl"), pytest.raises(InputError, match="another run is writing"):
+        run_corpus(pipe, source, tmp_path / "out.jsonl", seed=1)
+    assert not (tmp_path / "out.jsonl.partial.jsonl").exists()
+    run_corpus(pipe, source, tmp_path / "out.jsonl", seed=1)  # free again
