@@ -1,6 +1,6 @@
 """DP paraphrase trade-off (Mattern et al. 2022, Table 1 columns that need no author data).
 
-The offline default paraphraser (smollm2-135m fine-tuned by deid_hf.train.paraphraser; built on first use)
+The offline default paraphraser (a LoRA adapter over smollm2-135m, deid_hf.train.paraphraser; shipped)
 paraphrases STS-B test sentences over a grid of per-token epsilons (clamp bounds calibrated at fine-tuning),
 plus two reference rows without a guarantee: plain T=1 sampling by the fine-tuned model and by the base model
 prompted the same way. Columns: per-token epsilon, temperature, mean total epsilon per sentence, MiniLM SBERT
@@ -83,7 +83,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     sources = sts_test_sentences(args.limit)
-    tuned = deid_hf.pipeline("deid-paraphrase")  # builds smollm2-135m-paraphraser on first use
+    tuned = deid_hf.pipeline("deid-paraphrase")  # the shipped adapter, merged into the base on first use
     base_pipe = deid_hf.pipeline(
         "deid-paraphrase", model="smollm2-135m", bounds=(tuned.bounds.low, tuned.bounds.high)
     )  # unused by plain sampling

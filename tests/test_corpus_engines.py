@@ -110,7 +110,6 @@ def test_corpus_run_is_as_private_as_one_call_per_record(tmp_path):
     run_corpus(pipe, tmp_path / "in.jsonl", tmp_path / "out.jsonl", batch_size=16, seed=5)
     corpus = [json.loads(line)["text"] for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert corpus == alone
-    assert _names_left(corpus) <= _names_left(alone)
     fitted = deid_hf.pipeline("deid-substitution", detector="fast", strategy="typed")
     run_corpus(fitted, tmp_path / "in.jsonl", tmp_path / "fit.jsonl", batch_size=16, seed=5, fit_corpus=True)
     with_fit = [json.loads(line)["text"] for line in (tmp_path / "fit.jsonl").read_text().splitlines()]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .. import models
 from ..errors import InputError
 from .base import Detector, EnsembleDetector
 from .ner import SpacyDetector, TokenClassificationDetector
@@ -39,8 +40,8 @@ FAST_DETECTORS = ("patterns", "spacy")
 #: held-out patients)
 CLINICAL_DETECTORS = ("patterns", "spacy:LOCATION", "learned")
 PFILTER_THRESHOLD = 1e-3
-#: the fine-tuned token classifier (`deid_hf.train.detector`, built once on first use) on ONNX Runtime int8
-LEARNED_MODEL = "deid-detector-minilm"
+#: the fine-tuned token classifier (`deid_hf.train.detector`; ships in deid_hf/hub) on ONNX Runtime int8
+LEARNED_MODEL = models.LEARNED_MODEL
 
 
 @dataclass(frozen=True)
@@ -156,7 +157,7 @@ def _pfilter(name: str, proper_nouns: bool) -> Callable[..., Detector]:
 register_detector(
     "default",
     lambda *_: get_detector(list(DEFAULT_DETECTORS)),
-    help=f"patterns + spacy + learned ({LEARNED_MODEL}, built once on first use), no LM",
+    help=f"patterns + spacy + learned ({LEARNED_MODEL}, shipped), no LM",
 )
 register_detector(
     "fast", lambda *_: get_detector(list(FAST_DETECTORS)), help="patterns + spacy, no language model"
@@ -188,7 +189,7 @@ register_detector(
 register_detector(
     "learned",
     lambda *_: TokenClassificationDetector(LEARNED_MODEL, backend="onnx", int8=True),
-    help=f"the fine-tuned token classifier {LEARNED_MODEL} on ONNX Runtime int8 (built once on first use)",
+    help=f"the fine-tuned token classifier {LEARNED_MODEL} (shipped) on ONNX Runtime int8",
 )
 register_detector(
     "clinical",

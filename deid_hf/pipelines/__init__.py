@@ -31,8 +31,8 @@ DEFAULT_MODELS = {"deid-paraphrase": "smollm2-135m-paraphraser"}
 def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, provider: str = "cpu", **kwargs):
     """`transformers.pipeline` with offline-registry names resolved to local checkpoints.
 
-    ``model`` defaults to the task's offline default (``DEFAULT_MODELS``; the fine-tuned paraphraser is built
-    once on first use).
+    ``model`` defaults to the task's offline default (``DEFAULT_MODELS``; the shipped paraphraser adapter is
+    merged into its base once on first use).
 
     ``backend="onnx"``: ``model`` is an exported directory, an ``ORTModel*`` instance or an offline name
     (exported once into the cache); ``int8`` picks the quantized graph, ``provider`` the execution provider

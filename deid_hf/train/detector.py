@@ -8,8 +8,9 @@ tokens shared by consecutive windows, the tokenizers' ``return_overflowing_token
 Gold data: presidio_synth_pii records 0-749 (types mapped by ``PRESIDIO_LABELS``) and the PhysioNet deid
 dev notes (``PHYSIONET_LABELS``), split into patient-level folds: ``held_out_fold=k`` trains on the other
 folds and reports held-out metrics (shared/EVALUATION.md) on fold k's notes and on presidio records 750-1499.
-The result folder holds the transformers checkpoint, its tokenizer, the ONNX export (fp32 + int8, Optimum)
-and a model card.
+The result folder has the shipped layout (`finish_folder`): the checkpoint with int8 linear weights, its
+tokenizer, the int8 ONNX export (Optimum), the corpus vocabulary, the training record, a manifest and a
+model card.
 """
 
 from __future__ import annotations
@@ -596,9 +597,10 @@ def finish_folder(
 
 def training_vocabulary(documents: Sequence[LabelledDocument]):
     """The corpus vocabulary (`detect.lexicon.Vocabulary`) of the gold training documents, each source
-    counted on its own (silver text left out): every gold span is blanked before counting and every word
-    found inside a gold span is dropped, so no identifier of the training data becomes vocabulary."""
-    from ..detect.lexicon import DocumentFrequency, Vocabulary, words
+    counted on its own (silver text left out): every gold span is blanked before counting, and every word
+    found inside a gold span (with or without its possessive) and every known person name is dropped, so
+    no identifier of the training data, and no name, becomes vocabulary."""
+    from ..detect.lexicon import CLITIC, DocumentFrequency, Vocabulary, is_name_word, words
 
     by_source: dict[str, list[str]] = {}
     in_spans: set[str] = set()
@@ -607,14 +609,16 @@ def training_vocabulary(documents: Sequence[LabelledDocument]):
             continue
         text = doc.text
         for start, end, _ in doc.spans:
-            in_spans.update(w.lower() for w in words(doc.text[start:end]))
+            for word in words(doc.text[start:end]):
+                in_spans.update({word.lower(), CLITIC.sub("", word).lower()})
             text = text[:start] + " " * (end - start) + text[end:]
         by_source.setdefault(doc.source, []).append(text)
     found = [DocumentFrequency().fit(texts).vocabulary() for texts in by_source.values()]
     union = Vocabulary(
         frozenset().union(*(v.words for v in found)), frozenset().union(*(v.common_nouns for v in found))
     )
-    return union.without(in_spans)
+    names = {w for w in union.words | union.common_nouns if is_name_word(CLITIC.sub("", w))}
+    return union.without(in_spans | names)
 
 
 def _metrics_table(metrics: dict) -> str:
@@ -664,6 +668,13 @@ def eval_results(metrics: dict) -> list:
     ]
 
 
+def _default_data(config: DetectorConfig, held: str) -> str:
+    return (
+        f": presidio_synth_pii records 0-{config.presidio_records - 1} and PhysioNet deid dev ICU nursing "
+        f"notes ({held})"
+    )
+
+
 def _write_card(folder: Path, config: DetectorConfig, metrics: dict, sources: list[str]) -> None:
     from ..export.cards import write_card
     from ..models import REGISTRY
@@ -671,6 +682,7 @@ def _write_card(folder: Path, config: DetectorConfig, metrics: dict, sources: li
     from .silver import WIKIGOLD_SILVER_ARTICLES
 
     base = REGISTRY[config.model].base_model if config.model in REGISTRY else config.model
+    name = f"deid-detector-{Path(config.model).name}"
     schedule = "" if metrics["completed"] else f" (stopped early, of {metrics['total_steps']} planned)"
     held = (
         f"patients of fold {config.held_out_fold} of {config.folds} (patient-level folds) held out"
@@ -694,7 +706,7 @@ def _write_card(folder: Path, config: DetectorConfig, metrics: dict, sources: li
         datasets=None,
         tags=["token-classification", "ner", "phi", "onnx", "compressed-tensors"],
         eval_results=eval_results(metrics),
-        model_name=f"deid-detector-{Path(config.model).name}",
+        model_name=name,
         extra={"deid_hf_recipe": recipe_digest(config)},
         text={
             "title": f"{Path(config.model).name} fine-tuned as a PII/PHI token classifier for deid-hf",
@@ -704,9 +716,8 @@ def _write_card(folder: Path, config: DetectorConfig, metrics: dict, sources: li
                 f"documents ({metrics['train_windows']} windows of {config.max_length} tokens, stride "
                 f"{config.stride}), {metrics['steps']} optimizer steps"
                 f"{schedule}"
-                f", seed {config.seed}. Training data: "
-                f"{', '.join(sources)}: presidio_synth_pii records 0-{config.presidio_records - 1} and "
-                f"PhysioNet deid dev ICU nursing notes ({held}). {silver}\n\n"
+                f", seed {config.seed}. Training data: {', '.join(sources)}"
+                f"{_default_data(config, held) if config.data == 'default' else ''}. {silver}\n\n"
                 f"Recipe: `deid-hf train-detector OUT` with the defaults of `DetectorConfig` (digest "
                 f"`{recipe_digest(config)}`; the full config is in `{TRAINING_FILE}`).\n\n"
                 f"Held-out token metrics (EVALUATION.md of deid-hf, label-agnostic; the model alone, no "
@@ -721,11 +732,11 @@ def _write_card(folder: Path, config: DetectorConfig, metrics: dict, sources: li
             ),
             "usage": (
                 f"from transformers import pipeline\n"
-                f'pipe = pipeline("token-classification", model="{folder.name}", '
+                f'pipe = pipeline("token-classification", model="{name}", '
                 f'aggregation_strategy="simple", stride={config.stride})\n'
                 f"# in deid-hf, ONNX Runtime int8:\n"
                 f'deid_hf.pipeline("deid-substitution", detector=deid_hf.detect.TokenClassificationDetector('
-                f'"{folder.name}", backend="onnx", int8=True))'
+                f'"{name}", backend="onnx", int8=True))'
             ),
             "limits": (
                 "Intended use: finding personal information (names, places, dates, contact details, "

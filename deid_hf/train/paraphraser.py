@@ -16,12 +16,13 @@ from __future__ import annotations
 import csv
 import json
 import random
+import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from ..models import ADAPTER_FILE
+from ..models import ADAPTER_FILE, write_manifest
 from ..validate import check_positive_ints, check_training_rates
 
 TRAINING_FILE = "deid_hf_training.json"
@@ -251,7 +252,10 @@ def train_paraphraser(
         "completed": not stopped,
     }
     if not stopped:
+        if checkpoint_dir is None:  # a completed run needs its checkpoints no more
+            shutil.rmtree(checkpoints, ignore_errors=True)
         _write_model(run.model, tokenizer, output_dir, config, metrics, held_out)
+        write_manifest(output_dir)
     return metrics
 
 
@@ -270,10 +274,9 @@ def _write_model(
     sample = [prompt(s) + completion(p, "") for s, p in list(held_out)[:64]]
     bounds = ClampBounds.calibrate(model, tokenizer, sample)
     output_dir.mkdir(parents=True, exist_ok=True)
-    if config.lora_rank:  # the adapter alone (fp16), its bounds beside it; `merge_adapter` makes a model
-        for parameter in model.parameters():
-            parameter.data = parameter.data.half()
-        model.save_pretrained(output_dir, safe_serialization=True)
+    if config.lora_rank:  # the adapter alone (fp16), its bounds beside it; the registry merges it
+        weights = {k: v.half() if "lora_" in k else v for k, v in model.state_dict().items()}
+        model.save_pretrained(output_dir, safe_serialization=True, state_dict=weights)
         (output_dir / ADAPTER_FILE).write_text(
             json.dumps({"deid_hf_clamp": asdict(bounds), "base_model": config.model}, indent=2)
         )

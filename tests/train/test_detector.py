@@ -210,7 +210,7 @@ def test_resumed_training_reaches_the_same_weights(tmp_path, minilm_tokenizer):
 
 
 @pytest.mark.slow
-def test_onnx_export_matches_pytorch(tmp_path, minilm_tokenizer):
+def test_int8_graph_agrees_with_the_int8_pytorch_weights(tmp_path, minilm_tokenizer):
     from optimum.onnxruntime import ORTModelForTokenClassification
     from transformers import AutoModelForTokenClassification
 
@@ -282,17 +282,13 @@ def test_a_stopped_run_can_be_written_from_its_checkpoint(tmp_path, minilm_token
 def test_training_vocabulary_counts_gold_text_outside_its_spans_and_no_silver():
     from deid_hf.train.detector import LabelledDocument, training_vocabulary
 
-    notes = [
-        LabelledDocument(
-            f"Pt on lasix, seen by Dr. Brakowitz {i}. Brakowitz aware.",
-            ((25, 34, "PERSON"),),
-            f"p{i}",
-            "notes",
-        )
-        for i in range(10)
-    ]
+    text = "Pt on lasix, seen by Dr. Brakowitz's team {i}. Brakowitz aware. max amber fluids."
+    notes = [LabelledDocument(text.format(i=i), ((25, 36, "PERSON"),), f"p{i}", "notes") for i in range(10)]
+    assert notes[0].text[25:36] == "Brakowitz's"
     silver = [LabelledDocument("gum text with wikiword", (), f"s{i}", "silver:gum") for i in range(10)]
     vocabulary = training_vocabulary(notes + silver)
     assert vocabulary.is_vocabulary("lasix") and vocabulary.is_vocabulary("aware")
-    assert not vocabulary.is_vocabulary("brakowitz")  # inside a gold span in one place: never vocabulary
+    # inside a gold span once (here with a possessive): never vocabulary, nor a common noun
+    assert not vocabulary.is_vocabulary("brakowitz") and not vocabulary.is_common_noun("brakowitz")
+    assert not vocabulary.is_vocabulary("max") and not vocabulary.is_common_noun("amber")  # person names
     assert not vocabulary.is_vocabulary("wikiword")  # silver labels are not trusted to blank identifiers

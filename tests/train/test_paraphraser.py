@@ -9,6 +9,7 @@ import torch
 from safetensors.torch import load_file
 
 from deid_hf.errors import InputError
+from deid_hf.models import verified_folder
 from deid_hf.paraphrase import ClampBounds
 from deid_hf.train.paraphraser import (
     ADAPTER_FILE,
@@ -108,6 +109,7 @@ def test_training_lowers_held_out_loss_and_writes_a_checkpoint(tmp_path, tokeniz
     else:
         stored = json.loads((out / "config.json").read_text())
     assert ClampBounds(**stored["deid_hf_clamp"]).sensitivity > 0
+    assert verified_folder(out) == out and not (out / "checkpoints").exists()  # a completed run
     assert (out / "tokenizer.json").is_file() and "Privacy parameters" in (out / "README.md").read_text()
     check_hub_card(out / "README.md", forbidden=(str(tmp_path),))
     assert json.loads((out / "deid_hf_training.json").read_text())["metrics"]["steps"] == 6
