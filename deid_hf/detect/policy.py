@@ -339,6 +339,13 @@ def apply_policy(
     return [kept for span in spans for kept in _keep(text, span, vocabulary, original)]
 
 
+#: titles and honorifics alone ("Dr.", "Mrs", "Prof. Dr."): no identifier (a model trained on synthetic
+#: records that mark job titles learns to mark them)
+_HONORIFICS = re.compile(
+    r"(?:(?:dr|drs|mr|mrs|ms|miss|mx|prof|rev|fr|sir|madam|mme|mlle)\.?\s*)+", re.IGNORECASE
+)
+
+
 def _function_words(piece: str) -> bool:
     """Every token of ``piece`` is a lower-case English stop word ("from", "of the"; not "May", "US")."""
     tokens = [t.strip(".,:;'’\"()") for t in piece.split()]
@@ -433,9 +440,9 @@ def _trim_common_words(text: str, span: Span) -> Span | None:
 def keep_trained(text: str, spans: Sequence[Span], dates: Sequence[Span]) -> list[Span]:
     """The spans of a model trained on this policy's gold, widened to whole words (`_whole_words`), kept as
     found except: names lose the frequent lower-case words at their edges and a person's or place's
-    possessive (`_trim_common_words`); function words alone ("Sam from Contoso": "from"); an AGE without a
-    number over 89 (the policy's age rule: a synthetic gold that marks every age teaches the model "67 years
-    old"); a DATE_TIME that a date rule (`find_dates`: ``dates``) overlaps (the rule's span stands for it, as
+    possessive (`_trim_common_words`); function words or a title alone ("Sam from Contoso": "from"; "Dr.");
+    an AGE without a number over 89 (the policy's age rule: a synthetic gold that marks every age teaches the
+    model "67 years old"); a DATE_TIME that a date rule (`find_dates`: ``dates``) overlaps (the rule's span stands for it, as
     for every other detector) or that is no dotted date ("04.03.2021") and has no word but a weekday, a time
     of day or a duration: a bare number or fragment ("9", "/7", "2000"), "Tuesday", "8 pm"."""
     kept = []
@@ -443,7 +450,11 @@ def keep_trained(text: str, spans: Sequence[Span], dates: Sequence[Span]) -> lis
         span = _whole_words(text, span)
         if span.label in NAMED:
             span = _trim_common_words(text, span)
-        if span is None or _function_words(text[span.start : span.end]):
+        if (
+            span is None
+            or _function_words(text[span.start : span.end])
+            or _HONORIFICS.fullmatch(text[span.start : span.end].strip())
+        ):
             continue
         piece = text[span.start : span.end]
         if span.label == "AGE" and not _over_89(piece):

@@ -271,6 +271,23 @@ def test_a_trained_models_spans_keep_names_that_are_function_words_and_dotted_da
     assert found == ["04.03.2021", "Will", "May", "US", "张伟", "IL"]  # CJK not widened; no leading comma
 
 
+@pytest.mark.parametrize(
+    ("piece", "label", "kept"),
+    [
+        ("Dr.", "OTHER", False),  # a title alone is no identifier
+        ("Mrs", "PERSON", False),
+        ("Prof. Dr.", "OTHER", False),
+        ("Dr. Kenji Tanaka", "PERSON", True),  # with a name it stays
+        ("Drew", "PERSON", True),  # a name that starts like a title
+    ],
+)
+def test_a_trained_models_title_alone_is_dropped(piece, label, kept):
+    from deid_hf.detect.policy import keep_trained
+
+    text = f"Patient seen by {piece} today."
+    assert bool(keep_trained(text, [span_of(text, piece, label)], [])) == kept
+
+
 def test_a_trained_models_names_lose_edge_words_in_lower_case_and_a_persons_possessive():
     from deid_hf.detect.policy import keep_trained
 
