@@ -442,9 +442,10 @@ def keep_trained(text: str, spans: Sequence[Span], dates: Sequence[Span]) -> lis
     found except: names lose the frequent lower-case words at their edges and a person's or place's
     possessive (`_trim_common_words`); function words or a title alone ("Sam from Contoso": "from"; "Dr.");
     an AGE without a number over 89 (the policy's age rule: a synthetic gold that marks every age teaches the
-    model "67 years old"); a DATE_TIME that a date rule (`find_dates`: ``dates``) overlaps (the rule's span stands for it, as
-    for every other detector) or that is no dotted date ("04.03.2021") and has no word but a weekday, a time
-    of day or a duration: a bare number or fragment ("9", "/7", "2000"), "Tuesday", "8 pm"."""
+    model "67 years old"); a DATE_TIME that a date rule (`find_dates`: ``dates``) overlaps (the rule's span
+    stands for it, as for every other detector) or that is no dotted date ("04.03.2021") and has no word but
+    a weekday, a time of day or a duration: a bare number or fragment ("9", "/7", "2000"), "Tuesday", "8 pm".
+    """
     kept = []
     for span in spans:
         span = _whole_words(text, span)

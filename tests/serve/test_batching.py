@@ -65,7 +65,7 @@ def test_a_failing_group_fails_only_its_items_and_a_full_queue_refuses():
 def test_server_config_refuses_unsafe_requests():
     config = ServeConfig(detector="fast", strategy="typed")
     assert config.check_detector(None) == "fast"
-    with pytest.raises(InputError, match="not allowed"):  # patterns alone finds no names: listed by the server
+    with pytest.raises(InputError, match="not allowed"):  # patterns finds no names: the server lists it
         config.check_detector("patterns,spacy")
     widened = ServeConfig(detector="fast", strategy="typed", detectors=("patterns", "spacy"))
     assert widened.check_detector("patterns,spacy") == "patterns,spacy"
