@@ -542,7 +542,9 @@ def build_parser() -> argparse.ArgumentParser:
         "so each record's output is what one call on it gives",
     )
     run.add_argument(
-        "--config", default=None, help="YAML/JSON configuration (README, 'Configuration'); flags override it"
+        "--config",
+        default=None,
+        help="YAML/JSON configuration (docs/guides/configuration.md); flags override it",
     )
     run.add_argument(
         "--strategy",

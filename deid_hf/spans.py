@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 from .errors import InputError
 
-#: Common label schema of all detectors (see README, "Label schema").
+#: Common label schema of all detectors (docs: concepts/detectors.md, "Label schema").
 LABELS = (
     "PERSON",
     "ORG",

@@ -2,7 +2,7 @@
 
 Adding a detector = one module with a `Detector` subclass + one `register_detector` call (below, or in a
 user's code): its name then parses in `get_detector`, the pipelines' ``detector=``, the CLI's ``--detector``
-(help and validation) and error messages, and the README test checks that it is documented.
+(help and validation) and error messages, and the docs test checks that it is documented.
 """
 
 from __future__ import annotations
@@ -28,15 +28,15 @@ __all__ = [
     "register_detector",
 ]
 
-#: patterns + spaCy NER + the fine-tuned token classifier (README "Learned detector": the best recall on
+#: patterns + spaCy NER + the fine-tuned token classifier (docs/benchmarks: the best recall on
 #: clinical notes, presidio records and wikigold of the measured ensembles, no language model)
 DEFAULT_DETECTORS = ("patterns", "spacy", "learned")
 #: patterns + spaCy NER + the ZSTS p-filter on proper nouns (needs the pipeline's LM; the default before the
 #: learned model, which it labels the silver training data for)
 ZSTS_DETECTORS = ("patterns", "spacy", "pfilter-propn")
-#: no model beyond spaCy: nothing to build, lower recall (README, "Measured here")
+#: no model beyond spaCy: nothing to build, lower recall (docs/benchmarks)
 FAST_DETECTORS = ("patterns", "spacy")
-#: patterns + spaCy's places + the fine-tuned token classifier (README "Learned detector": measured on
+#: patterns + spaCy's places + the fine-tuned token classifier (docs/benchmarks: measured on
 #: held-out patients)
 CLINICAL_DETECTORS = ("patterns", "spacy:LOCATION", "learned")
 PFILTER_THRESHOLD = 1e-3

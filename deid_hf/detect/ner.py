@@ -1,6 +1,6 @@
 """NER detectors: spaCy pipelines and any HF token-classification model, mapped to the common labels.
 
-Label mapping (README, "Label schema"): PERSON/PER -> PERSON; ORG -> ORG; GPE/LOC/FAC -> LOCATION;
+Label mapping (docs/concepts/detectors.md): PERSON/PER -> PERSON; ORG -> ORG; GPE/LOC/FAC -> LOCATION;
 DATE/TIME -> DATE_TIME; CARDINAL -> NUMBER; NORP/MISC -> OTHER. Other spaCy labels (MONEY, PERCENT,
 ORDINAL, QUANTITY, EVENT, WORK_OF_ART, LAW, LANGUAGE, PRODUCT) are not personal data and are dropped, and
 so are CARDINALs written without digits ("five").
@@ -34,7 +34,7 @@ NER_LABELS = {
 #: spaCy gives no scores: fixed ones, low for generic numbers so structured pattern labels win merges
 SPACY_SCORES = {"CARDINAL": 0.3, "DATE": 0.6, "TIME": 0.6}
 #: score of spaCy's other entities (names, organisations, places): where a token classifier types the same
-#: words with more confidence, its label wins the merge (the learned model types them better; README)
+#: words with more confidence, its label wins the merge (the learned model types them better; docs/benchmarks)
 SPACY_NAME_SCORE = 0.5
 SPACY_DROPPED = {
     "MONEY",

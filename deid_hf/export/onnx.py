@@ -90,7 +90,7 @@ def export(
             "summary": f"ONNX export ({kind}{options}) of `{display_name(name)}`.",
             "usage": 'pipe = deid_hf.pipeline("deid-pfilter", model="<this folder>", backend="onnx")',
             "limits": "fp32 outputs equal the PyTorch model's within 1e-4; int8 changes probabilities "
-            "(see the deid-hf README for the measured tolerance). " + LIMITS,
+            "(see the deid-hf benchmarks for the measured tolerance). " + LIMITS,
         },
     )
     return output
