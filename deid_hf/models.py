@@ -426,6 +426,27 @@ def load_glove(name: str = "glove-50d") -> WordVectors:
     return WordVectors(index={word: i for i, word in enumerate(column)}, vectors=vectors)
 
 
+def _shipped_row(spec: ModelSpec, located: Path) -> dict:
+    """The `status` fields of a shipped folder: version, size, digest; an adapter's path is its merged
+    model in the cache."""
+    shipped = {
+        "package": f"{SHIPPED} ({'adapter' if spec.kind == 'paraphraser' else 'model'} {spec.version})",
+        "version": spec.version,
+        "bytes": sum(p.stat().st_size for p in located.rglob("*") if p.is_file()),
+        "digest": folder_digest(located)[:16],
+    }
+    if spec.kind != "paraphraser":
+        return {**shipped, "path": str(located), "ready": True, "note": "shipped"}
+    entry = cache_dir() / spec.name
+    try:
+        fresh = _is_fresh(_read_meta(entry), folder_digest(located))
+    except CacheError:
+        fresh = False
+    where = f"adapter in {located}"
+    note = f"cached ({where})" if fresh else f"merged into smollm2-135m on first use ({where})"
+    return {**shipped, "path": str(entry), "ready": fresh, "note": note}
+
+
 def status() -> list[dict]:
     """One row per offline default: installed, where it lives, whether it is ready to load."""
     rows = []
@@ -444,39 +465,8 @@ def status() -> list[dict]:
             package = f"{SHIPPED} (model {spec.version})" if shipped else row["package"]
             rows.append({**row, "package": package, "path": None, "ready": False, "note": note})
             continue
-        if spec.kind == "paraphraser":
-            entry = cache_dir() / spec.name
-            try:
-                fresh = _is_fresh(_read_meta(entry), folder_digest(located))
-            except CacheError:
-                fresh = False
-            rows.append(
-                {
-                    **row,
-                    "package": f"{SHIPPED} (adapter {spec.version})",
-                    "version": spec.version,
-                    "bytes": sum(p.stat().st_size for p in located.rglob("*") if p.is_file()),
-                    "digest": folder_digest(located)[:16],
-                    "path": str(entry),
-                    "ready": fresh,
-                    "note": f"cached (adapter in {located})"
-                    if fresh
-                    else f"merged into smollm2-135m on first use (adapter in {located})",
-                }
-            )
-        elif spec.distribution == SHIPPED:
-            rows.append(
-                {
-                    **row,
-                    "package": f"{SHIPPED} (model {spec.version})",
-                    "version": spec.version,
-                    "bytes": sum(p.stat().st_size for p in located.rglob("*") if p.is_file()),
-                    "digest": folder_digest(located)[:16],
-                    "path": str(located),
-                    "ready": True,
-                    "note": "shipped",
-                }
-            )
+        if spec.distribution == SHIPPED:
+            rows.append({**row, **_shipped_row(spec, located)})
         elif spec.kind == "causal-lm":
             entry = cache_dir() / spec.name
             try:
