@@ -20,11 +20,12 @@ from detection import presidio_analyzer
 from detection_wikigold import first_held_out_sentence, wikigold
 
 import deid_hf.detect.ner as ner
+from deid_hf.data import PRESIDIO_FILE, PRESIDIO_HELD_OUT
+from deid_hf.data import PRESIDIO_LABELS as PRESIDIO_GOLD_LABELS
 from deid_hf.detect import get_detector
 from deid_hf.detect.ner import map_ner_label
 from deid_hf.detect.patterns import PRESIDIO_LABELS as PRESIDIO_OUTPUT_LABELS
 from deid_hf.evaluation.detection import load_gold
-from deid_hf.train.detector import PRESIDIO_LABELS as PRESIDIO_GOLD_LABELS
 
 
 def label_accuracy(docs, predictions, gold_labels) -> tuple[float, int, list]:
@@ -56,7 +57,7 @@ def main():
         ner.SPACY_NAME_SCORE = args.spacy_name_score
     corpora = {
         "presidio 750-1499": (
-            load_gold(data_path("presidio_synth_pii/synth_dataset_v2.json"))[750:],
+            load_gold(data_path(PRESIDIO_FILE))[PRESIDIO_HELD_OUT.start : PRESIDIO_HELD_OUT.stop],
             PRESIDIO_GOLD_LABELS,
         ),
         "wikigold held out": (

@@ -23,6 +23,7 @@ import onnxruntime
 import torch
 from _common import data_path, print_table, write_results
 
+from deid_hf.data import PRESIDIO_FILE, PRESIDIO_HELD_OUT
 from deid_hf.evaluation.detection import load_gold
 from deid_hf.export.onnx import cpu_flags, export, session_options
 
@@ -74,7 +75,8 @@ def main():
     torch.set_num_threads(2)
     flags = cpu_flags()
     isa = [f for f in ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8") if f in flags]
-    presidio = [d.text for d in load_gold(data_path("presidio_synth_pii/synth_dataset_v2.json"))[750:]]
+    held = PRESIDIO_HELD_OUT
+    presidio = [d.text for d in load_gold(data_path(PRESIDIO_FILE))[held.start : held.stop]]
     notes = [__import__("json").loads(x)["text"] for x in data_path("physionet_deid_dev/notes.jsonl").open()]
     corpora = {"presidio 750+": presidio[: args.docs], "dev notes": notes[: args.notes]}
     with tempfile.TemporaryDirectory() as tmp:

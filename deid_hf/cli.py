@@ -319,16 +319,20 @@ def cmd_evaluate_utility(args: argparse.Namespace) -> None:
 
 def cmd_evaluate_report(args: argparse.Namespace) -> None:
     """One command: detection table, utility tables (SNIPS intent, BTC NER), trade-off plot over p."""
+    from .data import PRESIDIO_FILE, PRESIDIO_HELD_OUT
     from .evaluation.detection import evaluate_pipeline, load_gold
     from .evaluation.report import screenshot, utility_rows, write_report
     from .paths import data_root
     from .pipelines import pipeline
     from .replace.word_by_word import WordByWord
 
-    # records 750-1499: the default's learned model trains on records 0-399
-    docs = load_gold(data_root(args.data_root) / "presidio_synth_pii" / "synth_dataset_v2.json")[750:]
+    held = PRESIDIO_HELD_OUT  # the default's learned model trains on records of PRESIDIO_TUNING
+    docs = load_gold(data_root(args.data_root) / PRESIDIO_FILE)[held.start : held.stop]
     docs = docs[: args.detection_limit]
-    console.print(f"[dim]detection on {len(docs)} held-out presidio_synth_pii records (750-1499)[/dim]")
+    console.print(
+        f"[dim]detection on {len(docs)} held-out presidio_synth_pii records "
+        f"({held.start}-{held.stop - 1})[/dim]"
+    )
     detection = evaluate_pipeline(pipeline("deid-substitution", strategy="full_entity"), docs)
     detectors = args.detectors.split(",")
     rows, setups, make_pipe, config = _utility_runs(
@@ -402,8 +406,9 @@ def cmd_train_paraphraser(args: argparse.Namespace) -> None:
 def cmd_train_detector(args: argparse.Namespace) -> None:
     """Fine-tune an encoder as a token classifier over the label schema (BIO), with accelerate; resumable.
     Writes the checkpoint, tokenizer, ONNX fp32 + int8 and a model card with held-out metrics."""
+    from .data import read_documents
     from .paths import data_root
-    from .train.detector import DetectorConfig, default_documents, read_documents, train_detector
+    from .train.detector import DetectorConfig, default_documents, train_detector
 
     values = _config_values(args, _DETECTOR_FLAGS)
     if args.documents:  # silver texts join the default data only

@@ -87,7 +87,7 @@ def tiny_llama_fixture(smollm2):
 
 
 def _labelled(i: int):
-    from deid_hf.train.detector import LabelledDocument
+    from deid_hf.data import LabelledDocument
 
     names = ("Maria Gonzalez", "Ivan Petrov", "Ana Lima", "Tom Okafor")
     places = ("Lisbon", "Boston", "Nairobi")

@@ -16,8 +16,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "deid_hf"
 LAYERS = [
     # pure: no models, no I/O beyond reading arguments
     {"_version", "errors", "extras", "spans", "privacy", "validate", "text"},
-    # where things live and how a language model is read
-    {"paths", "lm", "models"},
+    # where things live, how a language model is read, labelled corpora and their splits
+    {"paths", "lm", "models", "data"},
     # components built on a model: detection, replacement, NDD, DP paraphrase, ONNX export (pipelines load
     # exported models) and model cards
     {"detect", "replace", "ndd", "paraphrase", "export", "config", "reidentify"},

@@ -126,8 +126,8 @@ def test_the_learned_detector_runs_the_shipped_int8_graph(registered_learned):
 
 @pytest.mark.data
 def test_shipped_vocabulary_holds_no_word_of_a_gold_identifier():
+    from deid_hf.data import physionet_documents
     from deid_hf.detect.lexicon import VOCABULARY_FILE, Vocabulary, words
-    from deid_hf.train.detector import physionet_documents
     from tests.conftest import shared_data
 
     vocabulary = Vocabulary.from_json((DETECTOR / VOCABULARY_FILE).read_text())

@@ -18,10 +18,21 @@ from __future__ import annotations
 import json
 import random
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..data import (
+    PHYSIONET_FILE,
+    PRESIDIO_FILE,
+    PRESIDIO_HELD_OUT,
+    PRESIDIO_TUNING,
+    LabelledDocument,
+    case_group,
+    note_folds,
+    physionet_documents,
+    presidio_documents,
+)
 from ..errors import InputError
 from ..models import write_manifest
 from ..spans import LABELS
@@ -29,40 +40,6 @@ from ..validate import check_positive_ints, check_training_rates
 
 TRAINING_FILE = "deid_hf_training.json"
 BIO_LABELS = ("O", *(f"{prefix}-{label}" for label in LABELS for prefix in ("B", "I")))
-PRESIDIO_FILE = "presidio_synth_pii/synth_dataset_v2.json"
-PHYSIONET_FILE = "physionet_deid_dev/notes.jsonl"
-#: presidio_synth_pii entity types -> schema
-PRESIDIO_LABELS = {
-    "PERSON": "PERSON",
-    "STREET_ADDRESS": "ADDRESS",
-    "ZIP_CODE": "ADDRESS",
-    "GPE": "LOCATION",
-    "ORGANIZATION": "ORG",
-    "CREDIT_CARD": "ID",
-    "IBAN_CODE": "ID",
-    "US_SSN": "ID",
-    "US_DRIVER_LICENSE": "ID",
-    "DATE_TIME": "DATE_TIME",
-    "PHONE_NUMBER": "PHONE",
-    "AGE": "AGE",
-    "EMAIL_ADDRESS": "EMAIL",
-    "DOMAIN_NAME": "URL",
-    "IP_ADDRESS": "IP",
-    "TITLE": "OTHER",
-    "NRP": "OTHER",
-}
-#: PhysioNet deid gold labels -> schema ("Other" PHI are identifying numbers)
-PHYSIONET_LABELS = {
-    "HCPName": "PERSON",
-    "PTName": "PERSON",
-    "RelativeProxyName": "PERSON",
-    "Date": "DATE_TIME",
-    "DateYear": "DATE_TIME",
-    "Location": "LOCATION",
-    "Phone": "PHONE",
-    "Age": "AGE",
-    "Other": "ID",
-}
 
 
 @dataclass
@@ -120,8 +97,9 @@ class DetectorConfig:
             raise InputError(f"max_windows must be a positive integer or None, got {self.max_windows!r}")
         if not 0 <= self.stride < self.max_length - 2:
             raise InputError(f"stride must be in [0, max_length - 2), got {self.stride!r}")
-        if not isinstance(self.presidio_records, int) or not 0 <= self.presidio_records <= 750:
-            raise InputError(f"presidio_records must be in [0, 750], got {self.presidio_records!r}")
+        most = len(PRESIDIO_TUNING)
+        if not isinstance(self.presidio_records, int) or not 0 <= self.presidio_records <= most:
+            raise InputError(f"presidio_records must be in [0, {most}], got {self.presidio_records!r}")
         if not isinstance(self.silver_per_source, int) or self.silver_per_source < 0:
             raise InputError(
                 f"silver_per_source must be a non-negative integer, got {self.silver_per_source!r}"
@@ -145,119 +123,6 @@ class DetectorConfig:
             raise InputError(f"held_out_fold must be in [0, {self.folds}), got {self.held_out_fold!r}")
 
 
-@dataclass(frozen=True)
-class LabelledDocument:
-    """A text with gold spans ``(start, end, schema label)``; ``group`` keeps related documents (a
-    patient's notes) on one side of every split."""
-
-    text: str
-    spans: tuple[tuple[int, int, str], ...]
-    group: str
-    source: str = ""
-    #: the corpus' own label of each span (for per-type figures)
-    original_labels: tuple[str, ...] = ()
-
-
-def _checked(spans, text: str, where: str) -> tuple[tuple[int, int, str], ...]:
-    out = []
-    for start, end, label in spans:
-        if label not in LABELS:
-            raise InputError(f"{where}: label {label!r} is not in the schema ({', '.join(LABELS)})")
-        if not 0 <= start < end <= len(text):
-            raise InputError(f"{where}: span [{start}, {end}) is outside the text")
-        out.append((start, end, label))
-    return tuple(out)
-
-
-def presidio_documents(path: str | Path, records: range) -> list[LabelledDocument]:
-    """presidio_synth_pii records ``records`` with their entity types mapped onto the schema."""
-    rows = json.loads(Path(path).read_text(encoding="utf-8"))
-    docs = []
-    for i in records:
-        if i >= len(rows):
-            break
-        spans = rows[i]["spans"]
-        docs.append(
-            LabelledDocument(
-                rows[i]["full_text"],
-                _checked(
-                    [
-                        (
-                            s["start_position"],
-                            s["end_position"],
-                            PRESIDIO_LABELS.get(s["entity_type"], "OTHER"),
-                        )
-                        for s in spans
-                    ],
-                    rows[i]["full_text"],
-                    f"{path} record {i}",
-                ),
-                f"presidio-{i}",
-                "presidio_synth_pii",
-                tuple(s["entity_type"] for s in spans),
-            )
-        )
-    return docs
-
-
-def physionet_documents(path: str | Path) -> list[LabelledDocument]:
-    """PhysioNet deid notes (``{"patient", "text", "spans"}`` per line), grouped by patient."""
-    docs = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        row = json.loads(line)
-        spans = [(s["start"], s["end"], PHYSIONET_LABELS.get(s["label"], "OTHER")) for s in row["spans"]]
-        docs.append(
-            LabelledDocument(
-                row["text"],
-                _checked(spans, row["text"], f"{path}:{number}"),
-                f"patient-{row['patient']}",
-                "physionet_deid_dev",
-                tuple(s["label"] for s in row["spans"]),
-            )
-        )
-    return docs
-
-
-def read_documents(path: str | Path) -> list[LabelledDocument]:
-    """JSONL of ``{"text": str, "spans": [{"start", "end", "label"}], "group": str (optional)}``; labels in
-    the schema (or PhysioNet / presidio names, mapped)."""
-    if not Path(path).is_file():
-        raise InputError(f"documents file {path} does not exist")
-    mapping = {**PRESIDIO_LABELS, **PHYSIONET_LABELS}
-    docs = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            text = row["text"]
-            spans = [(int(s["start"]), int(s["end"]), str(s["label"])) for s in row.get("spans", [])]
-        except (ValueError, KeyError, TypeError):
-            text = None
-        if not isinstance(text, str):
-            raise InputError(f"{path}:{number}: expected a JSON object with 'text' and 'spans'")
-        spans = [(s, e, label if label in LABELS else mapping.get(label, label)) for s, e, label in spans]
-        docs.append(
-            LabelledDocument(
-                text,
-                _checked(spans, text, f"{path}:{number}"),
-                str(row.get("group", f"line-{number}")),
-                Path(path).name,
-                tuple(label for _, _, label in spans),
-            )
-        )
-    return docs
-
-
-def patient_folds(groups: Iterable[str], folds: int, seed: int = 0) -> dict[str, int]:
-    """Group -> fold: the sorted groups shuffled under ``seed`` and dealt round-robin."""
-    ordered = sorted(set(groups))
-    random.Random(seed).shuffle(ordered)
-    return {group: i % folds for i, group in enumerate(ordered)}
-
-
 def default_documents(data_root: str | Path, config: DetectorConfig):
     """(training documents, {held-out set name: documents}) of the default mix: gold, plus silver documents
     when ``config.silver_per_source`` > 0."""
@@ -268,13 +133,11 @@ def default_documents(data_root: str | Path, config: DetectorConfig):
                 f"training the detector needs {root / relative}; set DEID_HF_DATA / --data-root to the "
                 f"folder holding presidio_synth_pii/ and physionet_deid_dev/, or pass --documents FILE.jsonl"
             )
-    presidio = presidio_documents(root / PRESIDIO_FILE, range(0, 1500))
+    tuning = presidio_documents(root / PRESIDIO_FILE, PRESIDIO_TUNING)
     notes = physionet_documents(root / PHYSIONET_FILE)
-    fold_of = patient_folds((d.group for d in notes), config.folds, seed=0)
+    fold_of = note_folds(notes, config.folds)
     held_notes = [d for d in notes if fold_of[d.group] == config.held_out_fold]
-    train = presidio[: config.presidio_records] + [
-        d for d in notes if fold_of[d.group] != config.held_out_fold
-    ]
+    train = tuning[: config.presidio_records] + [d for d in notes if fold_of[d.group] != config.held_out_fold]
     if config.silver_per_source:
         from .silver import silver_documents
 
@@ -286,7 +149,11 @@ def default_documents(data_root: str | Path, config: DetectorConfig):
             policy=config.silver_policy,
             whole=config.silver_whole,
         )
-    held_out = {"presidio_synth_pii 750-1499": presidio[750:]}
+    held_out = {
+        f"presidio_synth_pii {PRESIDIO_HELD_OUT.start}-{PRESIDIO_HELD_OUT.stop - 1}": presidio_documents(
+            root / PRESIDIO_FILE, PRESIDIO_HELD_OUT
+        )
+    }
     if held_notes:
         held_out[f"physionet_deid_dev fold {config.held_out_fold}/{config.folds}"] = held_notes
     return train, held_out
@@ -372,11 +239,6 @@ def split_documents(docs: Sequence[LabelledDocument], eval_fraction: float, seed
             f"{len(docs)} documents leave nothing to train on after holding out {eval_fraction:.0%}"
         )
     return train, [d for d in docs if d.group in held]
-
-
-def case_group(text: str) -> str:
-    """ "upper" when the text has letters and none is lower case, else "mixed"."""
-    return "upper" if any(c.isalpha() for c in text) and text == text.upper() else "mixed"
 
 
 def held_out_metrics(detector, held_out: dict[str, Sequence[LabelledDocument]]) -> dict:

@@ -22,11 +22,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .._version import __version__
+from ..data import LabelledDocument
 from ..detect.lexicon import stop_words
 from ..detect.policy import POLICIES, apply_policy, find_dates, find_phones
 from ..errors import InputError
 from ..spans import Span, merge_spans, trim_edge_words
-from .detector import LabelledDocument
 
 _NO_SPACE_BEFORE = re.compile(
     r" (?=[.,;:!?%)\]}]|n't\b|'(?:s|m|re|ve|ll|d)\b)|(?<=[(\[{$]) | (?=' ?(?:s|m|t|re|ve|ll|d)\b)"

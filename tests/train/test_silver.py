@@ -1,8 +1,9 @@
 import pytest
 
+from deid_hf.data import LabelledDocument
 from deid_hf.errors import InputError
 from deid_hf.train import silver
-from deid_hf.train.detector import DetectorConfig, LabelledDocument, default_documents
+from deid_hf.train.detector import DetectorConfig, default_documents
 from deid_hf.train.silver import (
     SILVER_SOURCES,
     WIKIGOLD_SILVER_ARTICLES,
