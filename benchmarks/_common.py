@@ -32,9 +32,37 @@ def _fmt(value) -> str:
     return "-" if value is None else str(value)
 
 
+def run_info() -> dict:
+    """What a table must carry: the command, commit, date and machine that produced it."""
+    import datetime
+    import os
+    import platform
+    import subprocess
+
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(REPO), "describe", "--always", "--dirty"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
+    return {
+        "command": " ".join(["python", *sys.argv]),
+        "commit": commit,
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores, {platform.system()} "
+        f"{platform.release()}",
+    }
+
+
 def write_results(name: str, payload: dict) -> Path:
+    """``payload`` with `run_info` as ``results/<name>.json``."""
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"{name}.json"
-    path.write_text(json.dumps(payload, indent=2))
+    info = run_info()
+    path.write_text(json.dumps({"run": info, **payload}, indent=2))
+    print(f"\n{info['command']} at {info['commit']}, {info['date']}, {info['machine']}")
     print(f"\nwrote {path}")
     return path

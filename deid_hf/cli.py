@@ -416,6 +416,7 @@ def cmd_train_detector(args: argparse.Namespace) -> None:
     config = DetectorConfig(
         model=args.model,
         held_out_fold=None if args.held_out_fold < 0 else args.held_out_fold,
+        sealed_fold=None if args.sealed_fold < 0 else args.sealed_fold,
         data=Path(args.documents).name if args.documents else "default",
         **{**values, "max_windows": values["max_windows"] or None},
     )
@@ -477,12 +478,18 @@ _DETECTOR_FLAGS = (
     ("--silver", "silver_per_source", int),
     ("--silver-policy", "silver_policy", str),
     ("--silver-whole", "silver_whole", lambda names: tuple(filter(None, names.split(",")))),
+    ("--refills", "refills", int),
+    ("--look-alikes", "look_alikes", int),
+    ("--case-variants", "case_variants", lambda value: value.lower() in ("1", "true", "yes")),
 )
 
 
 _FLAG_HELP = {
     "--lora-rank": "rank of the LoRA adapter trained over the frozen base (0: fine-tune every weight)",
     "--max-windows": "at most this many training windows, a seeded sample (0: every window)",
+    "--refills": "surrogate re-filled copies of every gold document with spans (deid_hf.train.augment)",
+    "--look-alikes": "copies of every clinical note with look-alike clinical sentences inserted",
+    "--case-variants": "true: one copy of every training text in ALL CAPS or lower case",
     "--silver": "silver (distilled) texts per source, labelled by the zsts ensemble under --silver-policy "
     "and cached, added to the default data (0: gold only; see deid_hf.train.silver)",
     "--silver-whole": "comma-separated silver sources taken whole rather than sampled ('' for none)",
@@ -699,6 +706,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=-1 if detector_defaults.held_out_fold is None else detector_defaults.held_out_fold,
         help="patient fold of the dev notes left out and measured (-1, the default: train on all patients, "
         "as the shipped model)",
+    )
+    detector.add_argument(
+        "--sealed-fold",
+        type=int,
+        default=-1,
+        help="patient fold of the dev notes neither trained on nor measured, for tuning runs that keep the "
+        "sealed fold unread (deid_hf.data.SEALED_FOLD; -1, the default: none)",
     )
     detector.add_argument("--no-onnx", action="store_true", help="skip the ONNX export")
     detector.add_argument(

@@ -159,7 +159,7 @@ def tiny_learned_detector(tmp_path_factory, registered_learned, minilm_tokenizer
     that the real trainer fits on `DOCS` and exports to ONNX int8 in seconds: the tests of the code around the
     model do not change with each shipped model version. The shipped model is tested on its own
     (tests/test_shipped_models.py, the README and docs snippets) with `registered_learned`."""
-    from deid_hf.detect import DETECTORS, TokenClassificationDetector, register_detector
+    from deid_hf.detect import DETECTORS, learned_detector, register_detector
     from deid_hf.train.detector import train_detector
 
     out = tmp_path_factory.mktemp("learned") / "tiny-detector"
@@ -173,8 +173,9 @@ def tiny_learned_detector(tmp_path_factory, registered_learned, minilm_tokenizer
     )
     register_detector(
         "learned",
-        lambda *_: TokenClassificationDetector(str(out), backend="onnx", int8=True),
+        learned_detector(str(out)),
         help=registered_learned.help,
+        argument=registered_learned.argument,
     )
     yield out
     DETECTORS["learned"] = registered_learned

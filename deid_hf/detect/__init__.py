@@ -25,6 +25,7 @@ __all__ = [
     "TokenClassificationDetector",
     "detector_names",
     "get_detector",
+    "learned_detector",
     "register_detector",
 ]
 
@@ -154,10 +155,33 @@ def _pfilter(name: str, proper_nouns: bool) -> Callable[..., Detector]:
     return build
 
 
+def _with_learned(names: tuple[str, ...]) -> Callable[..., Detector]:
+    """An ensemble of ``names`` whose argument is the threshold of its learned part (``default:0.3``)."""
+
+    def build(argument, *_):
+        return get_detector([f"{n}:{argument}" if argument and n == "learned" else n for n in names])
+
+    return build
+
+
+def learned_detector(model: str) -> Callable[..., Detector]:
+    """The build of detector "learned" over ``model``'s int8 ONNX graph; ``learned:T`` sets its threshold."""
+
+    def build(argument, *_):
+        try:
+            threshold = float(argument) if argument else None
+        except ValueError:
+            raise InputError(f"the learned detector's threshold must be a number, got {argument!r}") from None
+        return TokenClassificationDetector(model, backend="onnx", int8=True, threshold=threshold)
+
+    return build
+
+
 register_detector(
     "default",
-    lambda *_: get_detector(list(DEFAULT_DETECTORS)),
-    help=f"patterns + spacy + learned ({LEARNED_MODEL}, shipped), no LM",
+    _with_learned(DEFAULT_DETECTORS),
+    help=f"patterns + spacy + learned ({LEARNED_MODEL}, shipped), no LM; default:T sets learned's threshold",
+    argument="threshold",
 )
 register_detector(
     "fast", lambda *_: get_detector(list(FAST_DETECTORS)), help="patterns + spacy, no language model"
@@ -188,13 +212,16 @@ register_detector(
 )
 register_detector(
     "learned",
-    lambda *_: TokenClassificationDetector(LEARNED_MODEL, backend="onnx", int8=True),
-    help=f"the fine-tuned token classifier {LEARNED_MODEL} (shipped) on ONNX Runtime int8",
+    learned_detector(LEARNED_MODEL),
+    help=f"the fine-tuned token classifier {LEARNED_MODEL} (shipped) on ONNX Runtime int8; learned:T: a "
+    f"token is an entity when p(entity) / (p(entity) + p(O)) >= T (default 0.5)",
+    argument="threshold",
 )
 register_detector(
     "clinical",
-    lambda *_: get_detector(list(CLINICAL_DETECTORS)),
+    _with_learned(CLINICAL_DETECTORS),
     help=f"patterns + spaCy places + learned ({LEARNED_MODEL}): the best on clinical notes, no LM",
+    argument="threshold",
 )
 register_detector(
     "token-classification",

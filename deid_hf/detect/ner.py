@@ -10,6 +10,7 @@ A token-classification label already in the schema is kept; any other is mapped 
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -142,6 +143,16 @@ class SpacyDetector(Detector):
         return [[s for s in spans if s.label in self.labels] for spans in found]
 
 
+def outside_bias_of(threshold) -> float:
+    """The "O" logit bias of a ``threshold`` in (0, 1): a token is an entity when its best entity label
+    ``e`` has ``p(e) / (p(e) + p(O)) >= threshold`` (0.5: the plain argmax; lower: more recall)."""
+    from ..errors import InputError
+
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold < 1:
+        raise InputError(f"threshold must be a number in (0, 1), got {threshold!r}")
+    return math.log((1 - threshold) / threshold)
+
+
 @functools.lru_cache(maxsize=1)
 def outside_biased_pipeline():
     """transformers' token-classification pipeline with ``outside_bias`` subtracted from the "O" logit
@@ -170,7 +181,9 @@ class TokenClassificationDetector(Detector):
     ``backend="onnx"`` runs the model's ONNX export (``model.onnx``, or ``model_quantized.onnx`` with
     ``int8=True``, `deid_hf.export.onnx`) on ONNX Runtime (``provider`` cpu / cuda / tensorrt) through
     Optimum's ``ORTModelForTokenClassification`` in the same pipeline. Long texts are cut into overlapping
-    windows (``stride``; default: the window the model was trained with, ``config.deid_hf_window``). Batches
+    windows (``stride``; default: the window the model was trained with, ``config.deid_hf_window``).
+    ``threshold`` is the operating point (`outside_bias_of`; default: the folder's ``deid_hf_threshold``,
+    else 0.5). Batches
     are formed from texts of similar length (less padding); results keep the input order. The int8 graph
     runs one window at a time (``batch_size`` None: 1 with ``int8``, else 16): its dynamic quantization
     scales each batch's activations together, so a window's result would depend on the texts batched with it.
@@ -191,7 +204,7 @@ class TokenClassificationDetector(Detector):
         int8: bool = False,
         provider: str = "cpu",
         stride: int | None = None,
-        outside_bias: float | None = None,
+        threshold: float | None = None,
     ):
         from transformers import AutoTokenizer, pipeline
 
@@ -237,10 +250,9 @@ class TokenClassificationDetector(Detector):
         stride = window.get("stride") if stride is None else stride
         if stride and aggregation_strategy != "none":
             options["stride"] = stride
-        if outside_bias is None:  # a trained folder's recommended value (deid-hf train-detector)
-            outside_bias = getattr(config, "deid_hf_outside_bias", 0.0)
-        if isinstance(outside_bias, bool) or not isinstance(outside_bias, (int, float)):
-            raise InputError(f"outside_bias must be a number, got {outside_bias!r}")
+        if threshold is None:  # a trained folder's operating point, else the plain argmax
+            threshold = getattr(config, "deid_hf_threshold", 0.5)
+        outside_bias = outside_bias_of(threshold)
         self.pipe = pipeline(
             "token-classification",
             model=model,
@@ -250,7 +262,8 @@ class TokenClassificationDetector(Detector):
             pipeline_class=outside_biased_pipeline(),
             **options,
         )
-        self.pipe.outside_bias = float(outside_bias)
+        self.pipe.outside_bias = outside_bias
+        self.threshold = float(threshold)
         self.pipe.outside_index = (getattr(config, "label2id", None) or {}).get("O")
         if batch_size is not None and (
             isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1

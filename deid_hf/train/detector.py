@@ -19,7 +19,7 @@ import json
 import random
 import shutil
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..data import (
@@ -60,6 +60,8 @@ class DetectorConfig:
     #: on every dev patient, as the shipped model is: the corpus' other patients are measured separately)
     folds: int = 5
     held_out_fold: int | None = None
+    #: a fold neither trained on nor measured (tuning runs keep `deid_hf.data.SEALED_FOLD` unread)
+    sealed_fold: int | None = field(default=None, metadata={"neutral": None})
     #: presidio_synth_pii records 0..presidio_records-1 are trained on (at most 750: 750-1499 are held out)
     presidio_records: int = 750
     #: at most this many training windows (a seeded sample), to bound the run's time
@@ -78,6 +80,12 @@ class DetectorConfig:
     #: silver sources taken whole rather than sampled: GUM's and wikigold's encyclopedic, news and
     #: biographical sentences, where general-text organisations and places are
     silver_whole: tuple[str, ...] = ("gum", "wikigold")
+    #: training-data engine (`deid_hf.train.augment`), applied to the training split only: surrogate
+    #: re-filled copies of every gold document with spans, look-alike copies of every clinical note, and
+    #: one copy of every training text in another casing
+    refills: int = field(default=0, metadata={"neutral": 0})
+    look_alikes: int = field(default=0, metadata={"neutral": 0})
+    case_variants: bool = field(default=False, metadata={"neutral": False})
     #: where the documents came from, for the model card: "default" or a file name
     data: str = "default"
 
@@ -92,6 +100,11 @@ class DetectorConfig:
             "save_every",
             "folds",
         )
+        if not all(isinstance(n, int) and n >= 0 for n in (self.refills, self.look_alikes)):
+            raise InputError(
+                f"refills and look_alikes must be non-negative integers, got {self.refills!r}, "
+                f"{self.look_alikes!r}"
+            )
         check_training_rates(self.eval_fraction, self.learning_rate)
         if self.max_windows is not None and (not isinstance(self.max_windows, int) or self.max_windows < 1):
             raise InputError(f"max_windows must be a positive integer or None, got {self.max_windows!r}")
@@ -119,8 +132,10 @@ class DetectorConfig:
         self.silver_whole = tuple(self.silver_whole)
         if not 0 <= self.negative_windows <= 1:
             raise InputError(f"negative_windows must be in [0, 1], got {self.negative_windows!r}")
-        if self.held_out_fold is not None and not 0 <= self.held_out_fold < self.folds:
-            raise InputError(f"held_out_fold must be in [0, {self.folds}), got {self.held_out_fold!r}")
+        for name in ("held_out_fold", "sealed_fold"):
+            fold = getattr(self, name)
+            if fold is not None and (not isinstance(fold, int) or not 0 <= fold < self.folds):
+                raise InputError(f"{name} must be in [0, {self.folds}), got {fold!r}")
 
 
 def default_documents(data_root: str | Path, config: DetectorConfig):
@@ -137,7 +152,8 @@ def default_documents(data_root: str | Path, config: DetectorConfig):
     notes = physionet_documents(root / PHYSIONET_FILE)
     fold_of = note_folds(notes, config.folds)
     held_notes = [d for d in notes if fold_of[d.group] == config.held_out_fold]
-    train = tuning[: config.presidio_records] + [d for d in notes if fold_of[d.group] != config.held_out_fold]
+    left_out = {config.held_out_fold, config.sealed_fold}
+    train = tuning[: config.presidio_records] + [d for d in notes if fold_of[d.group] not in left_out]
     if config.silver_per_source:
         from .silver import silver_documents
 
@@ -312,6 +328,16 @@ def train_detector(
     if not getattr(tokenizer, "is_fast", False):
         raise InputError("the detector trainer needs a fast tokenizer (offsets for windows and labels)")
     train_docs, eval_docs = split_documents(documents, config.eval_fraction, config.seed)
+    if config.refills or config.look_alikes or config.case_variants:
+        from .augment import augmented
+
+        train_docs = augmented(
+            train_docs,
+            refills=config.refills,
+            case_variants=config.case_variants,
+            look_alikes=config.look_alikes,
+            seed=config.seed,
+        )
     train_rows = [
         r for d in train_docs for r in encode_document(tokenizer, d, config.max_length, config.stride)
     ]

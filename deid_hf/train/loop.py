@@ -17,7 +17,7 @@ import math
 import shutil
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from ..errors import InputError
@@ -54,9 +54,14 @@ class LoopResult:
 
 
 def recipe_digest(config) -> str:
-    """A short digest of a training config dataclass (its fields as sorted JSON): the recipe a cached
-    default model was built from."""
-    return hashlib.sha256(json.dumps(asdict(config), sort_keys=True).encode()).hexdigest()[:16]
+    """A short digest of a training config dataclass (its fields as sorted JSON): the recipe a model was
+    built from. A field added later with ``metadata={"neutral": value}`` is left out at that value, so
+    the recipes made before it keep their digest."""
+    values = asdict(config)
+    for f in fields(config):
+        if "neutral" in f.metadata and values[f.name] == f.metadata["neutral"]:
+            del values[f.name]
+    return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def epoch_order(size: int, seed: int, epoch: int) -> list[int]:

@@ -1,4 +1,5 @@
 import itertools
+import math
 
 import pytest
 
@@ -170,3 +171,22 @@ def test_an_entities_filter_sees_each_mention_with_its_own_label():
 
     pipe = deid_hf.pipeline("deid-substitution", detector=Guesses(), strategy="typed", entities=["PERSON"])
     assert pipe(text)["text"] == "<PERSON> called. Acme hired <PERSON>."
+
+
+@pytest.mark.parametrize(("threshold", "bias"), [(0.5, 0.0), (0.2, math.log(4)), (0.8, -math.log(4))])
+def test_threshold_is_the_odds_of_an_entity_against_outside(threshold, bias):
+    from deid_hf.detect.ner import outside_bias_of
+
+    assert outside_bias_of(threshold) == pytest.approx(bias)
+
+
+def test_learned_threshold_reaches_the_learned_part_of_every_ensemble():
+    from deid_hf.detect import get_detector
+
+    assert get_detector("learned:0.3").threshold == pytest.approx(0.3)
+    assert get_detector("learned").threshold == pytest.approx(0.5)
+    for name in ("default:0.25", "clinical:0.25"):
+        learned = [d for d in get_detector(name).detectors if hasattr(d, "threshold")]
+        assert [d.threshold for d in learned] == [pytest.approx(0.25)]
+    with pytest.raises(InputError, match="threshold"):
+        get_detector("learned:high")

@@ -163,17 +163,18 @@ def test_trained_folder_loads_in_transformers_and_as_a_detector(tmp_path, minilm
     ort = TokenClassificationDetector(str(out), backend="onnx", int8=True, provider="cpu")
     assert len(ort.detect_batch(texts)) == 3
     assert ort.trained_policy == "hipaa"
-    # outside_bias lowers the "O" logit: far more of the text becomes entities, on both backends
+    # a low threshold lowers the "O" logit: far more of the text becomes entities, on both backends
     plain = "The patient was calm and slept well overnight without any pain."
     covered = lambda spans: sum(s.end - s.start for s in spans)  # noqa: E731
     for backend, int8 in (("pytorch", False), ("onnx", True)):
         base = TokenClassificationDetector(str(out), backend=backend, int8=int8).detect(plain)
-        biased = TokenClassificationDetector(str(out), backend=backend, int8=int8, outside_bias=50.0).detect(
+        biased = TokenClassificationDetector(str(out), backend=backend, int8=int8, threshold=1e-20).detect(
             plain
         )
         assert covered(biased) > covered(base) and covered(biased) >= len(plain) - plain.count(" ") - 1
-    with pytest.raises(InputError, match="outside_bias"):
-        TokenClassificationDetector(str(out), outside_bias="high")
+    for wrong in ("high", 0, 1.0, True):
+        with pytest.raises(InputError, match="threshold"):
+            TokenClassificationDetector(str(out), threshold=wrong)
     with pytest.raises(InputError, match="backend"):
         TokenClassificationDetector(str(out), backend="tensorflow")
     with pytest.raises(InputError, match="int8"):
