@@ -387,7 +387,7 @@ def cmd_train_paraphraser(args: argparse.Namespace) -> None:
     config = ParaphraserConfig(
         model=args.model,
         pairs=Path(args.pairs).name if args.pairs else "default",
-        **_config_values(args, _PARAPHRASER_FLAGS),
+        **_config_values(args, ParaphraserConfig),
     )
     pairs = read_pairs(args.pairs) if args.pairs else default_pairs(data_root(args.data_root))
     console.print(f"[dim]{len(pairs)} paraphrase pairs[/dim]")
@@ -410,7 +410,7 @@ def cmd_train_detector(args: argparse.Namespace) -> None:
     from .paths import data_root
     from .train.detector import DetectorConfig, default_documents, train_detector
 
-    values = _config_values(args, _DETECTOR_FLAGS)
+    values = _config_values(args, DetectorConfig)
     if args.documents:  # silver texts join the default data only
         values["silver_per_source"] = 0
     config = DetectorConfig(
@@ -451,63 +451,18 @@ def cmd_train_detector(args: argparse.Namespace) -> None:
         console.print(f"  {name}: token P {r['token_precision']:.3f} R {r['token_recall']:.3f}")
 
 
-#: flags of the training commands: (flag, config field, type); defaults come from the config dataclasses
-_TRAINING_FLAGS = (
-    ("--epochs", "epochs", int),
-    ("--batch-size", "batch_size", int),
-    ("--grad-accum", "gradient_accumulation_steps", int),
-    ("--lr", "learning_rate", float),
-    ("--max-length", "max_length", int),
-    ("--eval-fraction", "eval_fraction", float),
-    ("--eval-every", "eval_every", int),
-    ("--save-every", "save_every", int),
-    ("--seed", "seed", int),
-)
-_PARAPHRASER_FLAGS = (
-    *_TRAINING_FLAGS,
-    ("--lora-rank", "lora_rank", int),
-    ("--lora-alpha", "lora_alpha", int),
-)
-_DETECTOR_FLAGS = (
-    *_TRAINING_FLAGS,
-    ("--stride", "stride", int),
-    ("--folds", "folds", int),
-    ("--max-windows", "max_windows", int),
-    ("--presidio-records", "presidio_records", int),
-    ("--negative-windows", "negative_windows", float),
-    ("--silver", "silver_per_source", int),
-    ("--silver-policy", "silver_policy", str),
-    ("--silver-whole", "silver_whole", lambda names: tuple(filter(None, names.split(",")))),
-    ("--refills", "refills", int),
-    ("--look-alikes", "look_alikes", int),
-    ("--case-variants", "case_variants", lambda value: value.lower() in ("1", "true", "yes")),
-)
+def _add_config_flags(parser: argparse.ArgumentParser, defaults) -> None:
+    """The flags of a training config's `deid_hf.train.loop.flag` fields, with its defaults."""
+    from .train.loop import config_flags
+
+    for flag, field, parse, help in config_flags(type(defaults)):
+        parser.add_argument(flag, dest=field, type=parse, default=getattr(defaults, field), help=help)
 
 
-_FLAG_HELP = {
-    "--lora-rank": "rank of the LoRA adapter trained over the frozen base (0: fine-tune every weight)",
-    "--max-windows": "at most this many training windows, a seeded sample (0: every window)",
-    "--refills": "surrogate re-filled copies of every gold document with spans (deid_hf.train.augment)",
-    "--look-alikes": "copies of every clinical note with look-alike clinical sentences inserted",
-    "--case-variants": "true: one copy of every training text in ALL CAPS or lower case",
-    "--silver": "silver (distilled) texts per source, labelled by the zsts ensemble under --silver-policy "
-    "and cached, added to the default data (0: gold only; see deid_hf.train.silver)",
-    "--silver-whole": "comma-separated silver sources taken whole rather than sampled ('' for none)",
-    "--silver-policy": "policy of the silver labels: strict-names (default: names, places, organisations "
-    "and addresses as strict finds them, every other span as hipaa keeps it), strict (every span) or hipaa "
-    "(what the clinical gold marks)",
-}
+def _config_values(args: argparse.Namespace, config_class) -> dict:
+    from .train.loop import config_flags
 
-
-def _add_config_flags(parser: argparse.ArgumentParser, defaults, flags) -> None:
-    for flag, field, kind in flags:
-        parser.add_argument(
-            flag, dest=field, type=kind, default=getattr(defaults, field), help=_FLAG_HELP.get(flag)
-        )
-
-
-def _config_values(args: argparse.Namespace, flags) -> dict:
-    return {field: getattr(args, field) for _, field, _ in flags}
+    return {field: getattr(args, field) for _, field, _, _ in config_flags(config_class)}
 
 
 def _detectors(value: str) -> str:
@@ -680,7 +635,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--pairs", default=None, help='JSONL of {"source", "paraphrase"} (default: STS-B + SNLI)'
     )
     train.add_argument("--data-root", default=None, help="folder with stsbenchmark/ and snli_partial/")
-    _add_config_flags(train, ParaphraserConfig(), _PARAPHRASER_FLAGS)
+    _add_config_flags(train, ParaphraserConfig())
     train.add_argument("--resume", action="store_true", help="continue from the newest checkpoint")
     train.add_argument(
         "--stop-after", type=int, default=None, help="stop (with a checkpoint) after this step"
@@ -699,7 +654,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--data-root", default=None, help="folder with presidio_synth_pii/ and physionet_deid_dev/"
     )
     detector_defaults = DetectorConfig()
-    _add_config_flags(detector, detector_defaults, _DETECTOR_FLAGS)
+    _add_config_flags(detector, detector_defaults)
     detector.add_argument(
         "--held-out-fold",
         type=int,

@@ -85,10 +85,10 @@ def test_shipped_detector_was_trained_with_the_recipe_in_the_code():
     from huggingface_hub import ModelCard
 
     from deid_hf.train.detector import TRAINING_FILE, DetectorConfig
-    from deid_hf.train.loop import recipe_digest
+    from deid_hf.train.loop import recipe_digest, recipe_fields
 
     record = json.loads((DETECTOR / TRAINING_FILE).read_text())
-    assert record["config"] == json.loads(json.dumps(asdict(DetectorConfig())))
+    assert record["config"] == json.loads(json.dumps(recipe_fields(DetectorConfig())))
     assert record["recipe"] == recipe_digest(DetectorConfig())
     assert ModelCard.load(DETECTOR / "README.md").data.deid_hf_recipe == recipe_digest(DetectorConfig())
 

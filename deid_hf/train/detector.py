@@ -1,23 +1,14 @@
 """Fine-tune an encoder for token classification over the label schema (BIO) with the shared accelerate loop.
 
-Labels: ``O`` plus ``B-``/``I-`` of every label of `deid_hf.spans.LABELS`. A WordPiece token is labelled
-with the span it overlaps (``B-`` when the previous token of its window is not in the same span); special
-tokens get -100 (no loss). Documents longer than ``max_length`` are cut into overlapping windows (``stride``
-tokens shared by consecutive windows, the tokenizers' ``return_overflowing_tokens``).
-
-Gold data: presidio_synth_pii records 0-749 (types mapped by ``PRESIDIO_LABELS``) and the PhysioNet deid
-dev notes (``PHYSIONET_LABELS``), split into patient-level folds: ``held_out_fold=k`` trains on the other
-folds and reports held-out metrics (shared/EVALUATION.md) on fold k's notes and on presidio records 750-1499.
-The result folder has the shipped layout (`finish_folder`): the checkpoint with int8 linear weights, its
-tokenizer, the int8 ONNX export (Optimum), the corpus vocabulary, the training record, a manifest and a
-model card.
+Labels: ``O`` plus ``B-``/``I-`` of every label of `deid_hf.spans.LABELS`; special tokens get -100 (no
+loss). Long documents are cut into overlapping windows (``stride`` tokens shared). Data: `deid_hf.data`'s
+corpora and folds (`default_documents`), the training-data engine (`deid_hf.train.augment`) and silver
+text (`deid_hf.train.silver`); the folder written has the shipped layout (`deid_hf.train.shipped_folder`).
 """
 
 from __future__ import annotations
 
-import json
 import random
-import shutil
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -34,9 +25,9 @@ from ..data import (
     presidio_documents,
 )
 from ..errors import InputError
-from ..models import write_manifest
 from ..spans import LABELS
 from ..validate import check_positive_ints, check_training_rates
+from .loop import flag
 
 TRAINING_FILE = "deid_hf_training.json"
 BIO_LABELS = ("O", *(f"{prefix}-{label}" for label in LABELS for prefix in ("B", "I")))
@@ -45,47 +36,64 @@ BIO_LABELS = ("O", *(f"{prefix}-{label}" for label in LABELS for prefix in ("B",
 @dataclass
 class DetectorConfig:
     model: str = "minilm"
-    epochs: int = 4
-    batch_size: int = 16
-    gradient_accumulation_steps: int = 1
-    learning_rate: float = 1.5e-4
-    warmup_ratio: float = 0.1
-    max_length: int = 256
-    stride: int = 64
-    eval_fraction: float = 0.05
-    eval_every: int = 40
-    save_every: int = 20
-    seed: int = 0
+    epochs: int = flag(4)
+    batch_size: int = flag(16)
+    gradient_accumulation_steps: int = flag(1, name="--grad-accum")
+    learning_rate: float = flag(1.5e-4, name="--lr")
+    warmup_ratio: float = flag(0.1)
+    max_length: int = flag(256)
+    stride: int = flag(64)
+    eval_fraction: float = flag(0.05)
+    eval_every: int = flag(40)
+    save_every: int = flag(20)
+    seed: int = flag(0)
     #: patient-level folds of the PhysioNet dev notes; ``held_out_fold`` is left out and measured (None: train
     #: on every dev patient, as the shipped model is: the corpus' other patients are measured separately)
-    folds: int = 5
+    folds: int = flag(5)
     held_out_fold: int | None = None
     #: a fold neither trained on nor measured (tuning runs keep `deid_hf.data.SEALED_FOLD` unread)
     sealed_fold: int | None = field(default=None, metadata={"neutral": None})
-    #: presidio_synth_pii records 0..presidio_records-1 are trained on (at most 750: 750-1499 are held out)
-    presidio_records: int = 750
-    #: at most this many training windows (a seeded sample), to bound the run's time
-    max_windows: int | None = None
+    presidio_records: int = flag(
+        750, help="presidio_synth_pii records 0..N-1 are trained on (at most 750: 750-1499 are held out)"
+    )
+    max_windows: int | None = flag(
+        None, parse=int, help="at most this many training windows, a seeded sample (0: every window)"
+    )
     #: share of the training windows without any gold span that is kept (seeded); < 1 counters the rarity
     #: of PHI in clinical notes (negative down-sampling)
-    negative_windows: float = 0.5
-    #: silver (distilled) documents: at most this many texts per source of `silver.SILVER_SOURCES`, labelled
-    #: by the ``silver_detector`` ensemble under ``silver_policy`` (0: gold only)
-    silver_per_source: int = 400
+    negative_windows: float = flag(0.5)
+    silver_per_source: int = flag(
+        400,
+        name="--silver",
+        help="silver (distilled) texts per source, labelled by the zsts ensemble under --silver-policy and "
+        "cached, added to the default data (0: gold only; see deid_hf.train.silver)",
+    )
     silver_detector: str = "zsts"
-    #: policy of the silver labels (`silver.SILVER_POLICIES`): "strict-names" (names, places, organisations
-    #: and addresses as strict finds them, every other span as hipaa keeps it), "strict" (every span) or
-    #: "hipaa" (what the clinical gold marks: trims general text's organisations)
-    silver_policy: str = "strict-names"
-    #: silver sources taken whole rather than sampled: GUM's and wikigold's encyclopedic, news and
-    #: biographical sentences, where general-text organisations and places are
-    silver_whole: tuple[str, ...] = ("gum", "wikigold")
-    #: training-data engine (`deid_hf.train.augment`), applied to the training split only: surrogate
-    #: re-filled copies of every gold document with spans, look-alike copies of every clinical note, and
-    #: one copy of every training text in another casing
-    refills: int = field(default=0, metadata={"neutral": 0})
-    look_alikes: int = field(default=0, metadata={"neutral": 0})
-    case_variants: bool = field(default=False, metadata={"neutral": False})
+    silver_policy: str = flag(
+        "strict-names",
+        help="policy of the silver labels: strict-names (names, places, organisations and addresses as "
+        "strict finds them, every other span as hipaa keeps it), strict (every span) or hipaa (what the "
+        "clinical gold marks)",
+    )
+    silver_whole: tuple[str, ...] = flag(
+        ("gum", "wikigold"),
+        parse=lambda names: tuple(filter(None, names.split(","))),
+        help="comma-separated silver sources taken whole rather than sampled ('' for none)",
+    )
+    refills: int = flag(
+        0,
+        neutral=0,
+        help="surrogate re-filled copies of every gold document with spans (deid_hf.train.augment)",
+    )
+    look_alikes: int = flag(
+        0, neutral=0, help="copies of every clinical note with look-alike clinical sentences inserted"
+    )
+    case_variants: bool = flag(
+        False,
+        neutral=False,
+        parse=lambda value: value.lower() in ("1", "true", "yes"),
+        help="true: one copy of every training text in ALL CAPS or lower case",
+    )
     #: where the documents came from, for the model card: "default" or a file name
     data: str = "default"
 
@@ -223,27 +231,6 @@ def _collate(pad_id: int):
     return collate
 
 
-def length_grouped_order(lengths: Sequence[int], batch_size: int, group: int = 32):
-    """An epoch order (pure function of seed and epoch) that batches rows of similar length: the seeded
-    permutation cut into chunks of ``batch_size * group`` rows, each sorted by length, then the batches of
-    the epoch shuffled (less padding, same randomness across batches)."""
-    from .loop import epoch_order
-
-    def order(size: int, seed: int, epoch: int) -> list[int]:
-        permutation = epoch_order(size, seed, epoch)
-        chunk = batch_size * group
-        ordered = [
-            j
-            for i in range(0, size, chunk)
-            for j in sorted(permutation[i : i + chunk], key=lambda k: -lengths[k])
-        ]
-        batches = [ordered[i : i + batch_size] for i in range(0, size, batch_size)]
-        random.Random(seed * 1000 + epoch).shuffle(batches)
-        return [j for batch in batches for j in batch]
-
-    return order
-
-
 def split_documents(docs: Sequence[LabelledDocument], eval_fraction: float, seed: int):
     """(train, eval) by group: a seeded ``eval_fraction`` of the groups for the evaluation loss."""
     groups = sorted({d.group for d in docs})
@@ -288,6 +275,34 @@ def held_out_metrics(detector, held_out: dict[str, Sequence[LabelledDocument]]) 
     return results
 
 
+def training_rows(tokenizer, train_docs, eval_docs, config: DetectorConfig):
+    """(training documents after the data engine, training windows, evaluation windows): the engine
+    (`deid_hf.train.augment`) on the training split only, negative windows down-sampled, at most
+    ``config.max_windows`` (a seeded sample)."""
+    if config.refills or config.look_alikes or config.case_variants:
+        from .augment import augmented
+
+        train_docs = augmented(
+            train_docs,
+            refills=config.refills,
+            case_variants=config.case_variants,
+            look_alikes=config.look_alikes,
+            seed=config.seed,
+        )
+    window = (config.max_length, config.stride)
+    train_rows = [r for d in train_docs for r in encode_document(tokenizer, d, *window)]
+    eval_rows = [r for d in eval_docs for r in encode_document(tokenizer, d, *window)]
+    if config.negative_windows < 1:
+        rng = random.Random(config.seed)
+        train_rows = [
+            r for r in train_rows if any(x > 0 for x in r["labels"]) or rng.random() < config.negative_windows
+        ]
+    if config.max_windows is not None and len(train_rows) > config.max_windows:
+        keep = sorted(random.Random(config.seed).sample(range(len(train_rows)), config.max_windows))
+        train_rows = [train_rows[i] for i in keep]
+    return train_docs, train_rows, eval_rows
+
+
 def train_detector(
     documents: Sequence[LabelledDocument],
     output_dir: str | Path,
@@ -312,7 +327,7 @@ def train_detector(
     """
     from accelerate.utils import set_seed
 
-    from .loop import LoopSettings, run_training
+    from .loop import LoopSettings, length_grouped_order, run_training
 
     config = config or DetectorConfig()
     documents = [d for d in documents if d.text.strip()]
@@ -321,37 +336,9 @@ def train_detector(
     output_dir = Path(output_dir)
     checkpoints = Path(checkpoint_dir) if checkpoint_dir else output_dir / "checkpoints"
     set_seed(config.seed)
-    if model is None:
-        model, tokenizer = _base_model(config.model)
-    elif tokenizer is None:
-        raise InputError("pass the tokenizer together with the model")
-    if not getattr(tokenizer, "is_fast", False):
-        raise InputError("the detector trainer needs a fast tokenizer (offsets for windows and labels)")
+    model, tokenizer = _model_and_tokenizer(config.model, model, tokenizer)
     train_docs, eval_docs = split_documents(documents, config.eval_fraction, config.seed)
-    if config.refills or config.look_alikes or config.case_variants:
-        from .augment import augmented
-
-        train_docs = augmented(
-            train_docs,
-            refills=config.refills,
-            case_variants=config.case_variants,
-            look_alikes=config.look_alikes,
-            seed=config.seed,
-        )
-    train_rows = [
-        r for d in train_docs for r in encode_document(tokenizer, d, config.max_length, config.stride)
-    ]
-    eval_rows = [
-        r for d in eval_docs for r in encode_document(tokenizer, d, config.max_length, config.stride)
-    ]
-    if config.negative_windows < 1:
-        rng = random.Random(config.seed)
-        train_rows = [
-            r for r in train_rows if any(x > 0 for x in r["labels"]) or rng.random() < config.negative_windows
-        ]
-    if config.max_windows is not None and len(train_rows) > config.max_windows:
-        keep = sorted(random.Random(config.seed).sample(range(len(train_rows)), config.max_windows))
-        train_rows = [train_rows[i] for i in keep]
+    train_docs, train_rows, eval_rows = training_rows(tokenizer, train_docs, eval_docs, config)
     run = run_training(
         model,
         train_rows,
@@ -367,13 +354,23 @@ def train_detector(
         label_shift=0,
         order=length_grouped_order([len(r["input_ids"]) for r in train_rows], config.batch_size),
     )
+    metrics = _run_metrics(run, len(train_docs), len(train_rows), len(eval_docs))
+    if run.stopped and not write_stopped:
+        return metrics
+    from .shipped_folder import write_model
+
+    write_model(run.model, tokenizer, output_dir, config, metrics, held_out or {}, documents, export_onnx)
+    return metrics
+
+
+def _run_metrics(run, train_documents: int, train_windows: int, eval_documents: int) -> dict:
     state = run.state
-    metrics = {
+    return {
         "steps": state["step"],
         "total_steps": run.total_steps,
-        "train_documents": len(train_docs),
-        "train_windows": len(train_rows),
-        "eval_documents": len(eval_docs),
+        "train_documents": train_documents,
+        "train_windows": train_windows,
+        "eval_documents": eval_documents,
         "train_loss": state["train_loss"],
         "eval_loss": state["eval_loss"][-1][1],
         "eval_loss_before": state["eval_loss"][0][1],
@@ -381,260 +378,24 @@ def train_detector(
         "resumed_from": run.resumed_from,
         "completed": not run.stopped,
     }
-    if run.stopped and not write_stopped:
-        return metrics
-    _write_model(run.model, tokenizer, output_dir, config, metrics, held_out or {}, documents, export_onnx)
-    return metrics
 
 
-def _base_model(name: str):
+def _model_and_tokenizer(name: str, model, tokenizer):
+    """The given model and tokenizer, or ``name``'s base encoder with a fresh BIO head and its tokenizer."""
     from transformers import AutoModelForTokenClassification
 
     from ..models import load_tokenizer, model_path
 
-    model = AutoModelForTokenClassification.from_pretrained(
-        model_path(name),
-        num_labels=len(BIO_LABELS),
-        id2label=dict(enumerate(BIO_LABELS)),
-        label2id={label: i for i, label in enumerate(BIO_LABELS)},
-    )
-    return model, load_tokenizer(name)
-
-
-def _write_model(
-    model,
-    tokenizer,
-    output_dir: Path,
-    config: DetectorConfig,
-    metrics: dict,
-    held_out: dict,
-    documents: Sequence[LabelledDocument],
-    export_onnx: bool,
-) -> None:
-    """Checkpoint + tokenizer, ONNX int8 with its held-out metrics, then `finish_folder`; assembled in a
-    temporary folder renamed into place."""
-    from ..detect.ner import TokenClassificationDetector
-
-    output_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = output_dir.parent / f".tmp-{output_dir.name}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    model.eval()
-    model.config.id2label = dict(enumerate(BIO_LABELS))
-    model.config.label2id = {label: i for i, label in enumerate(BIO_LABELS)}
-    model.config.deid_hf_window = {"max_length": config.max_length, "stride": config.stride}
-    if config.data == "default":  # PhysioNet gold follows HIPAA Safe Harbor (README "Identifier policy")
-        model.config.deid_hf_policy = "hipaa"
-    model.save_pretrained(tmp, safe_serialization=True)
-    tokenizer.save_pretrained(tmp)
-    settings = json.loads((tmp / "tokenizer_config.json").read_text())  # inference windows = training ones
-    settings["model_max_length"] = config.max_length
-    (tmp / "tokenizer_config.json").write_text(json.dumps(settings, indent=2))
-    if export_onnx:
-        from ..export.onnx import export_token_classifier
-
-        metrics["onnx"] = export_token_classifier(tmp)
-        if held_out:  # what the "learned" detector runs: the int8 graph
-            int8 = TokenClassificationDetector(str(tmp), backend="onnx", int8=True)
-            metrics["held_out_int8"] = held_out_metrics(int8, held_out)
-    finish_folder(tmp, config, metrics, held_out, documents)
-    if not metrics["completed"] and (output_dir / "checkpoints").is_dir():  # a stopped run can go on
-        (output_dir / "checkpoints").rename(tmp / "checkpoints")
-        write_manifest(tmp)
-    if output_dir.exists():  # e.g. the checkpoints of a completed run, no longer needed
-        stale = output_dir.parent / f".old-{output_dir.name}"
-        shutil.rmtree(stale, ignore_errors=True)
-        output_dir.rename(stale)
-        shutil.rmtree(stale, ignore_errors=True)
-    tmp.rename(output_dir)
-
-
-def finish_folder(
-    folder: Path,
-    config: DetectorConfig,
-    metrics: dict,
-    held_out: dict,
-    documents: Sequence[LabelledDocument],
-) -> None:
-    """The shipped layout of a folder holding fp32 weights (and their ONNX export): int8 linear weights
-    (`export.weights`) measured on the held-out sets, no fp32 graph, the vocabulary of the training corpora
-    (`training_vocabulary`), the training record with the recipe digest, the card and the manifest."""
-    from transformers import AutoModelForTokenClassification
-
-    from ..detect.lexicon import VOCABULARY_FILE
-    from ..detect.ner import TokenClassificationDetector
-    from ..export.weights import save_int8_weights
-    from .loop import recipe_digest
-
-    save_int8_weights(AutoModelForTokenClassification.from_pretrained(folder), folder)
-    (folder / "model.onnx").unlink(missing_ok=True)  # `deid-hf export FOLDER OUT` writes it again
-    metrics["held_out"] = (
-        held_out_metrics(TokenClassificationDetector(str(folder)), held_out) if held_out else {}
-    )
-    (folder / VOCABULARY_FILE).write_text(training_vocabulary(documents).to_json(), encoding="utf-8")
-    sources = sorted({d.source for d in documents})
-    record = {
-        "config": asdict(config),
-        "recipe": recipe_digest(config),
-        "metrics": metrics,
-        "sources": sources,
-    }
-    (folder / TRAINING_FILE).write_text(json.dumps(record, indent=2))
-    _write_card(folder, config, metrics, sources)
-    write_manifest(folder)
-
-
-def training_vocabulary(documents: Sequence[LabelledDocument]):
-    """The corpus vocabulary (`detect.lexicon.Vocabulary`) of the gold training documents, each source
-    counted on its own (silver text left out): every gold span is blanked before counting, and every word
-    found inside a gold span (with or without its possessive) and every known person name is dropped, so
-    no identifier of the training data, and no name, becomes vocabulary."""
-    from ..detect.lexicon import CLITIC, DocumentFrequency, Vocabulary, is_name_word, words
-
-    by_source: dict[str, list[str]] = {}
-    in_spans: set[str] = set()
-    for doc in documents:
-        if doc.source.startswith("silver:"):
-            continue
-        text = doc.text
-        for start, end, _ in doc.spans:
-            for word in words(doc.text[start:end]):
-                in_spans.update({word.lower(), CLITIC.sub("", word).lower()})
-            text = text[:start] + " " * (end - start) + text[end:]
-        by_source.setdefault(doc.source, []).append(text)
-    found = [DocumentFrequency().fit(texts).vocabulary() for texts in by_source.values()]
-    union = Vocabulary(
-        frozenset().union(*(v.words for v in found)), frozenset().union(*(v.common_nouns for v in found))
-    )
-    names = {w for w in union.words | union.common_nouns if is_name_word(CLITIC.sub("", w))}
-    return union.without(in_spans | names)
-
-
-def _metrics_table(metrics: dict) -> str:
-    lines = [
-        "| held-out set | backend | case group | documents | token P | token R | entities fully protected |"
-    ]
-    lines.append("|---|---|---|---|---|---|---|")
-    for key, backend in (("held_out_int8", "ONNX Runtime int8"), ("held_out", "PyTorch (int8 weights)")):
-        for name, result in metrics.get(key, {}).items():
-            for group in ("all", "mixed", "upper"):
-                if group in result:
-                    r = result[group]
-                    docs = result["documents"] if group == "all" else "-"
-                    lines.append(
-                        f"| {name} | {backend} | {group} | {docs} | {r['token_precision']:.3f} | "
-                        f"{r['token_recall']:.3f} | {r['entities_fully_protected']:.3f} |"
-                    )
-    return "\n".join(lines)
-
-
-#: EVALUATION.md metric -> the model-index metric it is published as
-CARD_METRICS = {
-    "token_precision": ("precision", "token precision"),
-    "token_recall": ("recall", "token recall"),
-    "entities_fully_protected": ("recall", "entities fully protected"),
-}
-
-
-def eval_results(metrics: dict) -> list:
-    """The held-out figures of the deid-hf backend (ONNX int8 where measured) as Hub ``EvalResult``s."""
-    from huggingface_hub import EvalResult
-
-    measured = metrics.get("held_out_int8") or metrics.get("held_out") or {}
-    return [
-        EvalResult(
-            task_type="token-classification",
-            task_name="PII/PHI detection",
-            dataset_type=name.split()[0],
-            dataset_name=name,
-            dataset_split="held out",
-            metric_type=kind,
-            metric_name=label,
-            metric_value=round(result["all"][key], 4),
+    if model is None:
+        model = AutoModelForTokenClassification.from_pretrained(
+            model_path(name),
+            num_labels=len(BIO_LABELS),
+            id2label=dict(enumerate(BIO_LABELS)),
+            label2id={label: i for i, label in enumerate(BIO_LABELS)},
         )
-        for name, result in measured.items()
-        for key, (kind, label) in CARD_METRICS.items()
-    ]
-
-
-def _default_data(config: DetectorConfig, held: str) -> str:
-    return (
-        f": presidio_synth_pii records 0-{config.presidio_records - 1} and PhysioNet deid dev ICU nursing "
-        f"notes ({held})"
-    )
-
-
-def _write_card(folder: Path, config: DetectorConfig, metrics: dict, sources: list[str]) -> None:
-    from ..export.cards import write_card
-    from ..models import REGISTRY
-    from .loop import recipe_digest
-    from .silver import WIKIGOLD_SILVER_ARTICLES
-
-    base = REGISTRY[config.model].base_model if config.model in REGISTRY else config.model
-    name = f"deid-detector-{Path(config.model).name}"
-    schedule = "" if metrics["completed"] else f" (stopped early, of {metrics['total_steps']} planned)"
-    held = (
-        f"patients of fold {config.held_out_fold} of {config.folds} (patient-level folds) held out"
-        if config.held_out_fold is not None
-        else "every dev patient trained on; the held-out patients of the corpus are measured separately"
-    )
-    silver = (
-        f"Silver (distilled) data: up to {config.silver_per_source} texts per source"
-        f"{' (all texts of ' + ', '.join(config.silver_whole) + ')' if config.silver_whole else ''} labelled "
-        f"by the `{config.silver_detector}` detector under the {config.silver_policy} policy "
-        f"(deid_hf.train.silver; wikigold's silver text is its first {WIKIGOLD_SILVER_ARTICLES} articles, "
-        f"the others are held out)."
-        if config.silver_per_source and config.data == "default"
-        else "No silver (distilled) data."
-    )
-    write_card(
-        folder,
-        kind="token-classification",
-        base_model=base,
-        license="apache-2.0",
-        datasets=None,
-        tags=["token-classification", "ner", "phi", "onnx", "compressed-tensors"],
-        eval_results=eval_results(metrics),
-        model_name=name,
-        extra={"deid_hf_recipe": recipe_digest(config)},
-        text={
-            "title": f"{Path(config.model).name} fine-tuned as a PII/PHI token classifier for deid-hf",
-            "summary": (
-                f"`{config.model}` fine-tuned for token classification over the deid-hf label schema in BIO "
-                f"({len(BIO_LABELS)} labels: {', '.join(LABELS)}) on {metrics['train_documents']} "
-                f"documents ({metrics['train_windows']} windows of {config.max_length} tokens, stride "
-                f"{config.stride}), {metrics['steps']} optimizer steps"
-                f"{schedule}"
-                f", seed {config.seed}. Training data: {', '.join(sources)}"
-                f"{_default_data(config, held) if config.data == 'default' else ''}. {silver}\n\n"
-                f"Recipe: `deid-hf train-detector OUT` with the defaults of `DetectorConfig` (digest "
-                f"`{recipe_digest(config)}`; the full config is in `{TRAINING_FILE}`).\n\n"
-                f"Held-out token metrics (EVALUATION.md of deid-hf, label-agnostic; the model alone, no "
-                f"identifier policy):\n\n{_metrics_table(metrics)}\n\n"
-                f"Files: `model_quantized.onnx` (ONNX, int8 dynamic quantization: what deid-hf runs; config "
-                f"{metrics.get('onnx', {}).get('quantization', 'not exported')}), `model.safetensors` "
-                f"(PyTorch: linear layers int8 per output channel in the compressed-tensors format, the rest "
-                f"fp16; transformers loads it with `compressed-tensors` installed), the tokenizer, "
-                f"`deid_hf_vocabulary.json` (words frequent across the gold training corpora outside any "
-                f"identifier: the identifier policy's corpus vocabulary), `{TRAINING_FILE}` and "
-                f"`deid_hf_manifest.json` (size and SHA-256 of every file)."
-            ),
-            "usage": (
-                f"from transformers import pipeline\n"
-                f'pipe = pipeline("token-classification", model="{name}", '
-                f'aggregation_strategy="simple", stride={config.stride})\n'
-                f"# in deid-hf, ONNX Runtime int8:\n"
-                f'deid_hf.pipeline("deid-substitution", detector=deid_hf.detect.TokenClassificationDetector('
-                f'"{name}", backend="onnx", int8=True))'
-            ),
-            "limits": (
-                "Intended use: finding personal information (names, places, dates, contact details, "
-                "identifying numbers) in English free text before replacement, as one detector of a "
-                "deid-hf ensemble or alone where speed matters. Limits: the tokenizer is uncased, so "
-                "capitalisation carries no signal (see the per case-group figures); trained on synthetic "
-                "records and on the notes of one hospital's ICU (MIMIC-II, surrogate PHI), so other "
-                "note types, institutions and languages will see lower recall; the clinical training set "
-                "is small (a few hundred PHI spans). Detection is never perfect and a privacy guarantee "
-                "holds only for what is detected: review a sample."
-            ),
-        },
-    )
+        tokenizer = load_tokenizer(name)
+    elif tokenizer is None:
+        raise InputError("pass the tokenizer together with the model")
+    if not getattr(tokenizer, "is_fast", False):
+        raise InputError("the detector trainer needs a fast tokenizer (offsets for windows and labels)")
+    return model, tokenizer

@@ -14,15 +14,36 @@ import contextlib
 import hashlib
 import json
 import math
+import random
 import shutil
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 
 from ..errors import InputError
 
 PROGRESS_FILE = "progress.json"
+
+
+def flag(default, *, name: str | None = None, help: str | None = None, parse=None, neutral=MISSING):
+    """A config field that is also a command-line flag (``--field-name`` unless ``name``): its type is
+    ``parse`` or the default's; ``neutral`` as in `recipe_digest`."""
+    metadata = {"flag": name or "", "help": help, "parse": parse}
+    if neutral is not MISSING:
+        metadata["neutral"] = neutral
+    return field(default=default, metadata=metadata)
+
+
+def config_flags(config_class) -> list[tuple[str, str, Callable, str | None]]:
+    """(flag, field, parse, help) of every `flag` field of a config dataclass, in field order."""
+    found = []
+    for f in fields(config_class):
+        if "flag" not in f.metadata:
+            continue
+        name = f.metadata["flag"] or "--" + f.name.replace("_", "-")
+        found.append((name, f.name, f.metadata["parse"] or type(f.default), f.metadata["help"]))
+    return found
 
 
 @dataclass(frozen=True)
@@ -53,15 +74,20 @@ class LoopResult:
     stopped: bool
 
 
-def recipe_digest(config) -> str:
-    """A short digest of a training config dataclass (its fields as sorted JSON): the recipe a model was
-    built from. A field added later with ``metadata={"neutral": value}`` is left out at that value, so
-    the recipes made before it keep their digest."""
+def recipe_fields(config) -> dict:
+    """A training config's fields, less those added later at their ``neutral`` value (`flag`): what a
+    recipe is, so that the recipes made before such a field keep their digest."""
     values = asdict(config)
     for f in fields(config):
         if "neutral" in f.metadata and values[f.name] == f.metadata["neutral"]:
             del values[f.name]
-    return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:16]
+    return values
+
+
+def recipe_digest(config) -> str:
+    """A short digest of a training config's `recipe_fields` (sorted JSON): the recipe a model was built
+    from."""
+    return hashlib.sha256(json.dumps(recipe_fields(config), sort_keys=True).encode()).hexdigest()[:16]
 
 
 def epoch_order(size: int, seed: int, epoch: int) -> list[int]:
@@ -69,6 +95,26 @@ def epoch_order(size: int, seed: int, epoch: int) -> list[int]:
     import torch
 
     return torch.randperm(size, generator=torch.Generator().manual_seed(seed * 1000 + epoch)).tolist()
+
+
+def length_grouped_order(lengths: Sequence[int], batch_size: int, group: int = 32):
+    """An epoch order (pure function of seed and epoch) that batches rows of similar length: the seeded
+    permutation cut into chunks of ``batch_size * group`` rows, each sorted by length, then the batches of
+    the epoch shuffled (less padding, same randomness across batches)."""
+
+    def order(size: int, seed: int, epoch: int) -> list[int]:
+        permutation = epoch_order(size, seed, epoch)
+        chunk = batch_size * group
+        ordered = [
+            j
+            for i in range(0, size, chunk)
+            for j in sorted(permutation[i : i + chunk], key=lambda k: -lengths[k])
+        ]
+        batches = [ordered[i : i + batch_size] for i in range(0, size, batch_size)]
+        random.Random(seed * 1000 + epoch).shuffle(batches)
+        return [j for batch in batches for j in batch]
+
+    return order
 
 
 def evaluation_loss(model, loader, label_shift: int = 1) -> float:

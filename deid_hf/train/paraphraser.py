@@ -24,6 +24,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..models import ADAPTER_FILE, write_manifest
 from ..validate import check_positive_ints, check_training_rates
+from .loop import flag
 
 TRAINING_FILE = "deid_hf_training.json"
 
@@ -31,22 +32,23 @@ TRAINING_FILE = "deid_hf_training.json"
 @dataclass
 class ParaphraserConfig:
     model: str = "smollm2-135m"
-    epochs: int = 1
-    batch_size: int = 8
-    gradient_accumulation_steps: int = 2
+    epochs: int = flag(1)
+    batch_size: int = flag(8)
+    gradient_accumulation_steps: int = flag(2, name="--grad-accum")
     #: the adapter's rate (a full fine-tune, ``lora_rank=0``, used 1e-4)
-    learning_rate: float = 3e-4
-    warmup_ratio: float = 0.05
-    max_length: int = 96
-    eval_fraction: float = 0.05
-    eval_every: int = 50
-    save_every: int = 25
-    seed: int = 0
+    learning_rate: float = flag(3e-4, name="--lr")
+    warmup_ratio: float = flag(0.05)
+    max_length: int = flag(96)
+    eval_fraction: float = flag(0.05)
+    eval_every: int = flag(50)
+    save_every: int = flag(25)
+    seed: int = flag(0)
     #: where the pairs came from, for the model card: "default" (STS-B + SNLI) or a file name
     pairs: str = "default"
-    #: rank of the LoRA adapter trained over the frozen base (PEFT); 0: fine-tune every weight
-    lora_rank: int = 16
-    lora_alpha: int = 32
+    lora_rank: int = flag(
+        16, help="rank of the LoRA adapter trained over the frozen base (PEFT; 0: fine-tune every weight)"
+    )
+    lora_alpha: int = flag(32)
 
     def __post_init__(self):
         check_positive_ints(

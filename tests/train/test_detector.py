@@ -280,7 +280,7 @@ def test_a_stopped_run_can_be_written_from_its_checkpoint(tmp_path, minilm_token
 
 def test_training_vocabulary_counts_gold_text_outside_its_spans_and_no_silver():
     from deid_hf.data import LabelledDocument
-    from deid_hf.train.detector import training_vocabulary
+    from deid_hf.train.shipped_folder import training_vocabulary
 
     text = "Pt on lasix, seen by Dr. Brakowitz's team {i}. Brakowitz aware. max amber fluids."
     notes = [LabelledDocument(text.format(i=i), ((25, 36, "PERSON"),), f"p{i}", "notes") for i in range(10)]
