@@ -12,6 +12,7 @@ the same attack on the original text.
 from __future__ import annotations
 
 import math
+import random
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -66,9 +67,12 @@ class TfidfSpace:
         return self._matrix([Counter(words(text)) for text in texts])
 
 
-def true_person_ranks(originals: Sequence[str], people: Sequence[str], attacked: Sequence[str]) -> list[int]:
+def true_person_ranks(
+    originals: Sequence[str], people: Sequence[str], attacked: Sequence[str], seed: int = 0
+) -> list[int]:
     """For each attacked document (``attacked[i]`` stands for ``originals[i]``) whose person has another
-    document: the rank (1 = first) of the true person among all candidates; leave-one-document-out."""
+    document: the rank (1 = first) of the true person among all candidates, leave-one-document-out; ties
+    are broken at random (``seed``)."""
     space = TfidfSpace(originals)
     names = sorted(set(people))
     column = {name: j for j, name in enumerate(names)}
@@ -82,7 +86,7 @@ def true_person_ranks(originals: Sequence[str], people: Sequence[str], attacked:
     targets = [i for i, person in enumerate(people) if sizes[person] > 1]
     queries = space.vectors([attacked[i] for i in targets])
     dots = (queries @ profiles.T).toarray()
-    ranks = []
+    ranks, rng = [], random.Random(seed)
     for row, i in enumerate(targets):
         own, x = column[people[i]], space.background[i]
         q = queries[row]
@@ -90,7 +94,8 @@ def true_person_ranks(originals: Sequence[str], people: Sequence[str], attacked:
         own_squared = squared[own] - 2 * float(profiles[own].multiply(x).sum()) + float(x.multiply(x).sum())
         scores = dots[row] / np.sqrt(np.where(squared > 0, squared, 1.0))
         scores[own] = own_dot / math.sqrt(max(own_squared, 1e-12))
-        ranks.append(1 + int(np.sum(scores > scores[own])))
+        ties = int(np.sum(scores == scores[own])) - 1  # broken at random: an empty text names nobody
+        ranks.append(1 + int(np.sum(scores > scores[own])) + rng.randint(0, ties))
     return ranks
 
 
