@@ -11,9 +11,10 @@ Two kinds of canary go into each copy:
 
 The copy is de-identified with the same configuration; a canary token is recalled when a replaced span
 covers it (EVALUATION.md's token rule), a canary *survives* when any of its tokens is left. The estimate
-is the token recall of the canaries, by type weighted by the mix of types the configuration finds in the
-sample (`weighted_recall`). Canaries measure the identifiers they imitate: an identifier type the
-configuration never finds and no template covers is not measured.
+(`deid_hf.audit.recall`) counts the inserted canaries, by type weighted by the mix of types the
+configuration finds in the sample; in-place canaries are reported beside it (they sit at the
+configuration's own detections, false positives included). Canaries measure the identifiers they imitate:
+an identifier type the configuration never finds and no template covers is not measured.
 """
 
 from __future__ import annotations
@@ -179,7 +180,7 @@ class CanaryMaker:
 
 
 def make_canary_document(
-    text: str, detected: Sequence[tuple[int, int, str]] = (), *, seed: int = 0, inserted: int = 2
+    text: str, detected: Sequence[tuple[int, int, str]] = (), *, seed: int = 0, inserted: int = 4
 ) -> CanaryDocument:
     """One canary copy of ``text`` (see `CanaryMaker.make`), for trying the mechanism out."""
     return CanaryMaker().make(0, text, detected, random.Random(seed), inserted)

@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         if name in ("canary", "all"):
             audit.add_argument("--sample", type=int, default=200, help="documents copied with canaries")
             audit.add_argument("--copies", type=int, default=1, help="canary copies of each document")
-            audit.add_argument("--inserted", type=int, default=2, help="canary sentences inserted per copy")
+            audit.add_argument("--inserted", type=int, default=4, help="canary sentences inserted per copy")
         if name in ("reid", "all"):
             audit.add_argument("--group-field", required=True, help="field naming each document's person")
             audit.add_argument(
