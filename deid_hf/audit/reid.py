@@ -18,7 +18,6 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from scipy import sparse
 
 from ..errors import InputError
 from .stats import wilson_interval
@@ -38,33 +37,33 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
+Vector = dict[str, float]
+
+
+def _dot(a: Vector, b: Vector) -> float:
+    if len(a) > len(b):
+        a, b = b, a
+    return sum(value * b.get(word, 0.0) for word, value in a.items())
+
+
 class TfidfSpace:
-    """TF-IDF vectors over the vocabulary and document frequencies of ``background``."""
+    """Sparse TF-IDF vectors (word -> weight, unit length) over the document frequencies of ``background``."""
 
     def __init__(self, background: Sequence[str]) -> None:
         counted = [Counter(words(text)) for text in background]
         frequency = Counter(word for counts in counted for word in counts)
-        self.vocabulary = {word: i for i, word in enumerate(sorted(frequency))}
         total = len(background)
-        self.idf = np.array([math.log((1 + total) / (1 + frequency[w])) + 1 for w in sorted(frequency)])
-        self.background = self._matrix(counted)
+        self.idf = {word: math.log((1 + total) / (1 + n)) + 1 for word, n in frequency.items()}
+        self.background = [self._vector(counts) for counts in counted]
 
-    def _matrix(self, counted: Sequence[Counter]) -> sparse.csr_matrix:
-        rows, cols, values = [], [], []
-        for row, counts in enumerate(counted):
-            for word, n in counts.items():
-                if word in self.vocabulary:
-                    rows.append(row)
-                    cols.append(self.vocabulary[word])
-                    values.append((1 + math.log(n)) * self.idf[self.vocabulary[word]])
-        matrix = sparse.csr_matrix((values, (rows, cols)), shape=(len(counted), len(self.vocabulary)))
-        norms = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel())
-        norms[norms == 0] = 1.0
-        return sparse.csr_matrix(sparse.diags(1 / norms) @ matrix)
+    def _vector(self, counts: Counter) -> Vector:
+        vector = {w: (1 + math.log(n)) * self.idf[w] for w, n in counts.items() if w in self.idf}
+        norm = math.sqrt(sum(v * v for v in vector.values())) or 1.0
+        return {w: v / norm for w, v in vector.items()}
 
-    def vectors(self, texts: Sequence[str]) -> sparse.csr_matrix:
-        """Unit-length TF-IDF rows of ``texts`` (words outside the vocabulary are dropped)."""
-        return self._matrix([Counter(words(text)) for text in texts])
+    def vector(self, text: str) -> Vector:
+        """The unit-length vector of ``text`` (words outside the vocabulary are dropped)."""
+        return self._vector(Counter(words(text)))
 
 
 def true_person_ranks(
@@ -76,24 +75,28 @@ def true_person_ranks(
     space = TfidfSpace(originals)
     names = sorted(set(people))
     column = {name: j for j, name in enumerate(names)}
-    membership = sparse.csr_matrix(
-        (np.ones(len(people)), ([column[p] for p in people], range(len(people)))),
-        shape=(len(names), len(people)),
-    )
-    profiles = sparse.csr_matrix(membership @ space.background)  # person x vocabulary
-    sizes = Counter(people)
-    squared = np.asarray(profiles.multiply(profiles).sum(axis=1)).ravel()
-    targets = [i for i, person in enumerate(people) if sizes[person] > 1]
-    queries = space.vectors([attacked[i] for i in targets])
-    dots = (queries @ profiles.T).toarray()
-    ranks, rng = [], random.Random(seed)
-    for row, i in enumerate(targets):
-        own, x = column[people[i]], space.background[i]
-        q = queries[row]
-        own_dot = dots[row, own] - float(q.multiply(x).sum())
-        own_squared = squared[own] - 2 * float(profiles[own].multiply(x).sum()) + float(x.multiply(x).sum())
-        scores = dots[row] / np.sqrt(np.where(squared > 0, squared, 1.0))
-        scores[own] = own_dot / math.sqrt(max(own_squared, 1e-12))
+    profiles: list[Vector] = [{} for _ in names]
+    postings: dict[str, list[tuple[int, float]]] = {}
+    for person, vector in zip(people, space.background):
+        profile = profiles[column[person]]
+        for word, value in vector.items():
+            profile[word] = profile.get(word, 0.0) + value
+    for j, profile in enumerate(profiles):
+        for word, value in profile.items():
+            postings.setdefault(word, []).append((j, value))
+    squared = np.array([sum(v * v for v in p.values()) for p in profiles])
+    sizes, ranks, rng = Counter(people), [], random.Random(seed)
+    for i, person in enumerate(people):
+        if sizes[person] < 2:
+            continue
+        query, own, x = space.vector(attacked[i]), column[person], space.background[i]
+        dots = np.zeros(len(names))
+        for word, value in query.items():
+            for j, weight in postings.get(word, ()):
+                dots[j] += value * weight
+        scores = dots / np.sqrt(np.where(squared > 0, squared, 1.0))
+        own_squared = squared[own] - 2 * _dot(profiles[own], x) + _dot(x, x)
+        scores[own] = (dots[own] - _dot(query, x)) / math.sqrt(max(own_squared, 1e-12))
         ties = int(np.sum(scores == scores[own])) - 1  # broken at random: an empty text names nobody
         ranks.append(1 + int(np.sum(scores > scores[own])) + rng.randint(0, ties))
     return ranks
