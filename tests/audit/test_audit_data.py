@@ -33,14 +33,18 @@ def test_removing_every_word_leaves_the_attack_near_chance():
 
 
 @pytest.mark.slow
-def test_canary_recall_of_fast_follows_gold_recall_on_presidio_records():
+def test_canary_recall_orders_detectors_as_gold_recall_does_on_presidio_records():
     from deid_hf.pipelines import pipeline
 
-    docs = presidio_documents(shared_data(PRESIDIO_FILE), PRESIDIO_TUNING)[:150]
-    pipe = pipeline("deid-substitution", detector="fast")
-    gold = evaluate_pipeline(pipe, [GoldDocument(d.text, tuple(GoldSpan(*s) for s in d.spans)) for d in docs])
-    canary = run_canary_audit(pipe, [d.text for d in docs], sample=150, seed=0)
-    low, high = canary["estimate"]["interval"]
-    # fast misses names and places it has no list of: both measures must see it
-    assert gold["token_recall"] < 0.9 and canary["estimate"]["token_recall"] < 0.9
-    assert low - 0.1 <= gold["token_recall"] <= high + 0.1
+    docs = presidio_documents(shared_data(PRESIDIO_FILE), PRESIDIO_TUNING)[:100]
+    gold_docs = [GoldDocument(d.text, tuple(GoldSpan(*s) for s in d.spans)) for d in docs]
+    gold, canary, names_survived = {}, {}, {}
+    for detector in ("patterns", "fast"):
+        pipe = pipeline("deid-substitution", detector=detector)
+        gold[detector] = evaluate_pipeline(pipe, gold_docs)["token_recall"]
+        result = run_canary_audit(pipe, [d.text for d in docs], sample=100, seed=0)
+        canary[detector] = result["estimate"]["token_recall"]
+        names_survived[detector] = result["by_type"]["PERSON"]["survival_rate"]
+    assert gold["patterns"] < gold["fast"] and canary["patterns"] < canary["fast"]
+    # regular expressions know names only by their cues ("Dr."): far more name canaries survive them
+    assert names_survived["patterns"] > names_survived["fast"] + 0.3
