@@ -118,6 +118,7 @@ def test_audit_all_writes_one_report_without_the_original_text(tmp_path, capsys)
         (["canary", "--text-field", "note"], "no record has a field 'note'"),
         (["reid", "--group-field", "person"], "no record has a field 'person'"),
         (["canary", "--sample", "0"], "at least one document"),
+        (["reid", "--group-field", "patient", "--strategies", "typed,shredded"], "shredded"),
     ],
 )
 def test_audit_bad_input_is_one_clear_error(tmp_path, capsys, argv, message):

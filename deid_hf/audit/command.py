@@ -60,6 +60,18 @@ def pipeline_options(args: argparse.Namespace) -> dict:
     return validate(options)
 
 
+def effective(options: dict) -> dict:
+    """The options with the pipeline's defaults of strategy, policy and detector filled in."""
+    from ..config import PIPELINE_DEFAULTS
+    from ..detect.policy import DEFAULT_POLICY
+
+    filled = {k: v for k, v in options.items() if v is not None}
+    filled.setdefault("strategy", PIPELINE_DEFAULTS["strategy"])
+    filled.setdefault("policy", DEFAULT_POLICY)
+    filled.setdefault("detector", "pfilter" if filled["strategy"] == "zsts" else "default")
+    return filled
+
+
 def read_corpus(args: argparse.Namespace, group_field: str | None) -> tuple[list[str], list[str] | None, int]:
     """Texts (and groups) of the records that have them, and how many records were skipped."""
     from ..corpus import read_records
@@ -95,14 +107,16 @@ def deidentify_all(pipe, texts, groups, seed, batch_size, progress: Callable[[in
 
 
 def reid_variants(args, options: dict, texts, groups, bar) -> dict[str, Callable[[], list[str]]]:
-    """Name -> a function de-identifying the corpus with that strategy (progress on ``bar``)."""
+    """Name -> a function de-identifying the corpus with that strategy (progress on ``bar``); every
+    strategy is checked before any is run."""
+    from ..config import validate
     from ..pipelines import pipeline
 
     names = args.strategies.split(",") if args.strategies else [str(options.get("strategy", "full_entity"))]
     variants = {}
     for name in names:
         strategy, consistent = name.removesuffix(CONSISTENT_SUFFIX), name.endswith(CONSISTENT_SUFFIX)
-        chosen = {**options, "strategy": strategy, **({"shared_table": True} if consistent else {})}
+        chosen = validate({**options, "strategy": strategy, **({"shared_table": True} if consistent else {})})
 
         def run(chosen=chosen, name=name) -> list[str]:
             task = bar.add_task(f"de-identifying ({name})", total=len(texts))
@@ -144,7 +158,7 @@ def run(args: argparse.Namespace, console) -> int:
         if args.audit in ("reid", "all"):
             variants = reid_variants(args, options, texts, groups, bar)
             sections["reid"] = run_reid_audit(texts, groups, variants, k=args.top_k)
-    configuration = {"input": Path(args.input).name, "records_skipped": skipped, **options}
+    configuration = {"input": Path(args.input).name, "records_skipped": skipped, **effective(options)}
     written = write_audit_report(args.out, sections, configuration)
     console.print(
         f"wrote the audit report to {written['md']} ({', '.join(p.name for p in written.values())})"
