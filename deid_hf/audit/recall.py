@@ -111,6 +111,14 @@ def summarise(outcomes: Sequence[CanaryOutcome], seed: int = 0) -> dict:
     }
 
 
+def by_type(outcomes: Sequence[CanaryOutcome], seed: int = 0) -> dict:
+    """`summarise` per label."""
+    return {
+        label: summarise([o for o in outcomes if o.label == label], seed)
+        for label in sorted({o.label for o in outcomes})
+    }
+
+
 def _results(pipe, texts: list[str], seed: int | None, batch_size: int) -> list[dict]:
     return pipe(texts, seed=seed, batch_size=batch_size, errors="report")
 
@@ -183,7 +191,8 @@ def canary_report(
     inserted: int,
     seed: int,
 ) -> dict:
-    """The canary audit's result (`run_canary_audit`): estimate, per kind and per type."""
+    """The canary audit's result (`run_canary_audit`): the estimate, per kind, per type of the canaries it
+    counts (``by_type``, inserted) and per type of the in-place ones."""
     clusters: dict[int, list[CanaryOutcome]] = {}
     for o in outcomes:
         clusters.setdefault(o.document, []).append(o)
@@ -212,10 +221,8 @@ def canary_report(
             kind: summarise([o for o in outcomes if o.kind == kind], seed)
             for kind in ("in_place", "inserted")
         },
-        "by_type": {
-            label: summarise([o for o in outcomes if o.label == label], seed)
-            for label in sorted({o.label for o in outcomes})
-        },
+        "by_type": by_type(estimated, seed),
+        "in_place_by_type": by_type([o for o in outcomes if o.kind == "in_place"], seed),
         "detected_type_mix": mix,
         "not_covered": list(NOT_COVERED),
     }

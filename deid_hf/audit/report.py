@@ -41,7 +41,12 @@ def canary_tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
 
     kinds = [row("all", result["all"])] + [row(k, s) for k, s in result["by_kind"].items()]
     types = [row(label, s) for label, s in result["by_type"].items()]
-    return [("Canaries by kind", ["kind", *head], kinds), ("Canaries by type", ["type", *head], types)]
+    in_place = [row(label, s) for label, s in result["in_place_by_type"].items()]
+    return [
+        ("Canaries by kind", ["kind", *head], kinds),
+        ("Inserted canaries (the estimate's) by type", ["type", *head], types),
+        ("In-place canaries by type", ["type", *head], in_place),
+    ]
 
 
 def reid_tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
