@@ -197,6 +197,13 @@ def cmd_reidentify(args: argparse.Namespace) -> None:
     console.print(f"re-identified {len(restored)} records into {output}")
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    """Audit a corpus without gold labels: canary recall, re-identification risk (docs/guides/audit.md)."""
+    from .audit.command import run
+
+    return run(args, console)
+
+
 def cmd_keygen(args: argparse.Namespace) -> None:
     """Print a fresh random key for the hash and encrypt operators and mapping files (set DEID_HF_KEY)."""
     from .replace.keys import generate_key
@@ -572,6 +579,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     reidentify.add_argument("--key-env", default="DEID_HF_KEY", help="environment variable holding the key")
     reidentify.set_defaults(func=cmd_reidentify)
+    audit = sub.add_parser("audit", help=cmd_audit.__doc__)
+    from .audit.command import add_arguments as add_audit_arguments
+
+    add_audit_arguments(audit)
+    audit.set_defaults(func=cmd_audit)
     keygen = sub.add_parser("keygen", help=cmd_keygen.__doc__)
     keygen.set_defaults(func=cmd_keygen)
     evaluate = sub.add_parser("evaluate", help="detection metrics and downstream utility")

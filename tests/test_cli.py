@@ -73,3 +73,58 @@ def test_messages_are_never_wrapped_for_logs_and_pipes(capsys, tmp_path):
     assert main(["run", str(source), str(deep / "out.jsonl"), "--detector", "fast", "--seed", "1"]) == 0
     out = capsys.readouterr().out
     assert f"wrote 1 of 1 records to {deep / 'out.jsonl'}; 0 error(s)" in out
+
+
+AUDIT_NAMES = ("Marguerite Okonkwo", "Tobias Wexlerby", "Ingrid Castellanos")
+
+
+def _audit_corpus(path):
+    import json
+
+    topics = ("asthma inhaler wheeze", "diabetes insulin glucose", "ankle fracture cast")
+    lines = [
+        json.dumps(
+            {"patient": f"p{i}", "text": f"{name} seen on 3/{n + 4}/2021 for {topic}. Call 617-555-01{i}{n}."}
+        )
+        for i, (name, topic) in enumerate(zip(AUDIT_NAMES, topics))
+        for n in range(2)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.slow
+def test_audit_all_writes_one_report_without_the_original_text(tmp_path, capsys):
+    import json
+
+    corpus = _audit_corpus(tmp_path / "notes.jsonl")
+    out = tmp_path / "report"
+    args = ["audit", "all", str(corpus), "--group-field", "patient", "--out", str(out), "--sample", "3"]
+    assert main([*args, "--strategies", "typed,full_entity+consistent"]) == 0
+    assert "wrote the audit report" in capsys.readouterr().out
+    report = json.loads((out / "audit.json").read_text())
+    assert report["canary"]["documents_sampled"] == 3 and report["canary"]["all"]["canaries"] > 0
+    assert set(report["reid"]["results"]) == {"original text", "typed", "full_entity+consistent"}
+    assert report["reid"]["people"] == 3 and report["reid"]["results"]["typed"]["documents"] == 6
+    for path in out.iterdir():
+        content = path.read_bytes().decode("utf-8", "replace")
+        assert not any(part in content for name in AUDIT_NAMES for part in name.split()), path.name
+        assert "617-555" not in content and "asthma" not in content
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["canary", "--text-field", "note"], "no record has a field 'note'"),
+        (["reid", "--group-field", "person"], "no record has a field 'person'"),
+        (["canary", "--sample", "0"], "at least one document"),
+        (["reid", "--group-field", "patient", "--strategies", "typed,shredded"], "shredded"),
+    ],
+)
+def test_audit_bad_input_is_one_clear_error(tmp_path, capsys, argv, message):
+    corpus = _audit_corpus(tmp_path / "notes.jsonl")
+    command, *options = argv
+    assert main(["audit", command, str(corpus), "--out", str(tmp_path / "r"), *options]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("deid-hf: error: ") and message in err and err.count("\n") == 1
+    assert not (tmp_path / "r").exists()

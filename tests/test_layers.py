@@ -23,8 +23,8 @@ LAYERS = [
     {"detect", "replace", "ndd", "paraphrase", "export", "config", "reidentify"},
     # transformers pipelines and the corpus run over them
     {"pipelines", "corpus", "corpus_ray"},
-    # applications: training, evaluation, the demo, the CLI, the package's entry point
-    {"train", "evaluation", "demo", "cli", "serve", ""},
+    # applications: training, evaluation, audits, the demo, the CLI, the package's entry point
+    {"train", "evaluation", "audit", "demo", "cli", "serve", ""},
 ]
 LAYER = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 

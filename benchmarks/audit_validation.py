@@ -1,0 +1,188 @@
+"""Validate `deid-hf audit`: canary recall against gold recall, and the re-identification attack on the
+PhysioNet dev notes (issue 38).
+
+Canary validation, per detector: presidio_synth_pii records 0-749 (developed on) and 750-1499, and the dev
+notes of the patients outside the sealed fold (developed on) and of all patients (fold 4 is measured in
+aggregate only: no example or error listing is printed). Gold recall is EVALUATION.md's token recall,
+over every gold type and over the gold types the canaries imitate. Re-identification: the TF-IDF attack on
+every note of the dev notes, original text and each strategy (`deid_hf.audit.reid`).
+
+Detection is cached per detector and text (the pipelines of one detector share it), so the gold pass, the
+canary audit's detection pass and every strategy of the attack detect each text once.
+
+    python benchmarks/audit_validation.py --detectors default,fast --sample 300
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks._common import data_path, print_table, write_results  # noqa: E402
+from deid_hf.audit.canary import CANARY_LABELS  # noqa: E402
+from deid_hf.audit.recall import run_canary_audit  # noqa: E402
+from deid_hf.audit.reid import run_reid_audit  # noqa: E402
+from deid_hf.data import (  # noqa: E402
+    PHYSIONET_FILE,
+    PRESIDIO_FILE,
+    PRESIDIO_HELD_OUT,
+    PRESIDIO_TUNING,
+    SEALED_FOLD,
+    note_folds,
+    physionet_documents,
+    presidio_documents,
+)
+from deid_hf.evaluation.detection import DetectionCounts, GoldDocument, GoldSpan  # noqa: E402
+from deid_hf.pipelines import pipeline  # noqa: E402
+
+
+def cached_pipeline(cache: dict, detector: str, **options):
+    """A `deid-substitution` pipeline whose detector reads and fills ``cache`` (text -> spans)."""
+    pipe = pipeline("deid-substitution", detector=detector, **options)
+    detect = pipe.detector.detect_batch
+
+    def detect_batch(texts):
+        missing = [t for t in dict.fromkeys(texts) if t not in cache]
+        if missing:
+            cache.update(zip(missing, detect(missing)))
+        return [cache[t] for t in texts]
+
+    pipe.detector.detect_batch = detect_batch
+    return pipe
+
+
+def gold_counts(pipe, docs, batch_size: int = 16) -> list[DetectionCounts]:
+    """One `DetectionCounts` per document (EVALUATION.md), so that subsets can be summed."""
+    counts = []
+    for start in range(0, len(docs), batch_size):
+        batch = docs[start : start + batch_size]
+        for doc, result in zip(batch, pipe([d.text for d in batch], seed=0, batch_size=len(batch))):
+            one = DetectionCounts()
+            gold = GoldDocument(doc.text, tuple(GoldSpan(*span) for span in doc.spans))
+            one.add(gold, [(s["start"], s["end"]) for s in result["spans"] if s["replaced"]], result["text"])
+            counts.append(one)
+    return counts
+
+
+def gold_recall(counts: list[DetectionCounts]) -> dict:
+    """Token recall over every gold type and over the canary types, summed over ``counts``."""
+    per_type: dict[str, list[int]] = {}
+    for c in counts:
+        for label, (total, hit) in c.per_type.items():
+            per_type.setdefault(label, [0, 0])
+            per_type[label][0] += total
+            per_type[label][1] += hit
+    tp, fn = sum(c.tp for c in counts), sum(c.fn for c in counts)
+    canary_total = sum(per_type.get(label, [0, 0])[0] for label in CANARY_LABELS)
+    canary_hit = sum(per_type.get(label, [0, 0])[1] for label in CANARY_LABELS)
+    return {
+        "token_recall": tp / (tp + fn) if tp + fn else None,
+        "token_recall_canary_types": canary_hit / canary_total if canary_total else None,
+        "per_type_recall": {label: hit / total for label, (total, hit) in sorted(per_type.items()) if total},
+    }
+
+
+def evaluation_sets() -> list[tuple[str, list, list[list[int]]]]:
+    """(name, documents, [subset name and indices]) of the canary validation."""
+    presidio = data_path(PRESIDIO_FILE)
+    notes = physionet_documents(data_path(PHYSIONET_FILE))
+    folds = note_folds(notes)
+    open_notes = [i for i, d in enumerate(notes) if folds[d.group] != SEALED_FOLD]
+    return [
+        ("presidio 0-749 (dev)", presidio_documents(presidio, PRESIDIO_TUNING), None),
+        ("presidio 750-1499", presidio_documents(presidio, PRESIDIO_HELD_OUT), None),
+        ("notes, folds 0-3 (dev)", notes, open_notes),
+        ("notes, all patients", notes, None),
+    ]
+
+
+def canary_rows(detector: str, cache: dict, args) -> list[dict]:
+    pipe = cached_pipeline(cache, detector)
+    rows, counted = [], {}
+    for name, docs, subset in evaluation_sets():
+        key = id(docs)
+        if key not in counted:
+            started = time.time()
+            counted[key] = gold_counts(pipe, docs)
+            print(
+                f"[{detector}] gold pass over {len(docs)} documents: {time.time() - started:.0f} s",
+                flush=True,
+            )
+        chosen = subset if subset is not None else range(len(docs))
+        gold = gold_recall([counted[key][i] for i in chosen])
+        started = time.time()
+        canary = run_canary_audit(
+            pipe, [docs[i].text for i in chosen], sample=args.sample, copies=args.copies, seed=args.seed
+        )
+        print(f"[{detector}] canaries on {name}: {time.time() - started:.0f} s", flush=True)
+        estimate = canary["estimate"]["token_recall"]
+        rows.append(
+            {
+                "data": name,
+                "detector": detector,
+                "documents": len(chosen),
+                "gold recall": gold["token_recall"],
+                "gold recall, canary types": gold["token_recall_canary_types"],
+                "canary estimate": estimate,
+                "interval": "-".join(f"{v:.3f}" for v in canary["estimate"]["interval"]),
+                "in-place": canary["by_kind"]["in_place"]["token_recall"],
+                "inserted": canary["by_kind"]["inserted"]["token_recall"],
+                "estimate - gold": estimate - gold["token_recall"],
+                "gold_per_type": gold["per_type_recall"],
+                "canary": canary,
+            }
+        )
+    return rows
+
+
+def reid_result(cache: dict, strategies: list[str], seed: int) -> dict:
+    """The attack on every dev note, original text and each strategy (the default detector)."""
+    notes = physionet_documents(data_path(PHYSIONET_FILE))
+    texts, people = [d.text for d in notes], [d.group for d in notes]
+
+    def deidentify(strategy: str):
+        name, consistent = strategy.removesuffix("+consistent"), strategy.endswith("+consistent")
+        pipe = cached_pipeline(
+            cache, "default", strategy=name, **({"shared_table": True} if consistent else {})
+        )
+        inputs = [{"text": t, "group": p} for t, p in zip(texts, people)]
+        return lambda: [r["text"] for r in pipe(inputs, seed=seed, batch_size=16)]
+
+    variants = {strategy: deidentify(strategy) for strategy in strategies}
+    return run_reid_audit(texts, people, variants, progress=lambda name: print(f"[reid] {name}", flush=True))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--detectors", default="default,fast")
+    parser.add_argument("--sample", type=int, default=300, help="documents of each set copied with canaries")
+    parser.add_argument("--copies", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--strategies", default="redact,typed,full_entity,full_entity+consistent")
+    parser.add_argument("--no-reid", action="store_true")
+    parser.add_argument("--tag", default="", help="suffix of the results file")
+    args = parser.parse_args()
+    caches = {detector: {} for detector in args.detectors.split(",")}
+    rows = [row for detector, cache in caches.items() for row in canary_rows(detector, cache, args)]
+    columns = ["data", "detector", "documents", "gold recall", "gold recall, canary types", "canary estimate"]
+    print_table(rows, [*columns, "interval", "in-place", "inserted", "estimate - gold"])
+    payload = {"canary": rows}
+    if not args.no_reid:
+        reid = reid_result(caches.get("default", {}), args.strategies.split(","), args.seed)
+        k = reid["k"]
+        table = [{"text": "chance", "top-1": reid["chance"]["top1"], f"top-{k}": reid["chance"][f"top{k}"]}]
+        table += [
+            {"text": name, "documents": r["documents"], "top-1": r["top1"], f"top-{k}": r[f"top{k}"]}
+            for name, r in reid["results"].items()
+        ]
+        print_table(table, ["text", "documents", "top-1", f"top-{k}"])
+        payload["reid"] = reid
+    write_results(f"audit_validation{args.tag}", payload)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,186 @@
+"""Canary recall without gold: synthetic identifiers in copies of a sample of the user's own documents.
+
+Two kinds of canary go into each copy:
+
+- ``in_place``: every span the configuration replaced in the original is re-filled with a fresh surrogate of
+  its label in the original's format and casing (`deid_hf.train.augment.SurrogateSource`), so the canary
+  sits where the corpus itself writes an identifier of that type;
+- ``inserted``: short sentences of the corpus' register ("Spoke with {name} about the plan.") holding an
+  identifier of each type, inserted at line or sentence breaks in the document's casing, so identifiers
+  also appear where the configuration found none.
+
+The copy is de-identified with the same configuration; a canary token is recalled when a replaced span
+covers it (EVALUATION.md's token rule), a canary *survives* when any of its tokens is left. The estimate
+(`deid_hf.audit.recall`) counts the inserted canaries, by type weighted by the mix of types the
+configuration finds in the sample; in-place canaries are reported beside it (they sit at the
+configuration's own detections, false positives included). Canaries measure the identifiers they imitate:
+an identifier type the configuration never finds and no template covers is not measured.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..errors import InputError
+
+#: canary types (an in-place canary takes the label of the span it refills, when it is one of these)
+CANARY_LABELS = ("PERSON", "DATE_TIME", "PHONE", "ID", "ADDRESS", "LOCATION", "ORG", "EMAIL", "URL", "IP")
+#: the shapes a surrogate of each type takes (the surrogate keeps the shape of the exemplar it replaces)
+EXEMPLARS = {
+    "PERSON": ("Ana Lee", "Lee", "Lee, Ana", "Ana M. Lee", "Lee"),
+    "DATE_TIME": ("03/14/2021", "3/14", "March 14, 2021", "14 March 2021", "2021-03-14", "3/14/21"),
+    "PHONE": ("(617) 555-0143", "617-555-0143", "617.555.0143", "555-0143"),
+    "ID": ("4829173", "48291736", "A482917", "482-91-7731"),
+    "ADDRESS": ("12 Oak Street", "4410 West Maple Avenue"),
+    "LOCATION": ("Springfield", "Mercy Hospital", "Lakeside Medical Center"),
+    "ORG": ("Acme Corp",),
+    "EMAIL": ("ana.lee@example.com",),
+    "URL": ("www.example.com",),
+    "IP": ("192.168.1.20",),
+}
+#: sentences of the kind a note, chat or record holds, one slot each
+TEMPLATES = {
+    "PERSON": (
+        "Spoke with {} about the plan",
+        "Seen by Dr. {} today",
+        "{} called and was updated",
+        "Family meeting with {}",
+        "Message left for {}",
+    ),
+    "DATE_TIME": ("Follow-up on {}", "Last seen {}", "Scheduled for {}", "Admitted on {}"),
+    "PHONE": ("Call back at {}", "Contact number {}", "Can be reached at {}"),
+    "ID": ("MRN {}", "Account number {}", "Reference #{}"),
+    "ADDRESS": ("Lives at {}", "Discharged home to {}"),
+    "LOCATION": ("Transferred from {}", "Lives in {}"),
+    "ORG": ("Works at {}", "Insurance through {}"),
+    "EMAIL": ("Email {} with questions", "Reply sent to {}"),
+    "URL": ("See {} for details",),
+    "IP": ("Logged in from {}",),
+}
+_BREAK = re.compile(r"\n|(?<=[.;!?])\s")
+_TOKEN = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class CanaryDocument:
+    """A copy of a document with canaries ``(start, end, label, kind)`` in it; ``index``: the original's
+    position in the corpus."""
+
+    index: int
+    text: str
+    canaries: tuple[tuple[int, int, str, str], ...]
+
+
+def cased_as(original: str, surrogate: str) -> str:
+    """The surrogate in the original's casing when that is ALL CAPS or lower case."""
+    if original.isupper() and len(original) > 1:
+        return surrogate.upper()
+    return surrogate.lower() if original.islower() else surrogate
+
+
+def refill_detected(
+    text: str, detected: Sequence[tuple[int, int, str]], surrogate: Callable[[str, str], str]
+) -> tuple[str, list[tuple[int, int, str, str]]]:
+    """``text`` with each detected span of a canary label re-filled by ``surrogate(original, label)``
+    (one surrogate per distinct original), and the canaries' new offsets."""
+    chosen: dict[tuple[str, str], str] = {}
+    pieces, canaries, at = [], [], 0
+    for start, end, label in sorted(detected):
+        if start < at or label not in CANARY_LABELS:
+            continue
+        original = text[start:end]
+        key = (label, original.casefold())
+        if key not in chosen:
+            chosen[key] = surrogate(original, label)
+        filled = cased_as(original, chosen[key])
+        pieces.append(text[at:start])
+        begin = sum(map(len, pieces))
+        pieces.append(filled)
+        canaries.append((begin, begin + len(filled), label, "in_place"))
+        at = end
+    pieces.append(text[at:])
+    return "".join(pieces), canaries
+
+
+def insert_sentences(
+    text: str,
+    canaries: list[tuple[int, int, str, str]],
+    sentences: Sequence[tuple[str, str, str]],
+    rng: random.Random,
+) -> tuple[str, list[tuple[int, int, str, str]]]:
+    """``text`` with each ``(template, value, label)`` sentence inserted at a line or sentence break outside
+    the canaries (ALL CAPS in an ALL-CAPS text), the canaries moved and the new ones added."""
+    breaks = [m.end() for m in _BREAK.finditer(text)]
+    breaks = [b for b in breaks if not any(s < b < e for s, e, _, _ in canaries)] or [len(text)]
+    upper = text.isupper()
+    canaries, shift = list(canaries), 0
+    for at, (template, value, label) in sorted((rng.choice(breaks), s) for s in sentences):
+        at += shift
+        head, tail = template.split("{}")
+        if upper:
+            head, value, tail = head.upper(), value.upper(), tail.upper()
+        piece = f"{head}{value}{tail}. "
+        separator = "" if at == 0 or text[at - 1].isspace() else " "
+        piece = separator + piece
+        text = text[:at] + piece + text[at:]
+        canaries = [
+            (s + len(piece), e + len(piece), lb, k) if s >= at else (s, e, lb, k) for s, e, lb, k in canaries
+        ]
+        start = at + len(separator) + len(head)
+        canaries.append((start, start + len(value), label, "inserted"))
+        shift += len(piece)
+    return text, sorted(canaries)
+
+
+class CanaryMaker:
+    """Draws canary documents: surrogates from `deid_hf.train.augment.SurrogateSource` (Faker, many
+    locales, format-preserving dates and numbers), one seeded stream per call."""
+
+    def __init__(self, labels: Sequence[str] = CANARY_LABELS) -> None:
+        from ..train.augment import SurrogateSource
+
+        unknown = sorted(set(labels) - set(CANARY_LABELS))
+        if unknown or not labels:
+            raise InputError(
+                f"canary types must be among {', '.join(CANARY_LABELS)}, got {unknown or 'none'}"
+            )
+        self.labels = tuple(labels)
+        self.source = SurrogateSource()
+
+    def value(self, label: str, rng: random.Random, original: str | None = None) -> str:
+        """A fresh identifier of ``label`` in the shape of ``original`` (else of an exemplar)."""
+        shape = original if original is not None else rng.choice(EXEMPLARS[label])
+        for _ in range(5):
+            drawn = self.source.surrogate(shape, label, rng).strip()
+            if drawn and drawn.casefold() != shape.casefold():
+                return drawn
+        return drawn
+
+    def make(
+        self,
+        index: int,
+        text: str,
+        detected: Sequence[tuple[int, int, str]],
+        rng: random.Random,
+        inserted: int,
+    ) -> CanaryDocument:
+        """A canary copy of ``text``: ``detected`` spans re-filled, ``inserted`` sentences added."""
+        copy, canaries = refill_detected(
+            text, detected, lambda original, label: self.value(label, rng, original)
+        )
+        sentences = []
+        for _ in range(inserted):
+            label = rng.choice(self.labels)
+            sentences.append((rng.choice(TEMPLATES[label]), self.value(label, rng), label))
+        copy, canaries = insert_sentences(copy, canaries, sentences, rng)
+        return CanaryDocument(index, copy, tuple(canaries))
+
+
+def make_canary_document(
+    text: str, detected: Sequence[tuple[int, int, str]] = (), *, seed: int = 0, inserted: int = 4
+) -> CanaryDocument:
+    """One canary copy of ``text`` (see `CanaryMaker.make`), for trying the mechanism out."""
+    return CanaryMaker().make(0, text, detected, random.Random(seed), inserted)

@@ -1,0 +1,166 @@
+"""`deid-hf audit canary|reid|all IN`: the audits on a corpus file, with a progress bar, into one report."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+from ..errors import InputError
+
+#: the variant of `deid-hf audit reid --strategies` that keeps surrogates consistent across the corpus
+CONSISTENT_SUFFIX = "+consistent"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The sub-commands and options of ``deid-hf audit``."""
+    sub = parser.add_subparsers(dest="audit", required=True)
+    for name, help_text in (
+        ("canary", "canary recall: synthetic identifiers in copies of a sample, and the share that survive"),
+        ("reid", "re-identification: a TF-IDF attacker names the person behind each de-identified document"),
+        ("all", "both audits, one report"),
+    ):
+        audit = sub.add_parser(name, help=help_text)
+        audit.add_argument("input", help="JSONL, CSV, Parquet or a saved dataset (as deid-hf run reads)")
+        audit.add_argument("--out", default="audit", help="folder of the report (audit.json/.md/.html)")
+        audit.add_argument("--text-field", default="text")
+        audit.add_argument("--split", default="train", help="split of a saved DatasetDict")
+        audit.add_argument("--config", default=None, help="YAML/JSON configuration, as deid-hf run --config")
+        audit.add_argument("--detector", default=None, help="comma-separated detectors (default: default)")
+        audit.add_argument("--policy", default=None, choices=["hipaa", "strict"])
+        audit.add_argument("--strategy", default=None, help="replacement strategy (default full_entity)")
+        audit.add_argument("--seed", type=int, default=0, help="seed of the sample, canaries and surrogates")
+        audit.add_argument("--batch-size", type=int, default=16)
+        if name in ("canary", "all"):
+            audit.add_argument("--sample", type=int, default=200, help="documents copied with canaries")
+            audit.add_argument("--copies", type=int, default=1, help="canary copies of each document")
+            audit.add_argument("--inserted", type=int, default=4, help="canary sentences inserted per copy")
+        if name in ("reid", "all"):
+            audit.add_argument("--group-field", required=True, help="field naming each document's person")
+            audit.add_argument(
+                "--strategies",
+                default=None,
+                help="comma-separated strategies attacked (default: the configuration's); "
+                f"NAME{CONSISTENT_SUFFIX}: that strategy with one substitution table for the corpus",
+            )
+            audit.add_argument("--top-k", type=int, default=5)
+
+
+def pipeline_options(args: argparse.Namespace) -> dict:
+    """The configuration audited: the --config file, then the flags given."""
+    from ..config import load_config, validate
+
+    options = load_config(args.config) if args.config else {}
+    given = {
+        "detector": args.detector.split(",") if args.detector else None,
+        "policy": args.policy,
+        "strategy": args.strategy,
+    }
+    options.update({k: v for k, v in given.items() if v is not None})
+    return validate(options)
+
+
+def effective(options: dict) -> dict:
+    """The options with the pipeline's defaults of strategy, policy and detector filled in."""
+    from ..config import PIPELINE_DEFAULTS
+    from ..detect.policy import DEFAULT_POLICY
+
+    filled = {k: v for k, v in options.items() if v is not None}
+    filled.setdefault("strategy", PIPELINE_DEFAULTS["strategy"])
+    filled.setdefault("policy", DEFAULT_POLICY)
+    filled.setdefault("detector", "pfilter" if filled["strategy"] == "zsts" else "default")
+    return filled
+
+
+def read_corpus(args: argparse.Namespace, group_field: str | None) -> tuple[list[str], list[str] | None, int]:
+    """Texts (and groups) of the records that have them, and how many records were skipped."""
+    from ..corpus import read_records
+
+    records = read_records(args.input, args.split)
+    if not records:
+        raise InputError(f"input {args.input} holds no records")
+    if not any(isinstance(r, dict) and args.text_field in r for r in records):
+        raise InputError(f"no record has a field {args.text_field!r}; name the text field with --text-field")
+    if group_field and not any(isinstance(r, dict) and group_field in r for r in records):
+        raise InputError(f"no record has a field {group_field!r} (--group-field)")
+    texts, groups = [], []
+    for record in records:
+        text = record.get(args.text_field) if isinstance(record, dict) else None
+        group = record.get(group_field) if group_field and isinstance(record, dict) else None
+        if isinstance(text, str) and text.strip() and (not group_field or group not in (None, "")):
+            texts.append(text)
+            groups.append(str(group))
+    if not texts:
+        raise InputError(f"no record has a non-empty string in {args.text_field!r}")
+    return texts, groups if group_field else None, len(records) - len(texts)
+
+
+def deidentify_all(pipe, texts, groups, seed, batch_size, progress: Callable[[int], None]) -> list[str]:
+    """The de-identified texts, row for row (a failed record becomes the empty text)."""
+    out = []
+    for start in range(0, len(texts), batch_size):
+        batch = [{"text": t, "group": g} for t, g in zip(texts[start : start + batch_size], groups[start:])]
+        results = pipe(batch, seed=seed, batch_size=len(batch), errors="report")
+        out += [r.get("text") or "" for r in results]
+        progress(len(out))
+    return out
+
+
+def reid_variants(args, options: dict, texts, groups, bar) -> dict[str, Callable[[], list[str]]]:
+    """Name -> a function de-identifying the corpus with that strategy (progress on ``bar``); every
+    strategy is checked before any is run."""
+    from ..config import validate
+    from ..pipelines import pipeline
+
+    names = args.strategies.split(",") if args.strategies else [str(options.get("strategy", "full_entity"))]
+    variants = {}
+    for name in names:
+        strategy, consistent = name.removesuffix(CONSISTENT_SUFFIX), name.endswith(CONSISTENT_SUFFIX)
+        chosen = validate({**options, "strategy": strategy, **({"shared_table": True} if consistent else {})})
+
+        def run(chosen=chosen, name=name) -> list[str]:
+            task = bar.add_task(f"de-identifying ({name})", total=len(texts))
+            pipe = pipeline("deid-substitution", **chosen)
+            update = lambda done: bar.update(task, completed=done)  # noqa: E731
+            return deidentify_all(pipe, texts, groups, args.seed, args.batch_size, update)
+
+        variants[name] = run
+    return variants
+
+
+def run(args: argparse.Namespace, console) -> int:
+    """Run the audit(s) asked for and write the report; prints where it went."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from ..pipelines import pipeline
+    from .recall import run_canary_audit
+    from .reid import run_reid_audit
+    from .report import write_audit_report
+
+    options = pipeline_options(args)
+    group_field = getattr(args, "group_field", None)
+    texts, groups, skipped = read_corpus(args, group_field)
+    sections = {}
+    columns = ("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, TimeRemainingColumn(), console=console) as bar:
+        if args.audit in ("canary", "all"):
+            task = bar.add_task("canary audit", total=None)
+            sections["canary"] = run_canary_audit(
+                pipeline("deid-substitution", **options),
+                texts,
+                sample=args.sample,
+                copies=args.copies,
+                inserted=args.inserted,
+                seed=args.seed,
+                batch_size=args.batch_size,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+            )
+        if args.audit in ("reid", "all"):
+            variants = reid_variants(args, options, texts, groups, bar)
+            sections["reid"] = run_reid_audit(texts, groups, variants, k=args.top_k)
+    configuration = {"input": Path(args.input).name, "records_skipped": skipped, **effective(options)}
+    written = write_audit_report(args.out, sections, configuration)
+    console.print(
+        f"wrote the audit report to {written['md']} ({', '.join(p.name for p in written.values())})"
+    )
+    return 0

@@ -1,0 +1,233 @@
+"""The audit report: ``audit.json``, ``audit.md`` and ``audit.html`` (with its plots embedded), written
+atomically. It states what was measured, on how many documents, the intervals and what the audit does not
+cover; it holds counts, rates, labels and the configuration, never a document's text."""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import os
+from pathlib import Path
+
+from .._version import __version__
+from ..errors import InputError, MissingExtraError
+
+
+def _rate(value) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _interval(pair) -> str:
+    return "-" if not pair else f"{pair[0]:.3f}-{pair[1]:.3f}"
+
+
+def canary_tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, header, rows) of the canary audit."""
+    head = ["canaries", "tokens", "token recall", "95% interval", "survived", "survival rate", "95% interval"]
+
+    def row(name: str, s: dict) -> list[str]:
+        return [
+            name,
+            str(s["canaries"]),
+            str(s["tokens"]),
+            _rate(s["token_recall"]),
+            _interval(s["token_recall_interval"]),
+            str(s["survived"]),
+            _rate(s["survival_rate"]),
+            _interval(s["survival_interval"]),
+        ]
+
+    kinds = [row("all", result["all"])] + [row(k, s) for k, s in result["by_kind"].items()]
+    types = [row(label, s) for label, s in result["by_type"].items()]
+    in_place = [row(label, s) for label, s in result["in_place_by_type"].items()]
+    return [
+        ("Canaries by kind", ["kind", *head], kinds),
+        ("Inserted canaries (the estimate's) by type", ["type", *head], types),
+        ("In-place canaries by type", ["type", *head], in_place),
+    ]
+
+
+def reid_tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, header, rows) of the re-identification audit."""
+    k = result["k"]
+    rows = [
+        ["chance", "-", _rate(result["chance"]["top1"]), "-", _rate(result["chance"][f"top{k}"]), "-", "-"]
+    ]
+    for name, r in result["results"].items():
+        rows.append(
+            [
+                name,
+                str(r["documents"]),
+                _rate(r["top1"]),
+                _interval(r["top1_interval"]),
+                _rate(r[f"top{k}"]),
+                _interval(r[f"top{k}_interval"]),
+                _rate(r["mean_reciprocal_rank"]),
+            ]
+        )
+    head = ["text attacked", "documents", "top-1", "95% interval", f"top-{k}", "95% interval", "MRR"]
+    return [("Re-identification attack", head, rows)]
+
+
+def summary_lines(report: dict) -> list[str]:
+    """What was measured, in sentences."""
+    lines = [f"Configuration: {json.dumps(report.get('configuration', {}), sort_keys=True)}."]
+    if canary := report.get("canary"):
+        estimate = canary["estimate"]
+        lines.append(
+            f"Canary recall: {_rate(estimate['token_recall'])} "
+            f"(95% interval {_interval(estimate['interval'])}) "
+            f"over {canary['all']['canaries']} canaries in {canary['documents_sampled']} of "
+            f"{canary['documents_in_corpus']} documents ({canary['copies_per_document']} copy each); "
+            f"{estimate['method']}."
+        )
+    if reid := report.get("reid"):
+        original = reid["results"]["original text"]
+        lines.append(
+            f"Re-identification: {reid['attacker']}; {original['documents']} documents of "
+            f"{reid['people_with_two_or_more']} people attacked among {reid['people']} candidates; "
+            f"chance top-1 {_rate(reid['chance']['top1'])}, original text top-1 {_rate(original['top1'])}."
+        )
+    return lines
+
+
+def markdown(report: dict, plots: dict[str, str]) -> str:
+    parts = ["# deid-hf audit", "", f"deid-hf {report['version']}.", ""]
+    parts += [f"- {line}" for line in summary_lines(report)] + [""]
+    for section, tables in (("canary", canary_tables), ("reid", reid_tables)):
+        if section not in report:
+            continue
+        for title, head, rows in tables(report[section]):
+            parts += [f"## {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+            parts += ["| " + " | ".join(row) + " |" for row in rows] + [""]
+        if section in plots:
+            parts += [f"![{section}]({plots[section]})", ""]
+        parts += ["Not covered:", ""] + [f"- {item}" for item in report[section]["not_covered"]] + [""]
+    return "\n".join(parts)
+
+
+def html_page(report: dict, images: dict[str, bytes]) -> str:
+    esc = html.escape
+    body = [f"<h1>deid-hf audit</h1><p>deid-hf {esc(report['version'])}</p><ul>"]
+    body += [f"<li>{esc(line)}</li>" for line in summary_lines(report)] + ["</ul>"]
+    for section, tables in (("canary", canary_tables), ("reid", reid_tables)):
+        if section not in report:
+            continue
+        for title, head, rows in tables(report[section]):
+            body.append(
+                f"<h2>{esc(title)}</h2><table><tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr>"
+            )
+            body += ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in rows]
+            body.append("</table>")
+        if section in images:
+            data = base64.b64encode(images[section]).decode()
+            body.append(f'<img alt="{section}" src="data:image/png;base64,{data}">')
+        body.append(
+            "<p>Not covered:</p><ul>" + "".join(f"<li>{esc(i)}</li>" for i in report[section]["not_covered"])
+        )
+        body.append("</ul>")
+    style = "body{font-family:sans-serif;max-width:60em;margin:auto}td,th{padding:2px 8px;text-align:right}"
+    head = f"<meta charset='utf-8'><title>deid-hf audit</title><style>{style}</style>"
+    return f"<!doctype html><html><head>{head}</head><body>{''.join(body)}</body></html>"
+
+
+def _figure_png(draw) -> bytes:
+    from ..extras import extra
+
+    with extra("eval", "the audit report's plots"):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    draw(ax)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def canary_plot(result: dict) -> bytes:
+    """Token recall of the canaries by type, with the 95% intervals."""
+    labels = list(result["by_type"])
+    values = [result["by_type"][label]["token_recall"] or 0.0 for label in labels]
+    intervals = [
+        result["by_type"][label]["token_recall_interval"] or [v, v] for label, v in zip(labels, values)
+    ]
+    errors = [
+        [v - lo for v, (lo, _) in zip(values, intervals)],
+        [hi - v for v, (_, hi) in zip(values, intervals)],
+    ]
+
+    def draw(ax):
+        ax.bar(labels, values, yerr=errors, capsize=3, color="#4c72b0")
+        ax.set_ylim(0, 1.05)
+        ax.set_ylabel("canary token recall")
+        ax.tick_params(axis="x", rotation=45)
+
+    return _figure_png(draw)
+
+
+def reid_plot(result: dict) -> bytes:
+    """Top-1 and top-k accuracy of the attack on each text, beside chance."""
+    k, names = result["k"], list(result["results"])
+    top1 = [result["results"][n]["top1"] for n in names]
+    topk = [result["results"][n][f"top{k}"] for n in names]
+
+    def draw(ax):
+        at = range(len(names))
+        ax.bar([x - 0.2 for x in at], top1, width=0.4, label="top-1")
+        ax.bar([x + 0.2 for x in at], topk, width=0.4, label=f"top-{k}")
+        ax.axhline(result["chance"]["top1"], color="black", linestyle=":", label="chance top-1")
+        ax.axhline(result["chance"][f"top{k}"], color="grey", linestyle="--", label=f"chance top-{k}")
+        ax.set_xticks(list(at), names, rotation=20, ha="right")
+        ax.set_ylim(0, 1.0)
+        ax.set_ylabel("attack accuracy")
+        ax.legend(fontsize=7)
+
+    return _figure_png(draw)
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as out:
+        out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(tmp, path)
+
+
+def write_audit_report(out: str | Path, sections: dict, configuration: dict | None = None) -> dict[str, Path]:
+    """Write ``sections`` (``{"canary": run_canary_audit(...), "reid": run_reid_audit(...)}``, either or
+    both) as ``audit.json``, ``audit.md``, ``audit.html`` and one PNG per section into the folder ``out``;
+    returns the paths. Without matplotlib (``deid-hf[eval]``) the plots are left out, and the report says
+    so."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"the report folder {out} is a file: name a folder")
+    if not {"canary", "reid"} & set(sections):
+        raise InputError("nothing to report: run the canary or the reid audit")
+    out.mkdir(parents=True, exist_ok=True)
+    report = {"version": __version__, "configuration": configuration or {}, **sections}
+    images, plots, written = {}, {}, {}
+    for name, draw in (("canary", canary_plot), ("reid", reid_plot)):
+        if name in sections:
+            try:
+                images[name] = draw(sections[name])
+            except MissingExtraError as exc:
+                report.setdefault("notes", []).append(f"no plots: {exc}")
+                continue
+            plots[name] = f"audit_{name}.png"
+            written[name] = out / plots[name]
+            _write_atomically(written[name], images[name])
+    for suffix, content in (
+        ("json", json.dumps(report, indent=2)),
+        ("md", markdown(report, plots)),
+        ("html", html_page(report, images)),
+    ):
+        written[suffix] = out / f"audit.{suffix}"
+        _write_atomically(written[suffix], content.encode("utf-8"))
+    return written

@@ -1,0 +1,174 @@
+"""Canary insertion, scoring, estimate and intervals on synthetic text (no model)."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from deid_hf.audit.canary import CANARY_LABELS, CanaryDocument, CanaryMaker, insert_sentences, refill_detected
+from deid_hf.audit.recall import (
+    CanaryOutcome,
+    detected_token_mix,
+    run_canary_audit,
+    score_canaries,
+    weighted_recall,
+)
+from deid_hf.audit.stats import bootstrap_interval, wilson_interval
+from deid_hf.errors import InputError
+
+NOTE = "Seen by Dr. Harriet Quist on 04/05/2021.\nCall 617-555-0143 if worse. Quist to follow."
+DETECTED = [
+    (NOTE.index(value), NOTE.index(value) + len(value), label)
+    for value, label in (("Harriet Quist", "PERSON"), ("04/05/2021", "DATE_TIME"), ("617-555-0143", "PHONE"))
+] + [(NOTE.rindex("Quist"), NOTE.rindex("Quist") + 5, "PERSON")]
+
+
+@pytest.fixture(scope="module")
+def maker():
+    return CanaryMaker()
+
+
+def test_the_detected_spans_are_where_the_fixture_says():
+    assert [NOTE[s:e] for s, e, _ in DETECTED] == ["Harriet Quist", "04/05/2021", "617-555-0143", "Quist"]
+
+
+def test_refill_puts_a_surrogate_at_every_detected_span_with_offsets_that_match():
+    drawn = iter(["Ann Bo", "11/12/2019", "212-555-0100", "Cy"])
+    text, canaries = refill_detected(NOTE, DETECTED, lambda original, label: next(drawn))
+    assert [text[s:e] for s, e, _, _ in canaries] == ["Ann Bo", "11/12/2019", "212-555-0100", "Cy"]
+    assert [label for _, _, label, _ in canaries] == ["PERSON", "DATE_TIME", "PHONE", "PERSON"]
+    assert {kind for *_, kind in canaries} == {"in_place"}
+    assert "Quist" not in text and text.startswith("Seen by Dr. Ann Bo on ")
+
+
+def test_refill_keeps_one_surrogate_per_original_and_the_original_casing():
+    text = "SPOKE WITH JO PARK. JO PARK AGREED."
+    calls = []
+    out, canaries = refill_detected(
+        text, [(11, 18, "PERSON"), (20, 27, "PERSON")], lambda o, label: calls.append(o) or "Kim Lee"
+    )
+    assert calls == ["JO PARK"] and out == "SPOKE WITH KIM LEE. KIM LEE AGREED."
+    assert [out[s:e] for s, e, _, _ in canaries] == ["KIM LEE", "KIM LEE"]
+
+
+def test_refill_skips_labels_that_are_no_canary_type():
+    assert "NUMBER" not in CANARY_LABELS
+    text, canaries = refill_detected("bp 120/80", [(3, 9, "NUMBER")], lambda o, label: "999/99")
+    assert text == "bp 120/80" and canaries == []
+
+
+def test_inserted_sentences_sit_at_breaks_and_move_the_other_canaries():
+    canaries = [DETECTED[0] + ("in_place",)]
+    sentences = [("Call back at {}", "(212) 555-0100", "PHONE"), ("Lives in {}", "Oakton", "LOCATION")]
+    text, moved = insert_sentences(NOTE, canaries, sentences, random.Random(3))
+    found = {(text[s:e], label, kind) for s, e, label, kind in moved}
+    assert found == {
+        ("Harriet Quist", "PERSON", "in_place"),
+        ("(212) 555-0100", "PHONE", "inserted"),
+        ("Oakton", "LOCATION", "inserted"),
+    }
+    assert "Call back at (212) 555-0100. " in text and "Lives in Oakton. " in text
+    assert text.replace("Call back at (212) 555-0100. ", "").replace("Lives in Oakton. ", "") == NOTE
+
+
+def test_an_all_caps_text_gets_all_caps_sentences():
+    text, moved = insert_sentences(
+        "PT STABLE. NO CHANGES.", [], [("Lives in {}", "Oakton", "LOCATION")], random.Random(0)
+    )
+    assert "LIVES IN OAKTON. " in text and [text[s:e] for s, e, _, _ in moved] == ["OAKTON"]
+
+
+def test_a_canary_copy_holds_fresh_values_of_each_type(maker):
+    rng = random.Random(7)
+    doc = maker.make(0, NOTE, DETECTED, rng, inserted=len(CANARY_LABELS) * 2)
+    values = {(doc.text[s:e], label) for s, e, label, _ in doc.canaries}
+    assert "Harriet Quist" not in doc.text and "617-555-0143" not in doc.text
+    assert all(value.strip() == value and value for value, _ in values)
+    phones = [v for v, label in values if label == "PHONE"]
+    assert phones and all(sum(c.isdigit() for c in v) >= 7 for v in phones)
+    assert all("@" in v for v, label in values if label == "EMAIL")
+    with pytest.raises(InputError, match="canary types"):
+        CanaryMaker(["SHOE_SIZE"])
+
+
+def test_scoring_counts_the_canary_tokens_a_replaced_span_covers():
+    doc = CanaryDocument(
+        3,
+        "Met Ann Bo Lee today at 5 Elm St.",
+        ((4, 14, "PERSON", "inserted"), (24, 32, "ADDRESS", "inserted")),
+    )
+    outcomes = score_canaries(doc, [(4, 7, "PERSON"), (24, 26, "NUMBER"), (27, 32, "LOCATION")])
+    assert outcomes == [
+        CanaryOutcome(3, "PERSON", "inserted", 3, 1),
+        CanaryOutcome(3, "ADDRESS", "inserted", 3, 3),
+    ]
+
+
+def test_the_estimate_weights_each_type_by_the_mix_found():
+    outcomes = [CanaryOutcome(0, "PERSON", "in_place", 4, 2), CanaryOutcome(1, "PHONE", "inserted", 2, 2)]
+    assert weighted_recall(outcomes, {"PERSON": 0.75, "PHONE": 0.25}) == pytest.approx(0.75 * 0.5 + 0.25)
+    assert weighted_recall(outcomes, {"EMAIL": 1.0}) == pytest.approx(4 / 6)  # no weight applies: pooled
+    mix = detected_token_mix(["Ann Bo at 617-555-0143"], [[(0, 6, "PERSON"), (10, 22, "PHONE")]])
+    assert mix == pytest.approx({"PERSON": 2 / 3, "PHONE": 1 / 3})
+
+
+def test_wilson_interval_matches_the_formula_and_holds_the_share():
+    low, high = wilson_interval(0, 10)
+    assert low == 0.0 and high == pytest.approx(1.959964**2 / (10 + 1.959964**2), rel=1e-4)
+    low, high = wilson_interval(45, 50)
+    assert low < 0.9 < high and wilson_interval(0, 0) is None
+    assert wilson_interval(450, 500)[1] - wilson_interval(450, 500)[0] < high - low
+
+
+def test_bootstrap_interval_narrows_with_more_documents():
+    rng = random.Random(0)
+    docs = [(rng.random() < 0.8, 1) for _ in range(400)]
+
+    def ratio(sample):
+        return sum(h for h, _ in sample) / sum(t for _, t in sample)
+
+    small, large = bootstrap_interval(docs[:40], ratio), bootstrap_interval(docs, ratio)
+    assert small[0] <= ratio(docs[:40]) <= small[1] and large[0] <= ratio(docs) <= large[1]
+    assert large[1] - large[0] < small[1] - small[0]
+
+
+class DigitsOnly:
+    """A stand-in pipeline that replaces every token holding a digit, and nothing else."""
+
+    def __call__(self, texts, **_):
+        return [
+            {
+                "text": t,
+                "spans": [
+                    {"start": m.start(), "end": m.end(), "label": "ID", "replaced": True}
+                    for m in re.finditer(r"\S*\d\S*", t)
+                ],
+            }
+            for t in texts
+        ]
+
+
+def test_the_audit_sees_what_a_configuration_misses():
+    texts = [
+        f"Visit {n}: Dr. Ilse Marr saw the patient on 0{n % 9 + 1}/12/2020. Phone 617-555-01{n:02d}."
+        for n in range(12)
+    ]
+    result = run_canary_audit(DigitsOnly(), texts, sample=8, copies=2, inserted=4, seed=1, batch_size=5)
+    assert result["documents_sampled"] == 8 and result["by_kind"]["inserted"]["canaries"] == 8 * 2 * 4
+    by_type = result["by_type"]
+    assert (
+        by_type["PHONE"]["token_recall"] > 0.5 and by_type["PHONE"]["survived"] < by_type["PHONE"]["canaries"]
+    )
+    assert by_type["PERSON"]["token_recall"] == 0 and by_type["PERSON"]["survival_rate"] == 1
+    assert set(result["detected_type_mix"]) == {"ID"}
+    low, high = result["estimate"]["interval"]
+    assert low <= result["estimate"]["token_recall"] <= high
+
+
+def test_the_audit_refuses_an_empty_sample():
+    with pytest.raises(InputError, match="no document"):
+        run_canary_audit(DigitsOnly(), ["", "  "], sample=3)
+    with pytest.raises(InputError, match="at least one"):
+        run_canary_audit(DigitsOnly(), ["text"], sample=0)

@@ -1,0 +1,92 @@
+"""The re-identification attack and the audit report, on synthetic text (no model)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from deid_hf.audit.recall import run_canary_audit
+from deid_hf.audit.reid import run_reid_audit, tfidf_attack, true_person_ranks
+from deid_hf.audit.report import write_audit_report
+from deid_hf.errors import InputError
+from tests.audit.test_canary import DigitsOnly
+
+TOPICS = {
+    "ana": "wheeze inhaler nebulizer asthma peak flow",
+    "bo": "insulin glucose sliding scale diabetic foot",
+    "cy": "cast ankle fracture crutches orthopedics",
+    "di": "dialysis fistula potassium renal diet",
+}
+FILLER = ["patient", "seen", "today", "plan", "discussed", "with", "team", "and", "nurse"]
+
+
+def corpus(per_person: int = 4, seed: int = 0) -> tuple[list[str], list[str]]:
+    rng = random.Random(seed)
+    texts, people = [], []
+    for person, topic in TOPICS.items():
+        for _ in range(per_person):
+            words = rng.sample(topic.split(), 3) + rng.sample(FILLER, 5)
+            rng.shuffle(words)
+            texts.append(" ".join(words))
+            people.append(person)
+    return texts, people
+
+
+def test_the_attack_names_people_by_their_other_documents():
+    texts, people = corpus()
+    result = tfidf_attack(texts, people, texts, k=2)
+    assert result["documents"] == len(texts) and result["top1"] == 1.0
+
+
+def test_text_that_carries_nothing_of_the_person_is_attacked_at_about_chance():
+    texts, people = corpus(per_person=6)
+    blank = [" ".join(random.Random(i).sample(FILLER, 5)) for i in range(len(texts))]
+    ranks = true_person_ranks(texts, people, blank)
+    assert sum(r == 1 for r in ranks) / len(ranks) < 0.5
+    assert true_person_ranks(texts, people, texts) == [1] * len(texts)
+
+
+def test_the_attacked_document_is_left_out_of_its_person_background():
+    texts = ["alpha beta", "gamma delta", "alpha beta"]
+    people = ["x", "x", "y"]  # x's other document shares nothing with the first; y's does
+    assert true_person_ranks(texts, people, texts)[0] == 2
+
+
+def test_the_reid_audit_reports_every_variant_beside_chance():
+    texts, people = corpus()
+    result = run_reid_audit(texts, people, {"blank": lambda: [""] * len(texts)}, k=2)
+    assert set(result["results"]) == {"original text", "blank"}
+    assert result["chance"] == {"top1": 1 / 4, "top2": 2 / 4}
+    assert result["results"]["blank"]["top1"] < result["results"]["original text"]["top1"]
+    with pytest.raises(InputError, match="two documents"):
+        run_reid_audit(["a", "b"], ["x", "y"], {})
+
+
+SECRET_TEXTS = [
+    f"Zebulon Quackenbush-{n} phoned 617-555-01{n:02d} from Oxnard about invoice 88{n}." for n in range(6)
+]
+
+
+def test_the_report_holds_no_text_and_is_written_whole(tmp_path):
+    canary = run_canary_audit(DigitsOnly(), SECRET_TEXTS, sample=4, seed=0)
+    reid = run_reid_audit(SECRET_TEXTS, ["p", "q"] * 3, {"typed": lambda: ["<PERSON> phoned"] * 6})
+    written = write_audit_report(tmp_path / "rep", {"canary": canary, "reid": reid}, {"strategy": "typed"})
+    assert {p.name for p in written.values()} >= {"audit.json", "audit.md", "audit.html"}
+    assert sorted(p.name for p in (tmp_path / "rep").iterdir()) == sorted(p.name for p in written.values())
+    report = json.loads(written["json"].read_text())
+    assert report["canary"]["documents_sampled"] == 4 and "original text" in report["reid"]["results"]
+    for path in written.values():
+        content = path.read_bytes().decode("utf-8", "replace").lower()
+        for word in ("zebulon", "quackenbush", "oxnard", "555-01", "invoice"):
+            assert word not in content, (path.name, word)
+    assert "| PHONE |" in written["md"].read_text() and "<table>" in written["html"].read_text()
+
+
+def test_the_report_refuses_a_file_as_folder_and_an_empty_report(tmp_path):
+    (tmp_path / "file").write_text("")
+    with pytest.raises(InputError, match="is a file"):
+        write_audit_report(tmp_path / "file", {"canary": {}})
+    with pytest.raises(InputError, match="nothing to report"):
+        write_audit_report(tmp_path / "rep", {})
