@@ -26,7 +26,7 @@ from benchmarks._common import data_path, print_table, write_results  # noqa: E4
 from deid_hf.audit.canary import CANARY_LABELS  # noqa: E402
 from deid_hf.audit.recall import run_canary_audit  # noqa: E402
 from deid_hf.audit.reid import run_reid_audit  # noqa: E402
-from deid_hf.data import (  # noqa: E402
+from deid_hf.corpora import (  # noqa: E402
     PHYSIONET_FILE,
     PRESIDIO_FILE,
     PRESIDIO_HELD_OUT,

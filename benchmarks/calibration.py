@@ -2,7 +2,7 @@
 thresholds (`deid_hf.detect.ner.outside_bias_of`), for the model alone and inside ``default`` under hipaa.
 
 The model must not have seen the measured fold: train it with ``deid-hf train-detector OUT --held-out-fold K
---sealed-fold 4`` (the sealed fold, `deid_hf.data.SEALED_FOLD`, is measured only with ``--fold 4`` at the
+--sealed-fold 4`` (the sealed fold, `deid_hf.corpora.SEALED_FOLD`, is measured only with ``--fold 4`` at the
 end of a piece of work). Prints a table and writes results/calibration.json.
 
     python calibration.py --model /path/to/fold-model --fold 3
@@ -14,10 +14,10 @@ import argparse
 
 from _common import data_path, print_table, write_results
 
-from deid_hf.data import SEALED_FOLD, note_folds, physionet_documents
+from deid_hf.corpora import SEALED_FOLD, note_folds, physionet_documents
 from deid_hf.detect import get_detector
 from deid_hf.detect.ner import TokenClassificationDetector
-from deid_hf.train.detector import held_out_metrics
+from deid_hf.train.measure import held_out_metrics
 
 THRESHOLDS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9)
 COLUMNS = ["detector", "threshold", "token P", "token R", "entities fully protected", "ALL-CAPS R", "mixed R"]

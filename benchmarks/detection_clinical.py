@@ -29,14 +29,14 @@ from pathlib import Path
 from _common import data_path, print_table, write_results
 
 import deid_hf
-from deid_hf.data import patient_folds
+from deid_hf.corpora import patient_folds
 from deid_hf.detect import CLINICAL_DETECTORS, DEFAULT_DETECTORS, get_detector
 from deid_hf.detect.base import Detector
 from deid_hf.detect.casing import CAPS_SHARE, caps_share
 from deid_hf.detect.ner import TokenClassificationDetector
 from deid_hf.detect.policy import PolicyDetector
 from deid_hf.evaluation.detection import detection_report, load_gold
-from deid_hf.train.detector import TRAINING_FILE
+from deid_hf.models import TRAINING_FILE
 
 COLUMNS = [
     "tool",

@@ -21,7 +21,7 @@ from _common import data_path, print_table, write_results
 from detection import presidio_analyzer
 
 import deid_hf
-from deid_hf.data import case_group
+from deid_hf.corpora import case_group
 from deid_hf.detect import TokenClassificationDetector, get_detector
 from deid_hf.evaluation.detection import DetectionCounts, GoldDocument, GoldSpan, load_gold, tokens
 from deid_hf.train.detector import DetectorConfig, default_documents

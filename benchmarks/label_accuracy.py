@@ -20,8 +20,8 @@ from detection import presidio_analyzer
 from detection_wikigold import first_held_out_sentence, wikigold
 
 import deid_hf.detect.ner as ner
-from deid_hf.data import PRESIDIO_FILE, PRESIDIO_HELD_OUT
-from deid_hf.data import PRESIDIO_LABELS as PRESIDIO_GOLD_LABELS
+from deid_hf.corpora import PRESIDIO_FILE, PRESIDIO_HELD_OUT
+from deid_hf.corpora import PRESIDIO_LABELS as PRESIDIO_GOLD_LABELS
 from deid_hf.detect import get_detector
 from deid_hf.detect.ner import map_ner_label
 from deid_hf.detect.patterns import PRESIDIO_LABELS as PRESIDIO_OUTPUT_LABELS

@@ -23,7 +23,7 @@ import onnxruntime
 import torch
 from _common import data_path, print_table, write_results
 
-from deid_hf.data import PRESIDIO_FILE, PRESIDIO_HELD_OUT
+from deid_hf.corpora import PRESIDIO_FILE, PRESIDIO_HELD_OUT
 from deid_hf.evaluation.detection import load_gold
 from deid_hf.export.onnx import cpu_flags, export, session_options
 
@@ -70,7 +70,7 @@ def main():
     from transformers import AutoModelForTokenClassification, AutoTokenizer
 
     from deid_hf.models import model_path
-    from deid_hf.train.detector import BIO_LABELS
+    from deid_hf.spans import BIO_LABELS
 
     torch.set_num_threads(2)
     flags = cpu_flags()

@@ -326,7 +326,7 @@ def cmd_evaluate_utility(args: argparse.Namespace) -> None:
 
 def cmd_evaluate_report(args: argparse.Namespace) -> None:
     """One command: detection table, utility tables (SNIPS intent, BTC NER), trade-off plot over p."""
-    from .data import PRESIDIO_FILE, PRESIDIO_HELD_OUT
+    from .corpora import PRESIDIO_FILE, PRESIDIO_HELD_OUT
     from .evaluation.detection import evaluate_pipeline, load_gold
     from .evaluation.report import screenshot, utility_rows, write_report
     from .paths import data_root
@@ -413,7 +413,7 @@ def cmd_train_paraphraser(args: argparse.Namespace) -> None:
 def cmd_train_detector(args: argparse.Namespace) -> None:
     """Fine-tune an encoder as a token classifier over the label schema (BIO), with accelerate; resumable.
     Writes the checkpoint, tokenizer, ONNX fp32 + int8 and a model card with held-out metrics."""
-    from .data import read_documents
+    from .corpora import read_documents
     from .paths import data_root
     from .train.detector import DetectorConfig, default_documents, train_detector
 
@@ -679,7 +679,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=-1,
         help="patient fold of the dev notes neither trained on nor measured, for tuning runs that keep the "
-        "sealed fold unread (deid_hf.data.SEALED_FOLD; -1, the default: none)",
+        "sealed fold unread (deid_hf.corpora.SEALED_FOLD; -1, the default: none)",
     )
     detector.add_argument("--no-onnx", action="store_true", help="skip the ONNX export")
     detector.add_argument(

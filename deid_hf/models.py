@@ -35,6 +35,8 @@ HUB_DIR = Path(__file__).resolve().parent / "hub"
 SHIPPED = "deid-hf"
 #: a shipped folder's list of its files: ``{"files": {relative path: {"bytes", "sha256"}}}``
 MANIFEST = "deid_hf_manifest.json"
+#: the training record of a model deid-hf trained (config, recipe digest, metrics)
+TRAINING_FILE = "deid_hf_training.json"
 #: the default detector's trained token classifier (detector "learned", part of "default" and "clinical")
 LEARNED_MODEL = "deid-detector-minilm"
 

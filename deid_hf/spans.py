@@ -32,6 +32,8 @@ LABELS = (
     "AGE",
     "OTHER",
 )
+#: the token-classification tags of the schema: "O" and B-/I- of every label
+BIO_LABELS = ("O", *(f"{prefix}-{label}" for label in LABELS for prefix in ("B", "I")))
 
 
 @dataclass(frozen=True)

@@ -87,7 +87,7 @@ def tiny_llama_fixture(smollm2):
 
 
 def _labelled(i: int):
-    from deid_hf.data import LabelledDocument
+    from deid_hf.corpora import LabelledDocument
 
     names = ("Maria Gonzalez", "Ivan Petrov", "Ana Lima", "Tom Okafor")
     places = ("Lisbon", "Boston", "Nairobi")
@@ -131,7 +131,7 @@ def tiny_token_classifier(tokenizer, labels=None, **config):
     import torch
     from transformers import BertForTokenClassification
 
-    from deid_hf.train.detector import BIO_LABELS
+    from deid_hf.spans import BIO_LABELS
 
     labels = list(labels or BIO_LABELS)
     torch.manual_seed(0)

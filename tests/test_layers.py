@@ -17,7 +17,7 @@ LAYERS = [
     # pure: no models, no I/O beyond reading arguments
     {"_version", "errors", "extras", "spans", "privacy", "validate", "text"},
     # where things live, how a language model is read, labelled corpora and their splits
-    {"paths", "lm", "models", "data"},
+    {"paths", "lm", "models", "corpora"},
     # components built on a model: detection, replacement, NDD, DP paraphrase, ONNX export (pipelines load
     # exported models) and model cards
     {"detect", "replace", "ndd", "paraphrase", "export", "config", "reidentify"},

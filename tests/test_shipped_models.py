@@ -126,7 +126,7 @@ def test_the_learned_detector_runs_the_shipped_int8_graph(registered_learned):
 
 @pytest.mark.data
 def test_shipped_vocabulary_holds_no_word_of_a_gold_identifier():
-    from deid_hf.data import physionet_documents
+    from deid_hf.corpora import physionet_documents
     from deid_hf.detect.lexicon import VOCABULARY_FILE, Vocabulary, words
     from tests.conftest import shared_data
 

@@ -20,7 +20,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..data import LabelledDocument
+from ..corpora import LabelledDocument
 
 #: Faker locales whose names are written in Latin script (a note's surrogate may come from any culture)
 NAME_LOCALES = (

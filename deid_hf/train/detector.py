@@ -1,7 +1,7 @@
 """Fine-tune an encoder for token classification over the label schema (BIO) with the shared accelerate loop.
 
 Labels: ``O`` plus ``B-``/``I-`` of every label of `deid_hf.spans.LABELS`; special tokens get -100 (no
-loss). Long documents are cut into overlapping windows (``stride`` tokens shared). Data: `deid_hf.data`'s
+loss). Long documents are cut into overlapping windows (``stride`` tokens shared). Data: `deid_hf.corpora`'s
 corpora and folds (`default_documents`), the training-data engine (`deid_hf.train.augment`) and silver
 text (`deid_hf.train.silver`); the folder written has the shipped layout (`deid_hf.train.shipped_folder`).
 """
@@ -13,24 +13,20 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..data import (
+from ..corpora import (
     PHYSIONET_FILE,
     PRESIDIO_FILE,
     PRESIDIO_HELD_OUT,
     PRESIDIO_TUNING,
     LabelledDocument,
-    case_group,
     note_folds,
     physionet_documents,
     presidio_documents,
 )
 from ..errors import InputError
-from ..spans import LABELS
+from ..spans import BIO_LABELS
 from ..validate import check_positive_ints, check_training_rates
 from .loop import flag
-
-TRAINING_FILE = "deid_hf_training.json"
-BIO_LABELS = ("O", *(f"{prefix}-{label}" for label in LABELS for prefix in ("B", "I")))
 
 
 @dataclass
@@ -51,7 +47,7 @@ class DetectorConfig:
     #: on every dev patient, as the shipped model is: the corpus' other patients are measured separately)
     folds: int = flag(5)
     held_out_fold: int | None = None
-    #: a fold neither trained on nor measured (tuning runs keep `deid_hf.data.SEALED_FOLD` unread)
+    #: a fold neither trained on nor measured (tuning runs keep `deid_hf.corpora.SEALED_FOLD` unread)
     sealed_fold: int | None = field(default=None, metadata={"neutral": None})
     presidio_records: int = flag(
         750, help="presidio_synth_pii records 0..N-1 are trained on (at most 750: 750-1499 are held out)"
@@ -242,37 +238,6 @@ def split_documents(docs: Sequence[LabelledDocument], eval_fraction: float, seed
             f"{len(docs)} documents leave nothing to train on after holding out {eval_fraction:.0%}"
         )
     return train, [d for d in docs if d.group in held]
-
-
-def held_out_metrics(detector, held_out: dict[str, Sequence[LabelledDocument]]) -> dict:
-    """EVALUATION.md token metrics of ``detector`` on each held-out set, also per case group, with docs/s."""
-    import time
-
-    from ..evaluation.detection import DetectionCounts, GoldDocument, GoldSpan
-
-    results = {}
-    for name, docs in held_out.items():
-        if not docs:
-            continue
-        start = time.perf_counter()
-        predicted = detector.detect_batch([d.text for d in docs])
-        seconds = time.perf_counter() - start
-        counts = {"all": DetectionCounts()}
-        for doc, spans in zip(docs, predicted):
-            gold = GoldDocument(
-                doc.text,
-                tuple(
-                    GoldSpan(s, e, original) for (s, e, _), original in zip(doc.spans, doc.original_labels)
-                ),
-            )
-            for key in ("all", case_group(doc.text)):
-                counts.setdefault(key, DetectionCounts()).add(gold, spans)
-        results[name] = {
-            "documents": len(docs),
-            "docs_per_s": len(docs) / seconds,
-            **{key: c.report() for key, c in counts.items()},
-        }
-    return results
 
 
 def training_rows(tokenizer, train_docs, eval_docs, config: DetectorConfig):

@@ -22,11 +22,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from ..models import ADAPTER_FILE, write_manifest
+from ..models import ADAPTER_FILE, TRAINING_FILE, write_manifest
 from ..validate import check_positive_ints, check_training_rates
 from .loop import flag
-
-TRAINING_FILE = "deid_hf_training.json"
 
 
 @dataclass

@@ -9,17 +9,17 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..data import LabelledDocument
-from ..models import write_manifest
-from ..spans import LABELS
-from .detector import BIO_LABELS, TRAINING_FILE, DetectorConfig, held_out_metrics
+from ..corpora import LabelledDocument
+from ..models import TRAINING_FILE, write_manifest
+from ..spans import BIO_LABELS, LABELS
+from .measure import held_out_metrics
 
 
 def write_model(
     model,
     tokenizer,
     output_dir: Path,
-    config: DetectorConfig,
+    config,
     metrics: dict,
     held_out: dict,
     documents: Sequence[LabelledDocument],
@@ -64,7 +64,7 @@ def write_model(
 
 def finish_folder(
     folder: Path,
-    config: DetectorConfig,
+    config,
     metrics: dict,
     held_out: dict,
     documents: Sequence[LabelledDocument],
@@ -170,14 +170,14 @@ def eval_results(metrics: dict) -> list:
     ]
 
 
-def _default_data(config: DetectorConfig, held: str) -> str:
+def _default_data(config, held: str) -> str:
     return (
         f": presidio_synth_pii records 0-{config.presidio_records - 1} and PhysioNet deid dev ICU nursing "
         f"notes ({held})"
     )
 
 
-def _write_card(folder: Path, config: DetectorConfig, metrics: dict, sources: list[str]) -> None:
+def _write_card(folder: Path, config, metrics: dict, sources: list[str]) -> None:
     from ..export.cards import write_card
     from ..models import REGISTRY
     from .loop import recipe_digest

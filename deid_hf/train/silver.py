@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .._version import __version__
-from ..data import LabelledDocument
+from ..corpora import LabelledDocument
 from ..detect.lexicon import stop_words
 from ..detect.policy import POLICIES, apply_policy, find_dates, find_phones
 from ..errors import InputError

@@ -6,7 +6,7 @@ import pytest
 
 from deid_hf.audit.recall import run_canary_audit
 from deid_hf.audit.reid import tfidf_attack
-from deid_hf.data import (
+from deid_hf.corpora import (
     PHYSIONET_FILE,
     PRESIDIO_FILE,
     PRESIDIO_TUNING,

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from deid_hf.data import LabelledDocument
+from deid_hf.corpora import LabelledDocument
 from deid_hf.train.augment import (
     SurrogateSource,
     augmented,

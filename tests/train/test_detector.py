@@ -5,7 +5,7 @@ import torch
 from safetensors.torch import load_file
 
 from deid_hf.cli import build_parser, main
-from deid_hf.data import LabelledDocument, patient_folds, read_documents
+from deid_hf.corpora import LabelledDocument, patient_folds, read_documents
 from deid_hf.errors import InputError
 from deid_hf.spans import LABELS
 from deid_hf.train.detector import (
@@ -279,7 +279,7 @@ def test_a_stopped_run_can_be_written_from_its_checkpoint(tmp_path, minilm_token
 
 
 def test_training_vocabulary_counts_gold_text_outside_its_spans_and_no_silver():
-    from deid_hf.data import LabelledDocument
+    from deid_hf.corpora import LabelledDocument
     from deid_hf.train.shipped_folder import training_vocabulary
 
     text = "Pt on lasix, seen by Dr. Brakowitz's team {i}. Brakowitz aware. max amber fluids."

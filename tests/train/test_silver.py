@@ -1,6 +1,6 @@
 import pytest
 
-from deid_hf.data import LabelledDocument
+from deid_hf.corpora import LabelledDocument
 from deid_hf.errors import InputError
 from deid_hf.train import silver
 from deid_hf.train.detector import DetectorConfig, default_documents
