@@ -31,22 +31,25 @@ import functools
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import InputError
-from ..spans import Span, merge_spans
+from ..spans import Span
 from .base import Detector, EnsembleDetector
-from .casing import restore_case
-from .clinical import ClinicalContextDetector, extend_places
+from .clinical import ClinicalContextDetector
 from .evidence import evidence, evidence_span
 from .learned_spans import keep_trained
 from .lexicon import VOCABULARY_FILE, DocumentFrequency, Vocabulary
-from .rules import RULES
 from .rules.dates import DATE_PATTERNS, find_dates
-from .rules.identifiers import CONTEXT_ID_SCORE, NAMED, STRONG_ID, Seen, keep_identifiers
+from .rules.identifiers import (
+    CONTEXT_ID_SCORE,
+    DEFAULT_POLICY,
+    NAMED,
+    POLICIES,
+    STRONG_ID,
+    apply_policy,
+    check_policy,
+)
 from .rules.phones import PHONE_DIGITS, PHONE_IN_TEXT, find_phones
+from .stages import Document, run_stages
 from .text_shape import careless_casing, lowercase_style
-
-POLICIES = ("hipaa", "strict")
-DEFAULT_POLICY = "hipaa"
 
 __all__ = [
     "CONTEXT_ID_SCORE",
@@ -70,34 +73,10 @@ __all__ = [
 ]
 
 
-def check_policy(policy) -> str:
-    if policy not in POLICIES:
-        raise InputError(f"unknown identifier policy {policy!r}; use one of {', '.join(POLICIES)}")
-    return policy
-
-
-def apply_policy(
-    text: str,
-    spans: Sequence[Span],
-    policy: str = DEFAULT_POLICY,
-    vocabulary: Vocabulary | None = None,
-    original: str | None = None,
-) -> list[Span]:
-    """The spans ``policy`` keeps (hipaa: the identifier rules, `rules.identifiers`; strict: all), not
-    merged. ``text``: what the detectors saw; ``original``: the text before case restoration if it differs."""
-    if check_policy(policy) == "strict":
-        return list(spans)
-    seen, rules = Seen(text, vocabulary, original), RULES.family("identifiers")
-    return [kept for span in spans for kept in keep_identifiers(seen, span, rules)]
-
-
 def shipped_vocabulary(members: Sequence[Detector]) -> Vocabulary | None:
     """The corpus vocabulary that ships with a model: the first member's that carries one (a trained
     folder's ``VOCABULARY_FILE``), else the default learned model's; None where neither has one."""
-    for member in members:
-        if getattr(member, "vocabulary", None) is not None:
-            return member.vocabulary
-    return default_vocabulary()
+    return next((m.vocabulary for m in members if m.vocabulary is not None), None) or default_vocabulary()
 
 
 @functools.cache
@@ -132,12 +111,10 @@ class PolicyDetector(Detector):
         self.fitted: Vocabulary | None = None
         self.shipped = shipped_vocabulary(self.members) if corpus_vocabulary else None
 
-    def __getattr__(self, name: str):
-        """An attribute of the one detector under the policy (e.g. a p-filter's ``scorer``)."""
-        members = self.__dict__.get("members") or []
-        if len(members) != 1:
-            raise AttributeError(name)
-        return getattr(members[0], name)
+    def policy_vocabulary(self) -> Vocabulary | None:
+        """Statistics only of a corpus given to `fit`, never of a call's batch: a document's output must not
+        depend on which other documents share its batch (a service batches unrelated clients together)."""
+        return (self.fitted or self.shipped) if self.corpus_vocabulary else None
 
     def fit(self, texts: Sequence[str]) -> PolicyDetector:
         """Corpus statistics from a whole corpus instead of the model's training corpora: more precision on
@@ -149,31 +126,6 @@ class PolicyDetector(Detector):
         return self.detect_batch([text])[0]
 
     def detect_batch(self, texts: Sequence[str]) -> list[list[Span]]:
-        texts = list(texts)
-        shown = [restore_case(t) for t in texts] if self.restore_case else texts
-        # statistics only of a corpus given to `fit`, never of a call's batch: a document's output must not
-        # depend on which other documents share its batch (a service batches unrelated clients together)
-        vocabulary = (self.fitted or self.shipped) if self.corpus_vocabulary else None
-        # a model trained on gold of this policy sees the text as written and its spans are kept as found
-        trained = [getattr(member, "trained_policy", None) == self.policy for member in self.members]
-        per_member = [
-            member.detect_batch(texts if own else shown) for member, own in zip(self.members, trained)
-        ]
-        out = []
-        for i, (text, seen) in enumerate(zip(texts, shown)):
-            dates = find_dates(text) if self.policy == "hipaa" else []
-            spans = [
-                s
-                for found, own in zip(per_member, trained)
-                for s in (
-                    keep_trained(text, found[i], dates)
-                    if own
-                    else apply_policy(seen, found[i], self.policy, vocabulary, text)
-                )
-            ]
-            if self.context is not None:
-                spans += self.context.detect(text, vocabulary)
-            if self.policy == "hipaa":
-                spans += dates + find_phones(text)
-            out.append(merge_spans(extend_places(text, merge_spans(spans)) if self.context else spans))
-        return out
+        """The policy's part of `stages.DETECTION_STAGES` on ``texts``."""
+        documents = run_stages(self, "policy", [Document(text) for text in texts])
+        return [document.spans for document in documents]

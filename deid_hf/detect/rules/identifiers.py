@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ...errors import InputError
 from ...spans import Span
 from ..evidence import evidence_span, has_evidence
 from ..lexicon import Vocabulary
@@ -14,6 +15,9 @@ from ..text_shape import WORD_ANY_SCRIPT
 from . import RULES, Rule, decided, recording_active, register_rule
 from .phones import NOT_PHONE, PHONE_SHAPE, phone_digits
 
+#: the identifier policies: hipaa keeps what the identifier rules keep, strict every span found
+POLICIES = ("hipaa", "strict")
+DEFAULT_POLICY = "hipaa"
 #: labels whose spans need identifier evidence under hipaa
 NAMED = {"PERSON", "ORG", "LOCATION", "OTHER"}
 #: an ID span scored at least this by its recognizer (checksum, SSN, credit card) is kept as it is; weaker
@@ -194,12 +198,11 @@ _register(
     ("MRN 48213377", "ref # 8336652", "bed 12"),
     _identifying_digits,
 )
-_register("other-labels", (), "spans of other labels (credit cards, IBANs, ...) are kept", ("IBAN",), _kept)
 
 
 def keep_identifiers(seen: Seen, span: Span, rules: Sequence[Rule] | None = None) -> list[Span]:
     """The parts of one detector's span that the first applying identifier rule (of ``rules``, by default
-    the registered ones) keeps."""
+    the registered ones) keeps; a span no rule applies to is kept."""
     piece = seen.text[span.start : span.end]
     for rule in RULES.family("identifiers") if rules is None else rules:
         if rule.covers(span.label) and rule.applies(span, piece):
@@ -209,3 +212,24 @@ def keep_identifiers(seen: Seen, span: Span, rules: Sequence[Rule] | None = None
                     decided(rule.name, part, bool(kept))
             return kept
     return [span]
+
+
+def check_policy(policy) -> str:
+    if policy not in POLICIES:
+        raise InputError(f"unknown identifier policy {policy!r}; use one of {', '.join(POLICIES)}")
+    return policy
+
+
+def apply_policy(
+    text: str,
+    spans: Sequence[Span],
+    policy: str = DEFAULT_POLICY,
+    vocabulary: Vocabulary | None = None,
+    original: str | None = None,
+) -> list[Span]:
+    """The spans ``policy`` keeps (hipaa: the identifier rules, `rules.identifiers`; strict: all), not
+    merged. ``text``: what the detectors saw; ``original``: the text before case restoration if it differs."""
+    if check_policy(policy) == "strict":
+        return list(spans)
+    seen, rules = Seen(text, vocabulary, original), RULES.family("identifiers")
+    return [kept for span in spans for kept in keep_identifiers(seen, span, rules)]
