@@ -303,7 +303,7 @@ _context_rule(
     "PERSON",
     0.9,
     "names after Dr/Drs/Dr's/doctor, even a word the corpus uses as a common word ('Dr. Foley')",
-    ("Dr. o rourke", "DR'S CAMARDA AND CLIFFORD"),
+    ("Dr. Wojcik", "DR'S WOJCIK AND FERRANTE"),
     _after_title(_DOCTOR_RX, strong=True),
 )
 _context_rule(
@@ -311,7 +311,7 @@ _context_rule(
     "PERSON",
     0.9,
     "names after NP, HO, MD, nurse, attending, resident, fellow, physician",
-    ("NP Sue", "attending Stronczek"),
+    ("NP Halvorsen", "attending Wojcik"),
     _after_title(_TITLE_RX, strong=False),
 )
 _context_rule(
@@ -319,7 +319,7 @@ _context_rule(
     "PERSON",
     0.9,
     "an initial and a capitalised name word",
-    ("Z. MILLER",),
+    ("R. Lindqvist",),
     _initial_and_surname,
 )
 _context_rule(
@@ -327,7 +327,7 @@ _context_rule(
     "PERSON",
     0.9,
     "names before a credential (RN, MD, BSN...), at least one a known name",
-    ("Jean Hudson, RN", "barbara j. parrilli bsn/rn"),
+    ("Laura Pennington, RN", "laura pennington bsn/rn"),
     _signature,
 )
 _context_rule(
@@ -335,7 +335,7 @@ _context_rule(
     "PERSON",
     0.9,
     "names after Mr, Mrs, Ms, Miss",
-    ("Mrs. Kenney",),
+    ("Mrs. Abernathy",),
     _after_patient_title,
 )
 _context_rule(
@@ -343,7 +343,7 @@ _context_rule(
     "PERSON",
     0.9,
     "names after a kinship or proxy word; capitalised in mixed case, any word but a very frequent one",
-    ("dtr laverne", "Nephew, Neil Meitz", "daughter Elena"),
+    ("son Teodor", "Niece, Ilse Varga"),
     _after_kinship_word,
 )
 _context_rule(
@@ -351,7 +351,7 @@ _context_rule(
     "PERSON",
     0.9,
     "names after per/called/paged/notified/contacts when the first word is a known name",
-    ("per dr. kenney", "paged Smith"),
+    ("paged Kevin Oduya",),
     _after_call_word,
 )
 _context_rule(
@@ -359,7 +359,7 @@ _context_rule(
     "LOCATION",
     0.7,
     "capitalised words before Hospital/Medical Center/Rehab/Regional/Clinic ('St.' included)",
-    ("Harbor Hospital", "st. mary hospital", "UNION HOSPITAL"),
+    ("Briarwood Hospital", "BRIARWOOD HOSPITAL"),
     _before_facility_word,
 )
 _context_rule(
@@ -367,7 +367,7 @@ _context_rule(
     "LOCATION",
     0.7,
     "'University of X', 'U Vermont'",
-    ("University of Vermont",),
+    ("University of Leeds",),
     _university,
 )
 _context_rule(
@@ -375,7 +375,7 @@ _context_rule(
     "LOCATION",
     0.6,
     "a rare word before a ward number after to/from/on/at",
-    ("to Quartermain 2",),
+    ("to Ellisfield 4",),
     _ward,
 )
 _context_rule(
@@ -384,9 +384,9 @@ _context_rule(
     0.6,
     "2-5 capitals ending in H or MC after to/at/from/in/by, no generic one (OSH) nor a hemorrhage or hormone "
     "(ICH, TSH), not after 'due'/'secondary'",
-    ("transferred to GH", "at GBMC"),
+    ("transferred to BMC",),
     _hospital_initialism,
 )
 _context_rule(
-    "context.lives-in", "LOCATION", 0.6, "the place after 'lives in'", ("lives in Reisterstown",), _lives_in
+    "context.lives-in", "LOCATION", 0.6, "the place after 'lives in'", ("lives in Westbrook",), _lives_in
 )

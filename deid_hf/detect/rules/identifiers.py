@@ -61,9 +61,10 @@ class Seen:
 
 @dataclass(frozen=True, kw_only=True)
 class SpanRule(Rule):
-    """Decides a span of its labels when ``applies(span, piece)``: ``keep(seen, span)`` gives what stays."""
+    """Decides a span of its labels when ``applies(seen, span, piece)`` (``piece``: the span's text):
+    ``keep(seen, span)`` gives what stays."""
 
-    applies: Callable[[Span, str], bool] = lambda span, piece: True
+    applies: Callable[[Seen, Span, str], bool] = lambda seen, span, piece: True
     keep: Callable[[Seen, Span], list[Span]]
 
 
@@ -118,9 +119,9 @@ _register(
     "context-rule-span",
     (),
     "a span of the clinical context rules was found by its context: kept as found",
-    ("Dr. Stronczek",),
+    ("Dr. Wojcik",),
     _kept,
-    applies=lambda span, piece: "clinical" in span.source,
+    applies=lambda seen, span, piece: "clinical" in span.source,
 )
 _register("email-or-ip", ("EMAIL", "IP"), "e-mail and IP addresses identify", ("ann@example.org",), _kept)
 _register(
@@ -134,7 +135,7 @@ _register(
     "name.needs-evidence",
     tuple(sorted(NAMED)),
     "a name is trimmed to its identifying words (`evidence.has_evidence`); dropped without any",
-    ("Golini aware", "soft abd"),
+    ("Kowalczyk aware", "clear lungs"),
     lambda seen, span: [s] if (s := evidence_span(seen.text, span, seen.vocabulary, seen.original)) else [],
 )
 _register(
@@ -143,7 +144,7 @@ _register(
     "a room, bed, floor or unit alone locates no one outside the hospital",
     ("Rm 5", "bed 12"),
     _dropped,
-    applies=lambda span, piece: _UNIT_ONLY.match(piece.strip()) is not None,
+    applies=lambda seen, span, piece: _UNIT_ONLY.match(piece.strip()) is not None,
 )
 _register(
     "address.postal-unit",
@@ -151,7 +152,7 @@ _register(
     "an apartment, suite or P.O. box is part of a postal address",
     ("Apt. 762", "P.O. Box 104"),
     _kept,
-    applies=lambda span, piece: _POSTAL_UNIT.search(piece) is not None,
+    applies=lambda seen, span, piece: _POSTAL_UNIT.search(piece) is not None,
 )
 _register(
     "address.needs-evidence",
@@ -180,7 +181,7 @@ _register(
     "an ID its recognizer scored at least STRONG_ID (a checksum, an SSN, a card number) is kept",
     ("078-05-1120",),
     _kept,
-    applies=lambda span, piece: span.score >= STRONG_ID,
+    applies=lambda seen, span, piece: span.score >= STRONG_ID,
 )
 _register(
     "number.phone-shaped",
@@ -188,7 +189,9 @@ _register(
     "a phone-shaped number with enough digits is a phone",
     ("1-984-182-0190",),
     lambda seen, span: [Span(span.start, span.end, "PHONE", span.score, span.source)],
-    applies=lambda span, piece: PHONE_SHAPE.fullmatch(piece.strip()) is not None and phone_digits(piece),
+    applies=lambda seen, span, piece: (
+        PHONE_SHAPE.fullmatch(piece.strip()) is not None and phone_digits(piece)
+    ),
 )
 _register(
     "number.identifying-digits",
@@ -205,7 +208,7 @@ def keep_identifiers(seen: Seen, span: Span, rules: Sequence[Rule] | None = None
     the registered ones) keeps; a span no rule applies to is kept."""
     piece = seen.text[span.start : span.end]
     for rule in RULES.family("identifiers") if rules is None else rules:
-        if rule.covers(span.label) and rule.applies(span, piece):
+        if rule.covers(span.label) and rule.applies(seen, span, piece):
             kept = rule.keep(seen, span)
             if recording_active():
                 for part in kept or [span]:
