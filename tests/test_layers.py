@@ -143,22 +143,7 @@ def module_cycles(package: Path = PACKAGE) -> list[list[str]]:
     return sorted(cycles)
 
 
-#: cycles being removed: the component -> why its case is expected to fail for now
-KNOWN_CYCLES = {
-    "train": "train/detector.py <-> train/silver.py: silver imports LabelledDocument from detector, which "
-    "imports silver lazily (the readers move out of train/detector.py into a data layer)",
-}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(name, marks=pytest.mark.xfail(reason=KNOWN_CYCLES[name], strict=True))
-        if name in KNOWN_CYCLES
-        else name
-        for name in sorted(LAYER)
-    ],
-)
+@pytest.mark.parametrize("name", sorted(LAYER))
 def test_modules_of_a_component_import_each_other_without_cycles(name):
     assert [cycle for cycle in module_cycles() if component(cycle[0]) == name] == []
 
