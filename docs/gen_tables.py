@@ -183,8 +183,39 @@ def cli_summary() -> str:
     )
 
 
+def rules() -> str:
+    """Every named rule of the identifier policy and the context rules, by family, in the order they apply."""
+    from deid_hf.detect.rules import RULES
+
+    return _table(
+        ["family", "rule", "labels", "why", "examples"],
+        [
+            [
+                rule.family,
+                f"`{rule.name}`",
+                ", ".join(rule.labels) or "any",
+                rule.reason,
+                "; ".join(f"`{e}`" for e in rule.examples),
+            ]
+            for rule in RULES
+        ],
+    )
+
+
+def stages() -> str:
+    """The detection stages in the order they run, with the object that runs each."""
+    from deid_hf.detect.stages import DETECTION_STAGES
+
+    return _table(
+        ["#", "stage", "part", "what"],
+        [[i, f"`{s.name}`", s.part, s.help] for i, s in enumerate(DETECTION_STAGES, 1)],
+    )
+
+
 TABLES = {
     "detectors": detectors,
+    "rules": rules,
+    "stages": stages,
     "strategies": strategies,
     "policies": policies,
     "labels": labels,

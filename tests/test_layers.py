@@ -1,5 +1,6 @@
 """The package's layers: every module imports only modules of its own layer or of layers below, counting the
-lazy imports inside functions, and the components (``deid_hf.<name>``) import each other without cycles."""
+lazy imports inside functions; the components (``deid_hf.<name>``) import each other without cycles, and so
+do the modules inside each component."""
 
 from __future__ import annotations
 
@@ -109,6 +110,44 @@ def component_cycles(package: Path = PACKAGE) -> list[list[str]]:
     return cycles
 
 
+def module_cycles(package: Path = PACKAGE) -> list[list[str]]:
+    """The import cycles between modules (lazy imports counted), each as its sorted modules: the strongly
+    connected components of the import graph with more than one module (Tarjan)."""
+    graph = {}
+    for path in package.rglob("*.py"):
+        name = module_name(path, package)
+        graph[name] = sorted({target for _, target in imports(path, package) if target != name})
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles = []
+
+    def visit(node: str) -> None:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in order:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], order[nxt])
+        if low[node] == order[node]:
+            members = stack[stack.index(node) :]
+            del stack[stack.index(node) :]
+            if len(members) > 1:
+                cycles.append(sorted(members))
+
+    for node in sorted(graph):
+        if node not in order:
+            visit(node)
+    return sorted(cycles)
+
+
+@pytest.mark.parametrize("name", sorted(LAYER))
+def test_modules_of_a_component_import_each_other_without_cycles(name):
+    assert [cycle for cycle in module_cycles() if component(cycle[0]) == name] == []
+
+
 def test_every_module_imports_only_its_layer_and_below():
     assert layer_violations() == []
 
@@ -132,6 +171,10 @@ def test_the_checker_sees_lazy_relative_and_from_package_imports(tmp_path):
     assert "deid_hf.detect.x (layer 2) imports deid_hf.cli (layer 4)" in problems[0]
     assert "deid_hf.models (layer 1) imports deid_hf.train (layer 4)" in problems[1]
     assert component_cycles(package) == [["models", "train", "models"]]
+    assert module_cycles(package) == [["deid_hf.models", "deid_hf.train"]]
+    (package / "detect" / "y.py").write_text("from .z import g\n")
+    (package / "detect" / "z.py").write_text("def g():\n    from . import y\n")
+    assert ["deid_hf.detect.y", "deid_hf.detect.z"] in module_cycles(package)
 
 
 @pytest.mark.parametrize("name", ["errors", "spans", "privacy", "validate", "paths", "lm"])

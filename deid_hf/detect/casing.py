@@ -19,30 +19,26 @@ import functools
 import re
 
 from .lexicon import is_abbreviation, is_common_word, is_name_word, zipf
+from .text_shape import (
+    ALL_CAPS_MIN_LETTERS,
+    ALL_CAPS_SHARE,
+    ASCII_WORD_WITH_APOSTROPHES,
+    SHORT_WORD_LOWERCASE_ZIPF,
+    caps_share,
+    is_all_caps,
+)
 
-CAPS_SHARE = 0.9
-MIN_LETTERS = 6
-#: a word of at most 4 letters is lower-cased only this frequent ("ON", "THE"); rarer ones ("PT", "GH")
-#: are taken for abbreviations and kept upper case
-SHORT_COMMON_ZIPF = 4.5
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
-
-
-def caps_share(text: str) -> float:
-    """Share of upper-case letters among the letters of ``text`` (0 without letters)."""
-    letters = [ch for ch in text if ch.isalpha()]
-    return sum(ch.isupper() for ch in letters) / len(letters) if letters else 0.0
-
-
-def is_all_caps(text: str) -> bool:
-    letters = sum(ch.isalpha() for ch in text)
-    return letters >= MIN_LETTERS and caps_share(text) >= CAPS_SHARE
+# the thresholds' former names (`text_shape` names what each decides)
+CAPS_SHARE = ALL_CAPS_SHARE
+MIN_LETTERS = ALL_CAPS_MIN_LETTERS
+SHORT_COMMON_ZIPF = SHORT_WORD_LOWERCASE_ZIPF
+__all__ = ["CAPS_SHARE", "MIN_LETTERS", "caps_share", "in_caps_line", "is_all_caps", "restore_case"]
 
 
 def _cased(word: str) -> str:
     if len(word) > 2 and is_name_word(word):
         return word[0] + word[1:].lower()
-    if len(word) > 1 and is_common_word(word) and (len(word) > 4 or zipf(word) >= SHORT_COMMON_ZIPF):
+    if len(word) > 1 and is_common_word(word) and (len(word) > 4 or zipf(word) >= SHORT_WORD_LOWERCASE_ZIPF):
         return word.lower()
     if len(word) <= 4 or is_abbreviation(word):
         return word
@@ -69,7 +65,7 @@ def in_caps_line(text: str, position: int) -> bool:
 
 def restore_line(line: str) -> str:
     out = list(line)
-    for match in _WORD.finditer(line):
+    for match in ASCII_WORD_WITH_APOSTROPHES.finditer(line):
         word = match.group()
         new = _cased(word)
         out[match.start() : match.end()] = [

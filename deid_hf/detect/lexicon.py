@@ -14,17 +14,22 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-import re
 from collections import Counter
 from collections.abc import Iterable
 
-COMMON_ZIPF = 3.0
-NAME_MAX_ZIPF = 5.0
-_LETTERS = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?")
-#: a trailing possessive or clitic: "BP's", "SBP'S", "sx'd" are "BP", "SBP", "sx"
-CLITIC = re.compile(r"['’](?:s|d)$", re.IGNORECASE)
-#: a text with fewer upper-case letters than this share is written without capitals: lower case says nothing
-LOWERCASE_STYLE = 0.05
+from .text_shape import (
+    ASCII_LETTERS,
+    CLITIC,
+    COMMON_WORD_ZIPF,
+    NAME_IS_COMMON_WORD_ZIPF,
+    TYPO_MAX_ZIPF,
+    TYPO_TARGET_ZIPF,
+    uses_capitals,
+)
+
+# the thresholds' former names (`text_shape` names what each decides)
+COMMON_ZIPF = COMMON_WORD_ZIPF
+NAME_MAX_ZIPF = NAME_IS_COMMON_WORD_ZIPF
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -210,9 +215,8 @@ def is_clinical_term(word: str) -> bool:
 
 
 MISSPELLING_MIN_LEN = 6
-MISSPELLING_ZIPF = 3.5
-#: a word this frequent is a word in its own right ("harbor", "eastern"), not a typo
-MISSPELLING_MAX_ZIPF = 2.5
+MISSPELLING_ZIPF = TYPO_TARGET_ZIPF
+MISSPELLING_MAX_ZIPF = TYPO_MAX_ZIPF
 #: a longer word is no typo of a frequent word (none is this long): not checked, so the edits (about 54 times
 #: the word's length, each as long as the word) stay bounded whatever the input
 MISSPELLING_MAX_LEN = 30
@@ -241,15 +245,8 @@ def is_misspelling(word: str) -> bool:
     return any(zipf(e) >= MISSPELLING_ZIPF for e in edits)
 
 
-@functools.lru_cache(maxsize=8)  # asked once per word or rule match of a document: computed once per document
-def uses_capitals(text: str) -> bool:
-    """At least LOWERCASE_STYLE of the letters of ``text`` are upper case (False without letters)."""
-    letters = [ch for ch in text if ch.isalpha()]
-    return bool(letters) and sum(ch.isupper() for ch in letters) / len(letters) >= LOWERCASE_STYLE
-
-
 def words(text: str) -> list[str]:
-    return _LETTERS.findall(text)
+    return ASCII_LETTERS.findall(text)
 
 
 class DocumentFrequency:

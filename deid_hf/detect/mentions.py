@@ -1,21 +1,29 @@
-"""Person mentions split into titles, initials and name parts (shared by name propagation in detection
-and by one-pseudonym-per-person replacement)."""
+"""Mentions: person mentions split into titles, initials and name parts (shared by name propagation in
+detection and by one-pseudonym-per-person replacement), and the spans added for further mentions of what was
+detected (`add_repeated_mentions`, `add_name_mentions`) with one label per surface."""
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
+from dataclasses import replace
+
+from ..spans import Span, label_priority, merge_spans
+from .lexicon import zipf
+from .text_shape import PROPAGATED_NAME_COMMON_ZIPF
 
 TITLE = re.compile(r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Madam|Rev|Fr|Sr|Jr|MD|PhD|RN)\.?", re.IGNORECASE)
 POSSESSIVE = re.compile(r"(?:['’]s|['’])$")
 INITIAL = re.compile(r"[A-Za-z]\.?")
-_WORD = re.compile(r"\S+")
+_NON_SPACE_RUN = re.compile(r"\S+")
 
 
 def split_mention(mention: str) -> list[tuple[int, int, str]]:
     """(start, end, kind) of the words of a mention: kind is title, initial or name; a possessive and
     trailing punctuation are outside (start, end)."""
     words = []
-    for match in _WORD.finditer(mention):
+    for match in _NON_SPACE_RUN.finditer(mention):
         start, word = match.start(), match.group(0)
         core = POSSESSIVE.sub("", word).rstrip(",;:")
         if TITLE.fullmatch(core):
@@ -28,3 +36,105 @@ def split_mention(mention: str) -> list[tuple[int, int, str]]:
         if core:
             words.append((start, start + len(core), kind))
     return words
+
+
+def add_repeated_mentions(text: str, spans: list[Span]) -> list[Span]:
+    """Also mark every other whole-word occurrence of a detected item (a name detected once is protected
+    everywhere in the document; ZSTS's substitution table then replaces it consistently).
+
+    One pass over the text (candidates indexed by their first two characters), so that a long document
+    with thousands of distinct items stays linear instead of one search per item."""
+    surfaces = {text[s.start : s.end]: s for s in spans if len(text[s.start : s.end].strip()) > 1}
+    if not surfaces:
+        return merge_spans(spans)
+    by_prefix: dict[str, list[str]] = {}
+    for surface in surfaces:
+        by_prefix.setdefault(surface[:2], []).append(surface)
+    covered = merge_spans(spans)
+    starts = [s.start for s in covered]
+    found = list(spans)
+    for match in _WORD_START.finditer(text):
+        i = match.start()
+        for surface in by_prefix.get(text[i : i + 2], ()):
+            end = i + len(surface)
+            if text.startswith(surface, i) and not _WORD_CHAR.match(text, end):
+                k = bisect.bisect_right(starts, i) - 1
+                if k < 0 or covered[k].end < end:
+                    span = surfaces[surface]
+                    found.append(Span(i, end, span.label, span.score, "repeat"))
+    return merge_spans(found)
+
+
+def consistent_mentions(text: str, spans: list[Span]) -> list[Span]:
+    """What a replacement reads: `add_repeated_mentions`, then one label per surface (one type, so one
+    surrogate: "Priya" is not a company in one sentence and a person in the next)."""
+    return one_label_per_surface(text, add_repeated_mentions(text, spans))
+
+
+def one_label_per_surface(text: str, spans: list[Span]) -> list[Span]:
+    """Merged ``spans``, every occurrence of one surface labelled as its best-scored typed occurrence (the
+    merged span's score, the highest of its group's)."""
+    best: dict[str, Span] = {}
+    for span in spans:
+        surface = span.text(text)
+        if surface not in best or label_priority(span) > label_priority(best[surface]):
+            best[surface] = span
+    labels = [best[span.text(text)].label for span in spans]
+    return [
+        span if label in ("OTHER", span.label) else replace(span, label=label)
+        for span, label in zip(spans, labels)
+    ]
+
+
+#: every position not preceded by a word character (the ``(?<!\w)`` of a whole-word occurrence)
+_WORD_START = re.compile(r"(?<!\w)(?=.)", re.DOTALL)
+_WORD_CHAR = re.compile(r"\w")
+
+
+def add_name_mentions(text: str, spans: list[Span]) -> list[Span]:
+    """Also mark every other mention of each name part of a detected person whose mention looks like a
+    name (two or more parts, or a title; each part capitalised, not ALL CAPS, so that an NER "FOLEY" or
+    "BP" in a clinical note spreads nowhere): the same word in title case or ALL CAPS, optionally
+    possessive ("Tanaka", "TANAKA", "Tanaka's"); and relabel a detected span that is exactly such a part
+    (spaCy's ORG "TANAKA") as PERSON. A very common English word ("Will") is not marked at the start of a
+    sentence."""
+    found = list(spans)
+    parts = set()
+    for span in spans:
+        if span.label == "PERSON":
+            mention = text[span.start : span.end]
+            words = split_mention(mention)
+            names = [mention[s:e] for s, e, kind in words if kind == "name"]
+            if len(names) >= 2 or any(kind == "title" for _, _, kind in words):
+                parts |= {n for n in names if len(n) > 1 and n[0].isupper() and not n.isupper()}
+    folded = {part.casefold() for part in parts}
+    for i, span in enumerate(found):  # a detector's ORG/LOCATION/OTHER reading of a name part: the person
+        surface = re.sub(r"['’]s$", "", text[span.start : span.end])
+        if span.label in ("ORG", "LOCATION", "OTHER") and surface.casefold() in folded:
+            found[i] = Span(span.start, span.end, "PERSON", span.score, span.source)
+    # overlap with a detected span by bisection over starts with a running maximum of ends (linear overall)
+    ordered = sorted((s.start, s.end) for s in found)
+    starts = [a for a, _ in ordered]
+    reach = list(itertools.accumulate((b for _, b in ordered), max))
+    forms: dict[str, bool] = {}  # each written form of a part -> whether it is a common English word
+    for part in parts:
+        if part[:1].isupper():
+            common = zipf(part) >= PROPAGATED_NAME_COMMON_ZIPF
+            for form in {part, part.upper(), part[:1].upper() + part[1:].lower()}:
+                forms[form] = forms.get(form, False) or common
+    lengths = sorted({len(form) for form in forms})
+    ending = re.compile(r"['’]s\b|(?!\w)")  # the form ends a word, or a possessive follows
+    for word in re.finditer(r"(?<!\w)\w", text) if forms else ():  # one pass over word starts
+        start = word.start()
+        for length in lengths:
+            end = start + length
+            common = forms.get(text[start:end])
+            if common is None or not ending.match(text, end):
+                continue
+            before = bisect.bisect_left(starts, end)  # spans starting before this match ends
+            if before and reach[before - 1] > start:
+                continue
+            if common and re.search(r"(?:^|[.!?]\s+|\n\s*)$", text[max(0, start - 100) : start]):
+                continue
+            found.append(Span(start, end, "PERSON", 1.0, "repeat"))
+    return merge_spans(found)

@@ -11,7 +11,8 @@ validated schema of `deid_hf.config`; ``key=`` (never saved) keys the hash and e
 `reidentify`. ``policy`` (`deid_hf.detect.policy`): "hipaa" by default, "strict" for ZSTS's own p-filter.
 An input ``{"text": ..., "group": "patient-17"}`` names the text's group: every document of one group gets
 the same date offset (`date_shift`), drawn from HMAC(key, group) (`_group_seed`); ``shared_table=True``
-instead gives the whole corpus one table and one offset.
+instead gives the whole corpus one table and one offset. ``explain=True`` (a call option) adds
+``explanation``: which named rule or stage kept or dropped each span (`deid_hf.detect.rules.Decision`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from transformers import Pipeline
 
 from deid_hf.config import PIPELINE_DEFAULTS, validate
 from deid_hf.detect import get_detector
-from deid_hf.detect.base import consistent_mentions
+from deid_hf.detect.rules import recording
+from deid_hf.detect.stages import finish_detection
 from deid_hf.detect.steering import SteeredDetector
 from deid_hf.errors import InputError
 from deid_hf.pipelines.base import (
@@ -123,7 +125,7 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
 
     def _sanitize_parameters(self, **kwargs):
         pre, forward, post = given_options(
-            self.task_name, kwargs, ("errors",), ("p", "seed"), ("return_mapping",)
+            self.task_name, kwargs, ("errors",), ("p", "seed", "explain"), ("return_mapping",)
         )
         if "p" in forward:
             forward["p"] = check_probability(1.0 if forward["p"] is None else forward["p"])
@@ -140,18 +142,34 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
                 return {"text": "", "original": "", "error": str(error), "errors": errors, "group": None}
         return checked_input(inputs, errors, group=None if group is None else str(group))
 
-    def _forward(self, model_inputs, p=1.0, seed=None):
-        return {"result": run_items(items_of(model_inputs), lambda items: self._deidentify(items, p, seed))}
+    def _forward(self, model_inputs, p=1.0, seed=None, explain=False):
+        return {
+            "result": run_items(
+                items_of(model_inputs), lambda items: self._deidentify(items, p, seed, explain)
+            )
+        }
 
-    def _deidentify(self, items: list[dict], p: float, seed: int | None) -> list[dict]:
+    def _detect(self, texts: list[str], explain: bool) -> tuple[list[list], list[list | None]]:
+        """The spans to replace of each text (`stages.finish_detection` on the detector's) and, with
+        ``explain``, the decisions that led to them (one text at a time: batching changes no output)."""
+        if not explain:
+            found = self.detector.detect_batch(texts)
+            return [finish_detection(t, s) for t, s in zip(texts, found)], [None] * len(texts)
+        spans, decisions = [], []
+        for text in texts:
+            with recording() as log:
+                spans.append(finish_detection(text, self.detector.detect_batch([text])[0]))
+            decisions.append(log)
+        return spans, decisions
+
+    def _deidentify(self, items: list[dict], p: float, seed: int | None, explain: bool = False) -> list[dict]:
         texts = [item["text"] for item in items]
         results = []
-        for item, text, spans in zip(items, texts, self.detector.detect_batch(texts)):
+        for item, text, spans, decisions in zip(items, texts, *self._detect(texts, explain)):
             original = item["original"]
             table = self.table if self.table is not None else SubstitutionTable()
             if self.table is None and item.get("group") is not None:
                 table.state["group_seed"] = self._group_seed(item["group"], seed)
-            spans = consistent_mentions(text, spans)
             _, records = apply_strategy(text, spans, self.strategy, p, document_rng(seed, original), table)
             private: dict[str, set[str]] = {}
             for r in records:
@@ -169,6 +187,8 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
                     "restore": restore_entries(original, records),
                 }
             )
+            if decisions is not None:  # which rule or stage kept or dropped each span (`rules.Decision`)
+                results[-1]["explanation"] = [d.to_dict(original) for d in dict.fromkeys(decisions)]
         return results
 
     def postprocess(self, model_outputs, return_mapping=False):

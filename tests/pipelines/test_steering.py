@@ -45,6 +45,17 @@ def _span(out, surface):
     return next(s for s in out["spans"] if TEXT[s["start"] : s["end"]] == surface)
 
 
+def test_explain_names_the_rule_or_stage_behind_each_span(steered):
+    out = steered(TEXT, seed=1, explain=True)
+    assert {k: v for k, v in out.items() if k != "explanation"} == steered(TEXT, seed=1)  # the same output
+    why = {(d["text"], d["rule"], d["kept"]) for d in out["explanation"]}
+    assert ("03/01/2024", "date.numeric", True) in why
+    assert ("Tanaka", "context.after-patient-title", True) in why
+    assert ("MRN-204411", "stage:patterns and deny list", True) in why  # the custom pattern
+    assert ("TANAKA", "stage:mentions", True) in why  # a further mention of a detected name
+    assert "explanation" not in steered(TEXT, seed=1)
+
+
 def test_per_label_operators_allow_list_and_custom_pattern(steered):
     out = steered(TEXT, seed=1)
     text = out["text"]

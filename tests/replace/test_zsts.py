@@ -106,7 +106,7 @@ def test_zsts_pipeline_takes_the_scorer_path(tiny_bert, path):
         detector="pfilter:0.5",
         scorer_options={"path": path},
     )
-    assert pipe.detector.scorer.path == path
+    assert pipe.detector.base.members[0].scorer.path == path  # the p-filter under the hipaa policy
     out = pipe(["Daniel Okafor lives in Springfield.", "Tom Becker called."], seed=0, batch_size=2)
     assert len(out) == 2 and all(o["privacy"]["strategy"] == "zsts" for o in out)
     with pytest.raises(InputError, match="path must be"):

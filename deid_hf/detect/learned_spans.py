@@ -1,0 +1,201 @@
+"""Clean-up of the spans of a model trained on the policy's own gold (`keep_trained`): spans widened to whole
+words, names without the frequent lower-case words at their edges, and the named drops of the ``learned``
+rule family (function words or a title alone, ages of 89 and under, dates that are no date)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Sequence
+
+from ..spans import Span, trim_edge_words
+from .lexicon import person_names, stop_words, zipf
+from .rules import RULES, Rule, decided, register_rule
+from .rules.identifiers import NAMED, over_89
+from .text_shape import (
+    CLITIC,
+    COMMON_WORD_ZIPF,
+    NAME_EDGE_PUNCTUATION,
+    SPACED_SCRIPT_CHAR,
+    WORD_ANY_SCRIPT,
+    careless_casing,
+    lowercase_style,
+)
+
+#: at most this many characters added on each side when a span is widened to whole words
+WIDEN_MAX = 24
+#: titles and honorifics alone ("Dr.", "Mrs", "Prof. Dr."): no identifier (a model trained on synthetic
+#: records that mark job titles learns to mark them)
+_HONORIFICS = re.compile(
+    r"(?:(?:dr|drs|mr|mrs|ms|miss|mx|prof|rev|fr|sir|madam|mme|mlle)\.?\s*)+", re.IGNORECASE
+)
+#: a numeric date with dots ("04.03.2021", "3.4.21"), which the date rules leave to context
+_DOTTED_DATE = re.compile(r"^\d{1,2}\.\d{1,2}\.(?:\d{2}|\d{4})$")
+#: lower-case words of a name ("Staël de Holstein", "van Gogh"): kept in a learned name span
+_NAME_PARTICLES = frozenset(
+    "al bin da das de dei del della den der des di dos du ibn la le ten ter van von".split()  # noqa: SIM905
+)
+#: a possessive that ends a span ("Budjana 's", "CHICAGO'S", "Chicago's.")
+_POSSESSIVE = re.compile(r"\s*['’][sS][.)]*$")
+#: a possessive written apart ("Macy 's"): part of the word before it
+_APART_POSSESSIVE = re.compile(r"['’][sS]")
+_WEEKDAYS = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
+#: words of a time of day, a duration or a relative day: no date by themselves ("Tuesday", "8 pm", "2 days")
+_NOT_A_DATE = _WEEKDAYS | frozenset(
+    "am pm morning afternoon evening night tonight today yesterday tomorrow noon midnight ago "  # noqa: SIM905
+    "minute minutes hour hours day days week weeks month months year years".split()
+)
+
+
+def whole_words(text: str, span: Span) -> Span:
+    """``span`` without leading or trailing punctuation and spaces (", IL"), widened to the word boundaries
+    around it (a subword model's "Feli" of "Feliciano"), only in scripts written with spaces and by at most
+    WIDEN_MAX characters a side."""
+    start, end = span.start, span.end
+    while start < end - 1 and not text[start].isalnum() and text[start] not in "+(#$£€":  # ", IL" -> "IL"
+        start += 1
+    while end > start + 1 and not text[end - 1].isalnum() and text[end - 1] not in ")%.":
+        end -= 1
+    inside = SPACED_SCRIPT_CHAR.match
+    while start > max(0, span.start - WIDEN_MAX) and inside(text, start - 1) and inside(text, start):
+        start -= 1
+    while end < min(len(text), span.end + WIDEN_MAX) and inside(text, end - 1) and inside(text, end):
+        end += 1
+    return span if (start, end) == (span.start, span.end) else dataclasses.replace(span, start=start, end=end)
+
+
+def _is_common_edge_word(written: str) -> bool:
+    """A lower-case frequent word, no known person name nor name particle: cut from a name's edges."""
+    if _APART_POSSESSIVE.fullmatch(written):
+        return False
+    word = CLITIC.sub("", written.strip(NAME_EDGE_PUNCTUATION))
+    return (
+        word.isalpha()
+        and word.islower()
+        and zipf(word) >= COMMON_WORD_ZIPF
+        and word not in person_names()
+        and word not in _NAME_PARTICLES
+    )
+
+
+def trim_common_words(text: str, span: Span) -> Span | None:
+    """A learned name span without the lower-case frequent words at its edges ("pianist", "a South Korean
+    company") and, for a PERSON or LOCATION, its possessive ("Chicago's"; an ORG keeps it: "Macy's"). Words
+    are space-separated tokens (`spans.trim_edge_words`: "3M", "7-Eleven" are never cut). None if nothing
+    with a letter or digit is left. Where lower case may say little only the possessive goes."""
+    if _APART_POSSESSIVE.fullmatch(text[max(0, span.start - 1) : span.end]):  # a possessive alone ("'S")
+        return None
+    cased = not lowercase_style(text) and not careless_casing(text)
+    trimmed = trim_edge_words(text, span, _is_common_edge_word) if cased else span
+    if trimmed is None:
+        return None
+    start, end = trimmed.start, trimmed.end
+    if span.label in ("PERSON", "LOCATION"):
+        end = start + len(_POSSESSIVE.sub("", text[start:end]))
+    if not any(ch.isalnum() for ch in text[start:end]):
+        return None
+    if (start, end) == (span.start, span.end):
+        return span
+    return whole_words(text, dataclasses.replace(span, start=start, end=end))
+
+
+def only_function_words(piece: str) -> bool:
+    """Every token of ``piece`` is a lower-case English stop word ("from", "of the"; not "May", "US")."""
+    tokens = [t.strip(".,:;'’\"()") for t in piece.split()]
+    return bool(tokens) and all(t.islower() and t in stop_words() for t in tokens)
+
+
+def _no_date_word(piece: str) -> bool:
+    return not (
+        _DOTTED_DATE.match(piece.strip())
+        or any(w.lower() not in _NOT_A_DATE for w in WORD_ANY_SCRIPT.findall(piece))
+    )
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class DropRule(Rule):
+    """Drops a learned span of its labels when ``drops(text, span, dates)``."""
+
+    drops: Callable[[str, Span, Sequence[Span]], bool]
+
+
+def _drop_rule(name, labels, reason, examples, drops) -> DropRule:
+    return register_rule(
+        DropRule(name=name, family="learned", labels=labels, reason=reason, examples=examples, drops=drops)
+    )
+
+
+NO_NAME_LEFT = register_rule(
+    Rule(
+        name="learned.no-name-left",
+        family="learned outcomes",
+        labels=tuple(sorted(NAMED)),
+        reason="nothing with a letter or digit is left once the frequent lower-case edge words are cut",
+        examples=("the pianist",),
+    )
+)
+KEPT_AS_FOUND = register_rule(
+    Rule(
+        name="learned.kept",
+        family="learned outcomes",
+        reason="no learned rule drops it: kept as the model found it (widened to whole words, names trimmed)",
+        examples=("Ann Lee",),
+    )
+)
+_drop_rule(
+    "learned.function-words-alone",
+    (),
+    "function words alone ('from', 'of the') name nothing",
+    ("Sam from Contoso",),
+    lambda text, span, dates: only_function_words(text[span.start : span.end]),
+)
+_drop_rule(
+    "learned.title-alone",
+    (),
+    "a title or honorific alone ('Dr.', 'Mrs') names no one",
+    ("Dr.",),
+    lambda text, span, dates: _HONORIFICS.fullmatch(text[span.start : span.end].strip()) is not None,
+)
+_drop_rule(
+    "learned.age-89-or-under",
+    ("AGE",),
+    "the policy's age rule: a synthetic gold that marks every age teaches a model '67 years old'",
+    ("67 years old",),
+    lambda text, span, dates: not over_89(text[span.start : span.end]),
+)
+_drop_rule(
+    "learned.date-under-a-date-rule",
+    ("DATE_TIME",),
+    "a date rule's span overlaps it and stands for it, as for every other detector",
+    ("10/16/2003",),
+    lambda text, span, dates: any(d.start < span.end and span.start < d.end for d in dates),
+)
+_drop_rule(
+    "learned.date-without-a-date-word",
+    ("DATE_TIME",),
+    "no dotted date and no word but a weekday, a time of day or a duration ('9', '/7', 'Tuesday', '8 pm')",
+    ("Tuesday", "8 pm"),
+    lambda text, span, dates: _no_date_word(text[span.start : span.end]),
+)
+
+
+def keep_trained(text: str, spans: Sequence[Span], dates: Sequence[Span]) -> list[Span]:
+    """The spans of a model trained on this policy's gold, widened to whole words (`whole_words`), names
+    trimmed (`trim_common_words`), kept as found unless a ``learned`` rule drops them; ``dates``: the spans
+    of the date rules (`rules.dates.find_dates`)."""
+    rules = RULES.family("learned")
+    kept = []
+    for found in spans:
+        span = whole_words(text, found)
+        if span.label in NAMED:
+            span = trim_common_words(text, span)
+            if span is None:
+                decided(NO_NAME_LEFT.name, found, False)
+                continue
+        rule = next((r for r in rules if r.covers(span.label) and r.drops(text, span, dates)), None)
+        if rule is not None:
+            decided(rule.name, span, False)
+            continue
+        decided(KEPT_AS_FOUND.name, span, True)
+        kept.append(span)
+    return kept

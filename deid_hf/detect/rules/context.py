@@ -1,0 +1,392 @@
+"""The clinical context rules: clinicians, patients, relatives and care facilities named next to a title,
+credential, kinship word or facility word, one named rule each (`deid_hf.detect.clinical` describes them;
+`ClinicalContextDetector` runs them in order). A name word is a letter sequence that is not a stop word and
+is either a known person name (`lexicon.is_name_word`) or not a frequent English word."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from ..casing import in_caps_line
+from ..lexicon import Vocabulary, is_clinical_term, is_name_word, person_names, stop_words, zipf
+from ..text_shape import (
+    ASCII_WORD,
+    ASCII_WORD_NO_BACKTRACK,
+    FACILITY_NAME_MAX_ZIPF,
+    SIGNATURE_NAME_MAX_ZIPF,
+    WARD_NAME_MAX_ZIPF,
+    uses_capitals,
+)
+from . import Rule, register_rule
+
+_W = ASCII_WORD
+_INITIAL = r"[A-Za-z]\.?"
+#: a doctor title: the next word is a name even if the corpus uses it as a common word ("Dr. Foley")
+_DOCTOR = r"(?:dr's|drs|doctor|dr)"
+_TITLE = r"(?:np|ho|md|nurse|attending|resident|fellow|physicians?|doctors?)"
+_CREDENTIAL = r"(?:RN|R\.N\.|MD|M\.D\.|NP|RRT|BSN|bsn/rn|LICSW|CNS|PA-C|RT)"
+_KIN = (
+    r"(?:wife|husband|sons?|daughters?|dtrs?|sisters?|brothers?|mother|father|mom|dad|niece|nephew|friend|grandson|"
+    r"granddaughter|grandaughter|sibling|aunt|uncle|cousin|fianc[eé]e?|girlfriend|boyfriend|proxy|hcp|named|"
+    r"neighbou?r|son-in-law|daughter-in-law|sil|dil|significant[ \t]+other)"
+)
+_CALL = r"(?:per|called|paged|notified|contacts?|contacted|informed|updated|spoke with|discussed with)"
+_FACILITY = (
+    r"(?:hospital|hosp|medical center|med center|rehab|regional|heart center|campus|clinic|rehabilitation)"
+)
+#: a name ending in a facility word ("St. Jude Medical Center"): the word says what kind of place it is
+FACILITY_END = re.compile(rf"[ \t]+({_FACILITY})\.?$", re.IGNORECASE)
+#: initialisms ending in H or MC that name no facility: generic ones (outside hospital, nursing home,
+#: long-term care), hemorrhages and hypertrophies (ICH, SDH, LVH, BPH) and hormones (TSH, ACTH, LDH)
+_NOT_FACILITY_INITIALISMS = (
+    "OSH NH SNF LTAC LTACH ECF ALF ICH SAH SDH EDH IVH IPH PPH UGIH LGIH GIH BPH LVH RVH LAH RAH TSH PTH "
+    "ACTH LDH ADH SIADH FSH HGH DHEAH"
+)
+_NOT_FACILITY = frozenset(_NOT_FACILITY_INITIALISMS.split())
+#: words before a facility word that name no facility ("the", "outside", "cardiac", "psych", "poss")
+_NOT_FACILITY_WORD = frozenset(
+    "the a an this that outside osh other another previous same local nearby cardiac "  # noqa: SIM905
+    "pulmonary psych psychiatric nursing acute rehab basic prior begin poss possible potential".split()
+)
+FACILITY_NAME_ZIPF = FACILITY_NAME_MAX_ZIPF
+
+
+_SAINT = re.compile(r"\b(?:st\.?|saint)[ \t]+$", re.IGNORECASE)
+
+
+def _facility_name(word: str, vocabulary) -> bool:
+    """A word that can name a facility where casing says nothing: not an abbreviation of at most 3 letters,
+    a clinical term, corpus vocabulary or a frequent word."""
+    bare = word.strip(".,:;'’-")
+    return (
+        len(bare) > 3
+        and not is_clinical_term(bare)
+        and not (vocabulary is not None and vocabulary.is_vocabulary(bare))
+        and zipf(bare) < FACILITY_NAME_ZIPF
+    )
+
+
+_NOT_NAMES = (
+    "notified paged called informed updated aware ordered made wants feels states said office team "
+    "note notes orders order consult consulted following followed visit visited visiting rounds here "
+    "came come saw seen spoke gave recommended requested reports reported plan plans wrote evaluated "
+    "examined placed removed changed started increased decreased discontinued okd okay ok want wanted "
+    "asked agrees agreed and or of in at on to with re specialist physician practitioner declined "
+    "eval assessed ho np md rn nurse resident fellow attending team"
+)
+#: words that follow a title or kinship word without being a name ("MD notified", "son called")
+NOT_NAMES = frozenset(_NOT_NAMES.split())
+
+
+def name_word(
+    word: str, max_zipf: float, any_known: bool = False, vocabulary=None, strong: bool = False
+) -> bool:
+    """A candidate name: not a stop word, an upper-case abbreviation of at most 3 letters, a clinical term
+    or corpus vocabulary (these two not checked after a ``strong`` title: "Dr. Bakaitis", "Dr. Foley");
+    and a known person name (with ``any_known`` even a frequent word: "Bill") or rarer than ``max_zipf``."""
+    bare = word.strip(".,:;'’-")
+    w = bare.lower()
+    if len(w) < 2 or w in stop_words() or w in NOT_NAMES or not w[0].isalpha():
+        return False
+    if bare.isupper() and len(bare) <= 3 and not (any_known and len(bare) == 3 and w in person_names()):
+        return False  # an abbreviation; after a title or kinship word a known name ("SON BOB", "NP SUE")
+    if not strong and (is_clinical_term(w) or (vocabulary is not None and vocabulary.is_vocabulary(w))):
+        return False
+    return is_name_word(w) or (any_known and w in person_names()) or zipf(w) < max_zipf
+
+
+def name_run(
+    text: str,
+    start: int,
+    max_zipf: float,
+    limit: int = 3,
+    known_first: bool = False,
+    any_known: bool = False,
+    vocabulary=None,
+    strong: bool = False,
+):
+    """(start, end) of up to ``limit`` name words (initials allowed between them) from ``start``; None if
+    the first word is not a name word (a known name with ``known_first``)."""
+    pattern = re.compile(rf"(?:({_INITIAL})\s+)?({_W})")
+    pos, end, count = start, None, 0
+    first = None
+    while count < limit:
+        m = pattern.match(text, pos)
+        if not m:
+            break
+        initial, word = m.group(1), m.group(2)
+        if initial and not (len(initial) == 2 or text[m.end(1) : m.start(2)].strip() == ""):
+            break
+        if not name_word(word, max_zipf, any_known, vocabulary, strong) or (
+            count == 0 and known_first and not is_name_word(word)
+        ):
+            if initial and end is None:  # "L. RUUSKA" fails; a lone initial is not a name
+                return None
+            break
+        if first is None:
+            first = m.start()
+        end = m.end()
+        count += 1
+        nxt = re.match(r"[ \t]+", text[end:])
+        if not nxt:
+            break
+        pos = end + nxt.end()
+    return (first, end) if end is not None else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ContextRule(Rule):
+    """Finds ``labels[0]`` spans at ``score`` by their context: ``find(text, vocabulary, bounds)`` yields
+    (start, end) pairs or None; ``bounds`` has the detector's ``max_zipf`` and ``title_zipf``."""
+
+    score: float
+    find: Callable[..., Iterator[tuple[int, int] | None]]
+
+
+def _context_rule(name, label, score, reason, examples, find) -> ContextRule:
+    rule = ContextRule(
+        name=name, family="context", labels=(label,), reason=reason, examples=examples, score=score, find=find
+    )
+    return register_rule(rule)
+
+
+_I = re.IGNORECASE
+_DOCTOR_RX = re.compile(rf"\b{_DOCTOR}\b\.?:?[ \t]*", _I)
+_TITLE_RX = re.compile(rf"\b{_TITLE}\b\.?:?[ \t]*", _I)
+_ALSO_RX = re.compile(r"[ \t]*(?:and|&|/)[ \t]*(?:dr\.?[ \t]*)?", _I)
+_INITIAL_RX = re.compile(rf"(?<![\w/'’.&<>])[A-Z]\.[ \t](?={_W})")
+_CREDENTIAL_RX = re.compile(rf"[ \t]*,?[ \t]*(?<![\w/]){_CREDENTIAL}\b", _I)
+_PATIENT_RX = re.compile(r"\b(?:(?:mr|mrs|miss)\b\.?|ms\.)[ \t]*", _I)
+_KIN_RX = re.compile(rf"\b{_KIN}\b[ \t]*[,:\-]?[ \t]*\(?(?:named[ \t]+)?", _I)
+_CALL_RX = re.compile(rf"\b{_CALL}\b[ \t]*(?:dr\.?[ \t]*|np[ \t]+|rn[ \t]+)?", _I)
+# possessive words starting at a word start: a hyphen belongs to its word, never to the separator
+# (ambiguity between the two made long "a-a-a-" runs backtrack exponentially)
+_FACILITY_RX = re.compile(
+    rf"(?<![A-Za-z'’-])((?:{ASCII_WORD_NO_BACKTRACK}[ \t]+(?:-[ \t]+)?){{1,3}}){_FACILITY}\b", _I
+)
+_UNIVERSITY_RX = re.compile(rf"(?i:\b(?:university|univ|u)[ \t]+of[ \t]+{_W})|\bU[ \t]+[A-Z][a-z]+")
+_WARD_RX = re.compile(rf"\b(?:to|from|on|at)[ \t]+({_W})[ \t]+\d(?![\d/]|\.\d)", _I)
+_HOSPITAL_RX = re.compile(
+    r"(?i:(?<!due )(?<!secondary )(?<!related )(?<!prior )(?<!2/2 )"  # a cause, not a place
+    r"\b(?:to|at|from|in|by)[ \t]+(?:the[ \t]+)?)\b([A-Z]{1,4}H|[A-Z]{1,3}MC)\b"
+)
+_LIVES_RX = re.compile(rf"\blives?[ \t]+(?:nearby[ \t]+)?in[ \t]+({_W}(?:[ \t]+{_W})?)", _I)
+
+
+def _after_title(regex: re.Pattern, strong: bool):
+    """Names after each match of ``regex``, and after "and"/"&"/"/" that join more names to them."""
+
+    def find(text: str, vocabulary: Vocabulary | None, bounds) -> Iterator[tuple[int, int] | None]:
+        for m in regex.finditer(text):
+            run = name_run(
+                text, m.end(), bounds.title_zipf, any_known=True, vocabulary=vocabulary, strong=strong
+            )
+            yield run
+            while run:
+                more = _ALSO_RX.match(text, run[1])
+                if not more:
+                    break
+                run = name_run(
+                    text, more.end(), bounds.title_zipf, any_known=True, vocabulary=vocabulary, strong=strong
+                )
+                yield run
+
+    return find
+
+
+def _initial_and_surname(text, vocabulary, bounds):
+    for m in _INITIAL_RX.finditer(text):
+        run = name_run(text, m.end(), bounds.title_zipf, limit=1, vocabulary=vocabulary)
+        if run and text[run[0]].isupper() and run[1] - run[0] >= 3:
+            yield (m.start(), run[1])
+
+
+def _signature(text, vocabulary, bounds):
+    """Names before a credential: up to 3 words back on the same line, the contiguous tail of name words,
+    at least one a known name (or two or more capitalised rare words)."""
+    for m in _CREDENTIAL_RX.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        before = list(re.finditer(rf"(?:{_INITIAL}[ \t]+)?{_W}", text[line_start : m.start()]))[-3:]
+        words = [
+            b for b in before if name_word(b.group().split()[-1], bounds.max_zipf, vocabulary=vocabulary)
+        ]
+        tail = []
+        for b in reversed(before):
+            if b not in words:
+                break
+            tail.insert(0, b)
+        last = [b.group().split()[-1] for b in tail]
+        if tail and (
+            any(is_name_word(w) for w in last)
+            or (len(last) >= 2 and all(w[0].isupper() and zipf(w) < SIGNATURE_NAME_MAX_ZIPF for w in last))
+        ):
+            yield (line_start + tail[0].start(), line_start + tail[-1].end())
+
+
+def _after_patient_title(text, vocabulary, bounds):
+    for m in _PATIENT_RX.finditer(text):
+        yield name_run(text, m.end(), bounds.title_zipf, limit=2, any_known=True, vocabulary=vocabulary)
+
+
+def _after_kinship_word(text, vocabulary, bounds):
+    for m in _KIN_RX.finditer(text):
+        # a capitalised word after a kinship word in mixed case is a name unless very frequent
+        capitalised = text[m.end() : m.end() + 1].isupper() and not in_caps_line(text, m.end())
+        bound = bounds.title_zipf if capitalised else bounds.max_zipf  # "daughter Elena"
+        yield name_run(text, m.end(), bound, limit=2, any_known=True, vocabulary=vocabulary)
+
+
+def _after_call_word(text, vocabulary, bounds):
+    for m in _CALL_RX.finditer(text):
+        yield name_run(text, m.end(), bounds.max_zipf, known_first=True, vocabulary=vocabulary)
+
+
+def _facility_words(text: str, m: re.Match, vocabulary) -> list[re.Match]:
+    """The words right before the facility word that can name it: capitalised ones; where casing says
+    nothing (an ALL-CAPS line, a text without capitals) any but a generic or frequent one."""
+    unmarked = not uses_capitals(text) or in_caps_line(text, m.start())
+    kept: list[re.Match] = []
+    for w in reversed(list(re.finditer(_W, m.group(1)))):
+        word = w.group()
+        if (
+            word.lower() in _NOT_FACILITY_WORD
+            or word.lower() in stop_words()
+            or (not unmarked and not word[0].isupper())
+            or (unmarked and not _facility_name(word, vocabulary))
+        ):
+            break
+        kept.insert(0, w)
+    return kept
+
+
+def _before_facility_word(text, vocabulary, bounds):
+    for m in _FACILITY_RX.finditer(text):
+        kept = _facility_words(text, m, vocabulary)
+        if kept:
+            start = m.start(1) + kept[0].start()
+            saint = _SAINT.search(text, max(0, start - 8), start)  # "St. Mary Hospital"
+            yield (saint.start() if saint else start, m.end())
+
+
+def _university(text, vocabulary, bounds):
+    for m in _UNIVERSITY_RX.finditer(text):
+        yield m.span()
+
+
+def _ward(text, vocabulary, bounds):
+    for m in _WARD_RX.finditer(text):
+        word = m.group(1)
+        if len(word) > 3 and zipf(word) < WARD_NAME_MAX_ZIPF and not is_clinical_term(word):
+            yield m.span(1)
+
+
+def _hospital_initialism(text, vocabulary, bounds):
+    for m in _HOSPITAL_RX.finditer(text):
+        word = m.group(1)
+        initialism = word.endswith("MC") or not re.search("[AEIOUY]", word[1:]) or len(word) <= 3
+        if initialism and word not in _NOT_FACILITY and zipf(word) < bounds.max_zipf:
+            yield m.span(1)
+
+
+def _lives_in(text, vocabulary, bounds):
+    for m in _LIVES_RX.finditer(text):
+        words = [w for w in re.finditer(_W, m.group(1)) if w.group().lower() not in stop_words()]
+        if words:
+            yield (m.start(1) + words[0].start(), m.start(1) + words[-1].end())
+
+
+# a name found by its context outranks an NER label guess (`ner.SPACY_NAME_SCORE`) for the same words
+_context_rule(
+    "context.after-doctor-title",
+    "PERSON",
+    0.9,
+    "names after Dr/Drs/Dr's/doctor, even a word the corpus uses as a common word ('Dr. Foley')",
+    ("Dr. Wojcik", "DR'S WOJCIK AND FERRANTE"),
+    _after_title(_DOCTOR_RX, strong=True),
+)
+_context_rule(
+    "context.after-clinician-title",
+    "PERSON",
+    0.9,
+    "names after NP, HO, MD, nurse, attending, resident, fellow, physician",
+    ("NP Halvorsen", "attending Wojcik"),
+    _after_title(_TITLE_RX, strong=False),
+)
+_context_rule(
+    "context.initial-and-surname",
+    "PERSON",
+    0.9,
+    "an initial and a capitalised name word",
+    ("R. Lindqvist",),
+    _initial_and_surname,
+)
+_context_rule(
+    "context.signature",
+    "PERSON",
+    0.9,
+    "names before a credential (RN, MD, BSN...), at least one a known name",
+    ("Laura Pennington, RN", "laura pennington bsn/rn"),
+    _signature,
+)
+_context_rule(
+    "context.after-patient-title",
+    "PERSON",
+    0.9,
+    "names after Mr, Mrs, Ms, Miss",
+    ("Mrs. Abernathy",),
+    _after_patient_title,
+)
+_context_rule(
+    "context.after-kinship-word",
+    "PERSON",
+    0.9,
+    "names after a kinship or proxy word; capitalised in mixed case, any word but a very frequent one",
+    ("son Teodor", "Niece, Ilse Varga"),
+    _after_kinship_word,
+)
+_context_rule(
+    "context.after-call-word",
+    "PERSON",
+    0.9,
+    "names after per/called/paged/notified/contacts when the first word is a known name",
+    ("paged Kevin Oduya",),
+    _after_call_word,
+)
+_context_rule(
+    "context.facility-name",
+    "LOCATION",
+    0.7,
+    "capitalised words before Hospital/Medical Center/Rehab/Regional/Clinic ('St.' included)",
+    ("Briarwood Hospital", "BRIARWOOD HOSPITAL"),
+    _before_facility_word,
+)
+_context_rule(
+    "context.university",
+    "LOCATION",
+    0.7,
+    "'University of X', 'U Vermont'",
+    ("University of Leeds",),
+    _university,
+)
+_context_rule(
+    "context.ward-name",
+    "LOCATION",
+    0.6,
+    "a rare word before a ward number after to/from/on/at",
+    ("to Ellisfield 4",),
+    _ward,
+)
+_context_rule(
+    "context.hospital-initialism",
+    "LOCATION",
+    0.6,
+    "2-5 capitals ending in H or MC after to/at/from/in/by, no generic one (OSH) nor a hemorrhage or hormone "
+    "(ICH, TSH), not after 'due'/'secondary'",
+    ("transferred to BMC",),
+    _hospital_initialism,
+)
+_context_rule(
+    "context.lives-in", "LOCATION", 0.6, "the place after 'lives in'", ("lives in Westbrook",), _lives_in
+)

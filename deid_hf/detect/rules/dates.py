@@ -1,0 +1,167 @@
+"""Date rules of the hipaa policy: named patterns for dates written with digits or month names, wherever
+they occur, and the exclusions that are no date (fractions, scores, ventilator settings, pain scores)."""
+
+from __future__ import annotations
+
+import re
+
+from ...spans import Span, merge_spans
+from . import RULES, PatternRule, Rule, decided, register_rule
+
+_MONTH_ANY = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+#: month names that are dates on their own (not "may", "march", "dec" = decreased, "aug" = augmentation)
+_MONTH_ALONE = (
+    r"(?:january|february|april|june|july|august|september|sept|october|november|december|jan|feb|apr|"
+    r"oct|nov)\.?"
+)
+_DAY = r"(?:0?[1-9]|[12]\d|3[01])"
+_MM = r"(?:0?[1-9]|1[0-2])"
+#: ventilator settings written like a date ("PS 10/5", "PEEP/PS 5/10")
+_NOT_AFTER_VENTILATOR_MODE = (
+    r"(?<!(?i:ps ))(?<!(?i:psv ))(?<!(?i:peep ))(?<!(?i:cpap ))(?<!(?i:imv ))(?<!(?i:ps/))(?<!(?i:peep/ps ))"
+)
+#: fractions (1/2, 1/3, 2/3, 1/4, 3/4) and strength, pupil and equal scores (5/5, 2/2, 4/4) without a year
+_NOT_FRACTION_OR_SCORE = r"(?!(?:1/[234]|2/3|3/4|[1-5]/5|([1-5])/\1)(?![\d/]))"
+
+DATE = ("DATE_TIME",)
+DATE_RULES = [
+    PatternRule(
+        name="date.numeric",
+        family="dates",
+        labels=DATE,
+        reason="month/day with or without a year; not a fraction, a score or a ventilator setting",
+        examples=("10/16", "10/16/03", "8/28/1995"),
+        pattern=rf"(?<![\d/.]){_NOT_AFTER_VENTILATOR_MODE}{_NOT_FRACTION_OR_SCORE}"
+        rf"{_MM}/{_DAY}(?:/(?:\d{{4}}|\d{{2}}))?(?![\d/]|\.\d)",
+        score=0.7,
+    ),
+    PatternRule(
+        name="date.numeric-hyphenated",
+        family="dates",
+        labels=DATE,
+        reason="month-day-year; without its year a hyphenated pair is a range ('3-5')",
+        examples=("6-17-21",),
+        pattern=rf"(?<![\d/.-]){_MM}-{_DAY}-(?:\d{{4}}|\d{{2}})(?![\d/-])",
+        score=0.7,
+    ),
+    PatternRule(
+        name="date.year-first",
+        family="dates",
+        labels=DATE,
+        reason="ISO and other year-first dates",
+        examples=("2020-06-20", "2020/6/20", "2020.06.20"),
+        pattern=rf"(?<![\d/.-])(?:18|19|20)\d\d([-/.]){_MM}\1{_DAY}(?![\d/.-]\d|\d)",
+        score=0.7,
+    ),
+    PatternRule(
+        name="date.month-year",
+        family="dates",
+        labels=DATE,
+        reason="month/year, a 2-digit year above 31 or a 4-digit one",
+        examples=("8/84", "10/2003"),
+        pattern=r"(?<![\d/.-])(?:0?[1-9]|1[0-2])/(?:3[2-9]|[4-9]\d|(?:19|20)\d\d)(?![\d/]|\.\d)",
+        score=0.7,
+    ),
+    PatternRule(
+        name="date.month-name-day",
+        family="dates",
+        labels=DATE,
+        reason="a month name with a day, and a year if one follows",
+        examples=("Oct 20th", "March 3, 2001"),
+        pattern=rf"(?i)\b{_MONTH_ANY}[ \t]+{_DAY}(?:st|nd|rd|th)?\b(?:,?[ \t]+(?:18|19|20)\d\d\b)?",
+        score=0.7,
+    ),
+    PatternRule(
+        name="date.month-name-year",
+        family="dates",
+        labels=DATE,
+        reason="a month name with a year",
+        examples=("march of 2022", "Oct, 1989"),
+        pattern=rf"(?i)\b{_MONTH_ANY},?[ \t]+(?:of[ \t]+)?(?:19|20)\d\d\b",
+        score=0.7,
+    ),
+    PatternRule(
+        name="date.day-month-name",
+        family="dates",
+        labels=DATE,
+        reason="a day before a month name, and a year if one follows",
+        examples=("20th Oct, 1989", "3 of May"),
+        pattern=rf"(?i)(?<![\d/.]){_DAY}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTH_ANY}"
+        r"(?:,?[ \t]+(?:19|20)\d\d)?\b",
+        score=0.7,
+    ),
+    PatternRule(
+        name="date.month-name-alone",
+        family="dates",
+        labels=DATE,
+        reason="a month name that is no common word ('may', 'march', 'dec' and 'aug' alone are not dates)",
+        examples=("January", "Sept."),
+        pattern=rf"(?i)\b{_MONTH_ALONE}(?![\w])",
+        score=0.7,
+    ),
+    PatternRule(
+        name="date.year-in-context",
+        family="dates",
+        labels=DATE,
+        reason="a year after 'in', 'of', 'since' or 'year'",
+        examples=("in 2003", "since 1870"),
+        pattern=r"(?i)(?:(?<=\bin )|(?<=\bof )|(?<=since )|(?<=year ))(?:18|19|20)\d\d\b",
+        score=0.7,
+    ),
+    PatternRule(
+        name="date.year-1960-1999",
+        family="dates",
+        labels=DATE,
+        reason="1960-1999 cannot be a time of day (minutes above 59): a year wherever it stands",
+        examples=("1975",),
+        pattern=r"(?<![\d.,/:-])19[6-9]\d(?![\d.,/:]\d|\d)",
+        score=0.7,
+    ),
+    PatternRule(
+        name="date.apostrophe-year",
+        family="dates",
+        labels=DATE,
+        reason="a 2-digit year with an apostrophe",
+        examples=("'84", "74'"),
+        pattern=r"(?<![\w'’])['’]\d\d\b|\b\d\d['’](?!\w)",
+        score=0.7,
+    ),
+]
+for _rule in DATE_RULES:
+    register_rule(_rule)
+#: the date rules' regular expressions, in order
+DATE_PATTERNS = [rule.pattern for rule in DATE_RULES]
+
+_PAIN = re.compile(r"(?i)pain|\bc/o\b|\bcp\b|discomfort|scale|rated|\bha\b|ache")
+NOT_A_PAIN_SCORE = register_rule(
+    Rule(
+        name="date.not-a-pain-score",
+        family="date exclusions",
+        labels=DATE,
+        reason="'n/10' within 25 characters before or 20 after a pain word is a pain score",
+        examples=("pain 8/10",),
+    )
+)
+#: characters read before and after an "n/10" for a pain word
+PAIN_WORD_BEFORE, PAIN_WORD_AFTER = 25, 20
+
+
+def _pain_score(text: str, span: Span) -> bool:
+    window = text[max(0, span.start - PAIN_WORD_BEFORE) : span.end + PAIN_WORD_AFTER]
+    return text[span.start : span.end].endswith("/10") and _PAIN.search(window) is not None
+
+
+def find_dates(text: str) -> list[Span]:
+    """Date spans of the registered date rules (label DATE_TIME, source ``policy``), merged."""
+    found = []
+    for rule in RULES.family("dates"):
+        for span in rule.find(text, "policy"):
+            if _pain_score(text, span):
+                decided(NOT_A_PAIN_SCORE.name, span, False)
+                continue
+            decided(rule.name, span, True)
+            found.append(span)
+    return merge_spans(found)

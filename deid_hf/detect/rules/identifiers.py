@@ -1,0 +1,238 @@
+"""Which detector spans the hipaa policy keeps: one named rule per case, tried in order; the first that
+applies to a span decides (keeps it, or parts of it, maybe relabelled; or drops it)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ...errors import InputError
+from ...spans import Span
+from ..evidence import evidence_span, has_evidence
+from ..lexicon import Vocabulary
+from ..text_shape import WORD_ANY_SCRIPT
+from . import RULES, Rule, decided, recording_active, register_rule
+from .phones import NOT_PHONE, PHONE_SHAPE, phone_digits
+
+#: the identifier policies: hipaa keeps what the identifier rules keep, strict every span found
+POLICIES = ("hipaa", "strict")
+DEFAULT_POLICY = "hipaa"
+#: labels whose spans need identifier evidence under hipaa
+NAMED = {"PERSON", "ORG", "LOCATION", "OTHER"}
+#: an ID span scored at least this by its recognizer (checksum, SSN, credit card) is kept as it is; weaker
+#: ones (presidio's licence/passport/bank patterns match "O2", "x2") need 5+ digits or an ID context
+STRONG_ID = 0.5
+#: score of a number kept for its ID context ("MRN", "account"): above a token classifier's usual scores, so
+#: that the merged span is an ID (its surrogate an ID) rather than, say, a model's ADDRESS
+CONTEXT_ID_SCORE = 0.95
+#: characters read before a number for an ID context word, and after it for a unit
+ID_CONTEXT_BEFORE, UNIT_AFTER = 24, 12
+
+_ID_CONTEXT = re.compile(
+    r"(?i)(?:#|\bno\.|\bmrn\b|\bref\b|\baccount\b|\bacct\b|\bpolicy\b|\blicen[cs]e\b|\brecord\b|\bid\b|"
+    r"\bsocial security\b|\bssn\b|\bmedicaid\b|\bmedicare\b|"
+    r"\b(?:order|ticket|booking|tracking|invoice|reservation|confirmation(?=[ \t]+(?:number|code)))"
+    r"(?:[ \t]+(?:number|code))?\b)[ \t:#.]*$"
+)
+#: a measurement, not an identifier, whatever the context ("order 1000 mL", "per order 10.5 mg", "order 2.5")
+_MEASUREMENT = re.compile(
+    r"(?i)\d+(?:[.,]\d+)?\s*(?:mg|mcg|g|kg|ml|cc|l|units?|iu|meq|mmol|%|kcal|hrs?|mins?|mmhg|bpm|lbs?|oz)\b"
+    r"|\d+[.,]\d+(?!\S)"
+)
+_LONG_DIGITS = re.compile(r"(?<![\d.,])\d{5,}(?![\d.,]\d)")
+_URL_OK = re.compile(r"(?i)://|\bwww\.|\w{3,}\.(?:com|org|net|edu|gov|io|info|biz)\b")
+_AGE = re.compile(r"\d+")
+#: a hospital location alone ("Rm 5", "bed 12", "unit 4"): not an address (an apartment, suite or P.O. box is)
+_UNIT_ONLY = re.compile(r"(?i)^(?:unit|floor|fl|room|rm|bed)\.?\s*#?\s*\d+[a-z]?$")
+#: an apartment, suite or P.O. box: part of a postal address
+_POSTAL_UNIT = re.compile(r"(?i)\b(?:apt|apartment|suite|ste|p\.?\s?o\.?\s*box|box)\b\.?\s*#?\s*\d")
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What a rule reads besides the span: the text the detectors saw, the corpus vocabulary, and the text
+    before case restoration where it differs."""
+
+    text: str
+    vocabulary: Vocabulary | None = None
+    original: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpanRule(Rule):
+    """Decides a span of its labels when ``applies(seen, span, piece)`` (``piece``: the span's text):
+    ``keep(seen, span)`` gives what stays."""
+
+    applies: Callable[[Seen, Span, str], bool] = lambda seen, span, piece: True
+    keep: Callable[[Seen, Span], list[Span]]
+
+
+def over_89(age: str) -> bool:
+    """An age span with a number over 89 (HIPAA Safe Harbor names ages over 89 only)."""
+    return any(int(n) > 89 for n in _AGE.findall(age))
+
+
+def _address_with_evidence(seen: Seen, span: Span) -> list[Span]:
+    text = seen.text
+    words = [m.span() for m in WORD_ANY_SCRIPT.finditer(text, span.start, span.end)]
+    written = any(has_evidence(text, *w, seen.vocabulary) and not text[w[0] : w[1]].isupper() for w in words)
+    return [span] if written else []
+
+
+def _identifying_digits(seen: Seen, span: Span) -> list[Span]:
+    """Runs of 5+ digits as IDs, and the whole number as an ID after an ID context word (not a measurement);
+    dates inside come from the date rules over the whole text."""
+    text, piece = seen.text, seen.text[span.start : span.end]
+    kept = [
+        Span(span.start + m.start(), span.start + m.end(), "ID", span.score, span.source)
+        for m in _LONG_DIGITS.finditer(piece)
+    ]
+    if (
+        span.label in ("NUMBER", "ID")
+        and len(piece.strip(".,;:")) >= 4
+        and _ID_CONTEXT.search(text[max(0, span.start - ID_CONTEXT_BEFORE) : span.start])
+        and not _MEASUREMENT.match(text, span.start, span.end + UNIT_AFTER)
+    ):
+        # the context types it: an ID outranks another detector's guess in the merge ("MRN 4839201")
+        kept.append(Span(span.start, span.end, "ID", max(span.score, CONTEXT_ID_SCORE), span.source))
+    return kept
+
+
+def _kept(seen: Seen, span: Span) -> list[Span]:
+    return [span]
+
+
+def _dropped(seen: Seen, span: Span) -> list[Span]:
+    return []
+
+
+def _register(name: str, labels: tuple[str, ...], reason: str, examples: tuple[str, ...], keep, **kw):
+    return register_rule(
+        SpanRule(
+            name=name, family="identifiers", labels=labels, reason=reason, examples=examples, keep=keep, **kw
+        )
+    )
+
+
+_register(
+    "context-rule-span",
+    (),
+    "a span of the clinical context rules was found by its context: kept as found",
+    ("Dr. Wojcik",),
+    _kept,
+    applies=lambda seen, span, piece: "clinical" in span.source,
+)
+_register("email-or-ip", ("EMAIL", "IP"), "e-mail and IP addresses identify", ("ann@example.org",), _kept)
+_register(
+    "phone.not-a-measurement-series",
+    ("PHONE",),
+    "a blood pressure, a range or a lab series is no phone",
+    ("129/78--140/88",),
+    lambda seen, span: [] if NOT_PHONE.match(seen.text[span.start : span.end].strip()) else [span],
+)
+_register(
+    "name.needs-evidence",
+    tuple(sorted(NAMED)),
+    "a name is trimmed to its identifying words (`evidence.has_evidence`); dropped without any",
+    ("Kowalczyk aware", "clear lungs"),
+    lambda seen, span: [s] if (s := evidence_span(seen.text, span, seen.vocabulary, seen.original)) else [],
+)
+_register(
+    "address.hospital-unit-alone",
+    ("ADDRESS",),
+    "a room, bed, floor or unit alone locates no one outside the hospital",
+    ("Rm 5", "bed 12"),
+    _dropped,
+    applies=lambda seen, span, piece: _UNIT_ONLY.match(piece.strip()) is not None,
+)
+_register(
+    "address.postal-unit",
+    ("ADDRESS",),
+    "an apartment, suite or P.O. box is part of a postal address",
+    ("Apt. 762", "P.O. Box 104"),
+    _kept,
+    applies=lambda seen, span, piece: _POSTAL_UNIT.search(piece) is not None,
+)
+_register(
+    "address.needs-evidence",
+    ("ADDRESS",),
+    "an address needs an identifying word written other than in capitals",
+    ("42 Elm Street",),
+    _address_with_evidence,
+)
+_register(
+    "url.needs-url-shape",
+    ("URL",),
+    "a URL needs a scheme, 'www.' or a common top-level domain",
+    ("www.example.org",),
+    lambda seen, span: [span] if _URL_OK.search(seen.text[span.start : span.end]) else [],
+)
+_register(
+    "age.over-89",
+    ("AGE",),
+    "HIPAA Safe Harbor names ages over 89 only",
+    ("98 yo",),
+    lambda seen, span: [span] if over_89(seen.text[span.start : span.end]) else [],
+)
+_register(
+    "id.validated",
+    ("ID",),
+    "an ID its recognizer scored at least STRONG_ID (a checksum, an SSN, a card number) is kept",
+    ("078-05-1120",),
+    _kept,
+    applies=lambda seen, span, piece: span.score >= STRONG_ID,
+)
+_register(
+    "number.phone-shaped",
+    ("NUMBER", "ID"),
+    "a phone-shaped number with enough digits is a phone",
+    ("1-984-182-0190",),
+    lambda seen, span: [Span(span.start, span.end, "PHONE", span.score, span.source)],
+    applies=lambda seen, span, piece: (
+        PHONE_SHAPE.fullmatch(piece.strip()) is not None and phone_digits(piece)
+    ),
+)
+_register(
+    "number.identifying-digits",
+    ("NUMBER", "DATE_TIME", "ID"),
+    "runs of 5+ digits are IDs, and a number of 4+ characters after an ID word ('MRN', '#', 'account', "
+    "'ticket') unless a unit follows; other numbers, times and durations are dropped",
+    ("MRN 48213377", "ref # 8336652", "bed 12"),
+    _identifying_digits,
+)
+
+
+def keep_identifiers(seen: Seen, span: Span, rules: Sequence[Rule] | None = None) -> list[Span]:
+    """The parts of one detector's span that the first applying identifier rule (of ``rules``, by default
+    the registered ones) keeps; a span no rule applies to is kept."""
+    piece = seen.text[span.start : span.end]
+    for rule in RULES.family("identifiers") if rules is None else rules:
+        if rule.covers(span.label) and rule.applies(seen, span, piece):
+            kept = rule.keep(seen, span)
+            if recording_active():
+                for part in kept or [span]:
+                    decided(rule.name, part, bool(kept))
+            return kept
+    return [span]
+
+
+def check_policy(policy) -> str:
+    if policy not in POLICIES:
+        raise InputError(f"unknown identifier policy {policy!r}; use one of {', '.join(POLICIES)}")
+    return policy
+
+
+def apply_policy(
+    text: str,
+    spans: Sequence[Span],
+    policy: str = DEFAULT_POLICY,
+    vocabulary: Vocabulary | None = None,
+    original: str | None = None,
+) -> list[Span]:
+    """The spans ``policy`` keeps (hipaa: the identifier rules, `rules.identifiers`; strict: all), not
+    merged. ``text``: what the detectors saw; ``original``: the text before case restoration if it differs."""
+    if check_policy(policy) == "strict":
+        return list(spans)
+    seen, rules = Seen(text, vocabulary, original), RULES.family("identifiers")
+    return [kept for span in spans for kept in keep_identifiers(seen, span, rules)]

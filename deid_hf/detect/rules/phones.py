@@ -1,0 +1,49 @@
+"""Phone rules of the hipaa policy: a phone-shaped number of enough digits is a phone wherever it stands;
+a detector's "phone" that is a blood pressure, a range or a lab series is none."""
+
+from __future__ import annotations
+
+import re
+
+from ...spans import Span
+from . import RULES, PatternRule, decided, register_rule
+
+#: a number written like a phone number: a leading "+", 3/3/4 digits between slashes, or 3+ digit groups with
+#: one kind of separator
+PHONE_SHAPE = re.compile(
+    r"\+\d[\d ().-]{6,}\d|\d{3}/\d{3}/\d{4}|(?:\d{1,3}[ -])?\(?\d{2,4}\)?([ .-])\d{2,4}(?:\1\d{2,4})+"
+)
+#: a phone-shaped number inside running text (`find_phones` keeps those with `PHONE_DIGITS` digits)
+PHONE_IN_TEXT = re.compile(rf"(?<![\w.+/-])(?:{PHONE_SHAPE.pattern})(?![\w/]|[ .-]\d)")
+#: digits a phone-shaped number needs (fewer: a date, a range or a short series)
+PHONE_DIGITS = 8
+#: a phone span that is a blood pressure, a range or a lab series ("129/78--140/88", "174/26/7.42/17")
+NOT_PHONE = re.compile(r"^(?!\(?\d{3}\)?/\d{3}/\d{4}$).*(?:/|\.\d{1,2}$|--)")
+
+PHONE_SHAPED_NUMBER = register_rule(
+    PatternRule(
+        name="phone.shaped-number",
+        family="phones",
+        labels=("PHONE",),
+        reason="a phone-shaped number of at least PHONE_DIGITS digits, also where a detector split it",
+        examples=("723 813 266", "+1-984-182-0190"),
+        pattern=PHONE_IN_TEXT.pattern,
+        score=0.6,
+    )
+)
+
+
+def phone_digits(piece: str) -> bool:
+    """``piece`` has the digits of a phone number (`PHONE_DIGITS`)."""
+    return sum(c.isdigit() for c in piece) >= PHONE_DIGITS
+
+
+def find_phones(text: str) -> list[Span]:
+    """Phone spans of the registered phone rules (label PHONE, source ``policy``) with enough digits."""
+    found = []
+    for rule in RULES.family("phones"):
+        for span in rule.find(text, "policy"):
+            if phone_digits(text[span.start : span.end]):
+                decided(rule.name, span, True)
+                found.append(span)
+    return found

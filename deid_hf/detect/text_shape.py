@@ -1,0 +1,110 @@
+"""What the detection rules read from the shape of a word or a text, in one place: word-frequency
+thresholds (wordfreq Zipf: log10 of the frequency per billion words, plus 9), word patterns and casing
+helpers, each named for what it decides."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import regex
+
+# --- word-frequency thresholds -------------------------------------------------------------------------
+#: a word at least this frequent is common English: no identifier evidence by itself
+COMMON_WORD_ZIPF = 3.0
+#: a known person name at least this frequent is a common word first ("Will", "Long"): no known name
+NAME_IS_COMMON_WORD_ZIPF = 5.0
+#: a rare word one edit from a word at least this frequent is a typo of it ("defecits")
+TYPO_TARGET_ZIPF = 3.5
+#: a word at least this frequent is a word in its own right ("harbor", "eastern"), never a typo
+TYPO_MAX_ZIPF = 2.5
+#: on an ALL-CAPS line a word of at most 4 letters is lower-cased only this frequent ("ON", "THE"); rarer
+#: ones ("PT", "GH") stay upper case as abbreviations
+SHORT_WORD_LOWERCASE_ZIPF = 4.5
+#: where casing says nothing, a word before a facility word at least this frequent names no facility
+FACILITY_NAME_MAX_ZIPF = 5.2
+#: a name word after a weak context (a credential, "per", a kinship word in lower case) is rarer than this
+CONTEXT_NAME_MAX_ZIPF = 3.5
+#: a name word after a title ("Dr.", "Mrs") or capitalised after a kinship word is rarer than this
+TITLE_NAME_MAX_ZIPF = 4.5
+#: capitalised words before a credential, none a known name, are a signature when each is rarer than this
+SIGNATURE_NAME_MAX_ZIPF = 3.0
+#: a word before a ward number rarer than this names the ward ("quartermain 2")
+WARD_NAME_MAX_ZIPF = 3.0
+#: a person's name part at least this frequent is not propagated at the start of a sentence ("Will")
+PROPAGATED_NAME_COMMON_ZIPF = 5.0
+
+# --- casing thresholds ---------------------------------------------------------------------------------
+#: a line with at least this share of upper-case letters is ALL CAPS (and case-restored)...
+ALL_CAPS_SHARE = 0.9
+#: ...when it has at least this many letters
+ALL_CAPS_MIN_LETTERS = 6
+#: a text with a smaller share of upper-case letters is written without capitals: lower case says nothing
+LOWERCASE_TEXT_SHARE = 0.05
+
+# --- word patterns -------------------------------------------------------------------------------------
+#: a word of letters of any script, with inner apostrophes and hyphens ("Møller", "O'Neil")
+WORD_ANY_SCRIPT = re.compile(r"[^\W\d_](?:[^\W\d_]|['’-])*")
+#: an ASCII word with apostrophes and hyphens, as a pattern fragment (the context rules' name word)
+ASCII_WORD = r"[A-Za-z][A-Za-z'’-]*"
+#: `ASCII_WORD` that never gives back a letter or hyphen once matched (a possessive quantifier: no
+#: backtracking into words)
+ASCII_WORD_NO_BACKTRACK = ASCII_WORD + "+"
+#: an ASCII word with apostrophes (the case restorer's word)
+ASCII_WORD_WITH_APOSTROPHES = re.compile(r"[A-Za-z][A-Za-z'’]*")
+#: letters with at most one apostrophe inside ("don't"; corpus statistics' word)
+ASCII_LETTERS = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?")
+#: a trailing possessive or clitic: "BP's", "SBP'S", "sx'd" are "BP", "SBP", "sx"
+CLITIC = re.compile(r"['’](?:s|d)$", re.IGNORECASE)
+#: letters of scripts that separate words with spaces, and digits: what a span is widened over
+SPACED_SCRIPT_CHAR = regex.compile(r"[\p{Latin}\p{Greek}\p{Cyrillic}\p{Hangul}\p{Nd}]")
+#: punctuation stripped from the edges of a word before a lexicon lookup
+WORD_EDGE_PUNCTUATION = ".,:;'’\"()"
+#: punctuation stripped from the edges of a learned name span's words
+NAME_EDGE_PUNCTUATION = ".,;:!?\"'’()[]"
+
+# --- casing helpers ------------------------------------------------------------------------------------
+_TITLE_END = re.compile(r"(?i)\b(?:dr|drs|mr|mrs|ms|prof|st)\.$")
+#: a lower-case letter after a full stop, "!" or "?" (or at the start), or a lone "i"
+_CARELESS = re.compile(r"(?:^|[.!?]\s+)[a-z]|\bi\b")
+
+
+def caps_share(text: str) -> float:
+    """Share of upper-case letters among the letters of ``text`` (0 without letters)."""
+    letters = [ch for ch in text if ch.isalpha()]
+    return sum(ch.isupper() for ch in letters) / len(letters) if letters else 0.0
+
+
+def is_all_caps(text: str) -> bool:
+    """At least ALL_CAPS_MIN_LETTERS letters, at least ALL_CAPS_SHARE of them upper case."""
+    letters = sum(ch.isalpha() for ch in text)
+    return letters >= ALL_CAPS_MIN_LETTERS and caps_share(text) >= ALL_CAPS_SHARE
+
+
+@functools.lru_cache(maxsize=8)  # asked once per word or rule match of a document: computed once per document
+def uses_capitals(text: str) -> bool:
+    """At least LOWERCASE_TEXT_SHARE of the letters of ``text`` are upper case (False without letters)."""
+    letters = [ch for ch in text if ch.isalpha()]
+    return bool(letters) and sum(ch.isupper() for ch in letters) / len(letters) >= LOWERCASE_TEXT_SHARE
+
+
+@functools.lru_cache(maxsize=8)  # asked once per word of a document: computed once per document
+def lowercase_style(text: str) -> bool:
+    """Written without capitals (`uses_capitals` is False): lower case says nothing."""
+    return any(ch.isalpha() for ch in text) and not uses_capitals(text)
+
+
+@functools.lru_cache(maxsize=8)  # asked once per span of a document: computed once per document
+def careless_casing(text: str) -> bool:
+    """``text`` may write names in lower case: a sentence begun in lower case, the pronoun "i", or a
+    lower-case word after an abbreviation's full stop (chats, tweets; "e.g. the", "b.i.d.")."""
+    return _CARELESS.search(text) is not None
+
+
+def sentence_start(text: str, start: int, reach: int = 200) -> bool:
+    """Does a sentence start at ``start``: only the ``reach`` characters before it are read (linear on long
+    documents); blank ones all the way count as a break, a title's full stop ("Dr.") does not."""
+    before = text[max(0, start - reach) : start].rstrip(" \t\"'(")
+    if _TITLE_END.search(before[-6:]):  # "Dr. Turgeon": the full stop of a title ends no sentence
+        return False
+    return not before or before[-1] in ".!?:;\n-*"

@@ -1,0 +1,219 @@
+"""One table of cases per rule family (synthetic texts): each row names the rule that decides it, and every
+registered rule has a row. Adding a rule = one rule object + one row here (+ one line in docs/concepts)."""
+
+import pytest
+
+from deid_hf.detect.clinical import ClinicalContextDetector
+from deid_hf.detect.learned_spans import keep_trained
+from deid_hf.detect.rules import RULES, Rule, recording, register_rule
+from deid_hf.detect.rules.dates import find_dates
+from deid_hf.detect.rules.identifiers import apply_policy
+from deid_hf.detect.rules.phones import find_phones
+from deid_hf.errors import InputError
+from deid_hf.spans import Span
+
+
+def _span(text, piece, label, score=0.35, source="patterns"):
+    start = text.index(piece)
+    return Span(start, start + len(piece), label, score, source)
+
+
+def _rules_deciding(log, text, piece, kept=None):
+    return {d.rule for d in log if text[d.start : d.end] == piece and (kept is None or d.kept == kept)}
+
+
+# (rule, text, what the date rules find)
+DATE_CASES = [
+    ("date.numeric", "seen 3/14 and 11/02/2019", {"3/14", "11/02/2019"}),
+    ("date.numeric", "took 1/2 tab, strength 5/5, PS 10/5", set()),
+    ("date.numeric-hyphenated", "born 7-04-1961; reps 3-5", {"7-04-1961"}),
+    ("date.year-first", "scan 2019-11-02 done", {"2019-11-02"}),
+    ("date.month-year", "since 9/87 and 12/2004", {"9/87", "12/2004"}),
+    ("date.month-name-day", "on Feb 3rd, 2011 she", {"Feb 3rd, 2011"}),
+    ("date.month-name-year", "in August of 2015", {"August of 2015"}),
+    ("date.day-month-name", "the 4th of July 1999", {"4th of July 1999"}),
+    ("date.month-name-alone", "back in November; may walk", {"November"}),
+    ("date.year-in-context", "moved in 2004 since 2010", {"2004", "2010"}),
+    ("date.year-1960-1999", "CABG 1987.", {"1987"}),
+    ("date.apostrophe-year", "MI in '91", {"'91"}),
+    ("date.not-a-pain-score", "pain 7/10 at rest", set()),
+]
+
+
+@pytest.mark.parametrize(("rule", "text", "found"), DATE_CASES)
+def test_date_rules(rule, text, found):
+    with recording() as log:
+        spans = find_dates(text)
+    assert {text[s.start : s.end] for s in spans} == found
+    pieces = found or {text[d.start : d.end] for d in log if not d.kept}
+    assert all(rule in _rules_deciding(log, text, piece) for piece in pieces) or not pieces
+
+
+# (rule, text, what the phone rules find)
+PHONE_CASES = [
+    ("phone.shaped-number", "call 617 555 0199 or +44 20 7946 0958", {"617 555 0199", "+44 20 7946 0958"}),
+    ("phone.shaped-number", "HR 110 120 then", set()),
+]
+
+
+@pytest.mark.parametrize(("rule", "text", "found"), PHONE_CASES)
+def test_phone_rules(rule, text, found):
+    with recording() as log:
+        spans = find_phones(text)
+    assert {text[s.start : s.end] for s in spans} == found
+    assert all(_rules_deciding(log, text, piece) == {rule} for piece in found)
+
+
+# (rule, text, a detector's span: piece, label, score, source; what the hipaa policy keeps of it)
+IDENTIFIER_CASES = [
+    ("context-rule-span", "per dr. smith", "smith", "PERSON", 0.9, "clinical", {"smith"}),
+    ("email-or-ip", "mail jo@site.example", "jo@site.example", "EMAIL", 0.5, "patterns", {"jo@site.example"}),
+    ("email-or-ip", "from 10.0.0.7 today", "10.0.0.7", "IP", 0.5, "patterns", {"10.0.0.7"}),
+    (
+        "phone.not-a-measurement-series",
+        "BP 118/76--131/80",
+        "118/76--131/80",
+        "PHONE",
+        0.4,
+        "patterns",
+        set(),
+    ),
+    (
+        "phone.not-a-measurement-series",
+        "tel (212) 555-0100",
+        "(212) 555-0100",
+        "PHONE",
+        0.4,
+        "patterns",
+        {"(212) 555-0100"},
+    ),
+    (
+        "name.needs-evidence",
+        "Resp: clear lungs, Kowalczyk aware",
+        "clear lungs",
+        "PERSON",
+        0.8,
+        "spacy",
+        set(),
+    ),
+    (
+        "name.needs-evidence",
+        "Resp: clear lungs, Kowalczyk aware",
+        "Kowalczyk aware",
+        "PERSON",
+        0.8,
+        "spacy",
+        {"Kowalczyk"},
+    ),
+    ("address.hospital-unit-alone", "moved to room 14", "room 14", "ADDRESS", 0.6, "spacy", set()),
+    ("address.postal-unit", "Suite 300 upstairs", "Suite 300", "ADDRESS", 0.6, "spacy", {"Suite 300"}),
+    (
+        "address.needs-evidence",
+        "at 12 Quenby Road",
+        "12 Quenby Road",
+        "ADDRESS",
+        0.6,
+        "spacy",
+        {"12 Quenby Road"},
+    ),
+    ("address.needs-evidence", "at THE MAIN ROAD", "THE MAIN ROAD", "ADDRESS", 0.6, "spacy", set()),
+    (
+        "url.needs-url-shape",
+        "see www.clinic-site.org",
+        "www.clinic-site.org",
+        "URL",
+        0.5,
+        "patterns",
+        {"www.clinic-site.org"},
+    ),
+    ("url.needs-url-shape", "dx.summary noted", "dx.summary", "URL", 0.5, "patterns", set()),
+    ("age.over-89", "a 93 year old", "93", "AGE", 0.6, "spacy", {"93"}),
+    ("age.over-89", "a 45 year old", "45", "AGE", 0.6, "spacy", set()),
+    ("id.validated", "SSN 219-09-9999", "219-09-9999", "ID", 0.85, "patterns", {"219-09-9999"}),
+    (
+        "number.phone-shaped",
+        "dial 303-555-0147 now",
+        "303-555-0147",
+        "NUMBER",
+        0.4,
+        "spacy",
+        {"303-555-0147"},
+    ),
+    ("number.identifying-digits", "acct 7345 open", "7345", "NUMBER", 0.4, "spacy", {"7345"}),
+    ("number.identifying-digits", "order 2500 mL given", "2500", "NUMBER", 0.4, "spacy", set()),
+    ("number.identifying-digits", "sample 3348121 sent", "3348121", "NUMBER", 0.4, "spacy", {"3348121"}),
+]
+
+
+@pytest.mark.parametrize(("rule", "text", "piece", "label", "score", "source", "kept"), IDENTIFIER_CASES)
+def test_identifier_rules(rule, text, piece, label, score, source, kept):
+    span = _span(text, piece, label, score, source)
+    with recording() as log:
+        found = apply_policy(text, [span], "hipaa")
+    assert {text[s.start : s.end] for s in found} == kept
+    assert {d.rule for d in log} == {rule}
+
+
+# (rule, text, a policy-trained model's span: piece, label; what is kept of it)
+LEARNED_CASES = [
+    ("learned.no-name-left", "She thanked the singer.", "the singer", "PERSON", set()),
+    ("learned.function-words-alone", "At the end of the road", "of the", "ADDRESS", set()),
+    ("learned.title-alone", "Seen by Prof. today", "Prof.", "PERSON", set()),
+    ("learned.age-89-or-under", "a 54 years old man", "54 years old", "AGE", set()),
+    ("learned.date-under-a-date-rule", "seen 4/12/2020 here", "4/12/2020", "DATE_TIME", set()),
+    ("learned.date-without-a-date-word", "back on Friday evening", "Friday evening", "DATE_TIME", set()),
+    ("learned.kept", "with Imre Szabo today", "Imre Szabo", "PERSON", {"Imre Szabo"}),
+]
+
+
+@pytest.mark.parametrize(("rule", "text", "piece", "label", "kept"), LEARNED_CASES)
+def test_learned_span_rules(rule, text, piece, label, kept):
+    span = _span(text, piece, label, 0.9, "token-classification")
+    dates = find_dates(text)
+    with recording() as log:
+        found = keep_trained(text, [span], dates)
+    assert {text[s.start : s.end] for s in found} == kept
+    assert {d.rule for d in log} == {rule}
+
+
+# (rule, text, what that context rule finds)
+CONTEXT_CASES = [
+    ("context.after-doctor-title", "seen by Dr. Wojcik and Dr. Ferrante", {"Wojcik", "Ferrante"}),
+    ("context.after-clinician-title", "plan reviewed with NP Halvorsen", {"Halvorsen"}),
+    ("context.initial-and-surname", "signed R. Lindqvist", {"R. Lindqvist"}),
+    ("context.signature", "note by Laura Pennington, RN", {"Laura Pennington"}),
+    ("context.after-patient-title", "Mrs. Abernathy is resting", {"Abernathy"}),
+    ("context.after-kinship-word", "her son Teodor visited", {"Teodor"}),
+    ("context.after-call-word", "paged Kevin Oduya re labs", {"Kevin Oduya"}),
+    ("context.facility-name", "came from Briarwood Hospital", {"Briarwood Hospital"}),
+    ("context.university", "studies at University of Leeds", {"University of Leeds"}),
+    ("context.ward-name", "back to Ellisfield 4 tonight", {"Ellisfield"}),
+    ("context.hospital-initialism", "transferred to BMC; due to SDH", {"BMC"}),
+    ("context.lives-in", "she lives in Westbrook with family", {"Westbrook"}),
+]
+
+
+@pytest.mark.parametrize(("rule", "text", "found"), CONTEXT_CASES)
+def test_context_rules(rule, text, found):
+    with recording() as log:
+        ClinicalContextDetector().detect(text)
+    assert {text[d.start : d.end] for d in log if d.rule == rule} == found
+
+
+TABLES = [DATE_CASES, PHONE_CASES, IDENTIFIER_CASES, LEARNED_CASES, CONTEXT_CASES]
+
+
+def test_every_registered_rule_has_a_row_a_reason_and_examples():
+    covered = {row[0] for table in TABLES for row in table}
+    for rule in RULES:
+        assert rule.name in covered, (
+            f"rule {rule.name!r} has no row in the tables of tests/detect/test_rules.py"
+        )
+        assert rule.reason and rule.examples, rule.name
+
+
+def test_the_registry_refuses_a_duplicate_name_and_inserts_in_order():
+    with pytest.raises(InputError, match="already registered"):
+        register_rule(Rule(name="age.over-89", family="identifiers", reason="again", examples=("x",)))
+    names = [r.name for r in RULES.family("identifiers")]
+    assert names[0] == "context-rule-span" and names[-1] == "number.identifying-digits"

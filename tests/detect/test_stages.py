@@ -1,0 +1,90 @@
+"""The detection stages: one declared order, extensible by one `add_stage` call; capabilities declared on
+the base class."""
+
+import pytest
+
+from deid_hf.detect.base import Detector
+from deid_hf.detect.policy import PolicyDetector
+from deid_hf.detect.rules import recording
+from deid_hf.detect.stages import (
+    DETECTION_STAGES,
+    Stage,
+    add_stage,
+    finish_detection,
+    remove_stage,
+    stage_names,
+)
+from deid_hf.detect.steering import SteeredDetector
+from deid_hf.errors import InputError
+from deid_hf.spans import Span
+
+
+class _Fixed(Detector):
+    name = "fixed"
+
+    def __init__(self, pieces):
+        self.pieces = pieces
+
+    def detect(self, text):
+        return [
+            Span(text.index(p), text.index(p) + len(p), label, 0.8, self.name) for p, label in self.pieces
+        ]
+
+
+def test_the_stages_run_in_one_declared_order():
+    assert stage_names() == [
+        "case restoration",
+        "detectors",
+        "identifier policy",
+        "context rules",
+        "date and phone rules",
+        "merge",
+        "score threshold",
+        "letterless names",
+        "patterns and deny list",
+        "mentions",
+        "allow list",
+        "entity filter",
+        "one label per surface",
+    ]
+    assert [s.part for s in DETECTION_STAGES] == ["policy"] * 6 + ["user options"] * 6 + ["replacement"]
+
+
+@pytest.fixture
+def short_spans_dropped():
+    def drop_short(owner, document):
+        return [s for s in document.spans if s.end - s.start > 3]
+
+    stage = add_stage(Stage.per_document("drop short spans", "user options", drop_short), after="mentions")
+    yield stage
+    remove_stage(stage.name)
+
+
+def test_a_user_stage_is_one_entry_in_the_list(short_spans_dropped):
+    assert stage_names().index("drop short spans") == stage_names().index("mentions") + 1
+    text = "Ann met Oleander Quist at noon."
+    detector = SteeredDetector(_Fixed([("Ann", "PERSON"), ("Oleander Quist", "PERSON")]))
+    with recording() as log:
+        spans = detector.detect(text)
+    assert [text[s.start : s.end] for s in spans] == ["Oleander Quist"]
+    assert ("Ann", "stage:drop short spans", False) in {(text[d.start : d.end], d.rule, d.kept) for d in log}
+    with pytest.raises(InputError, match="already exists"):
+        add_stage(Stage.per_document("drop short spans", "user options", lambda owner, document: []))
+    with pytest.raises(InputError, match="no detection stage"):
+        add_stage(Stage.per_document("another", "user options", lambda o, d: d.spans), after="nothing")
+
+
+def test_the_replacement_stage_gives_one_label_per_surface():
+    text = "Rowan called. Rowan left."
+    spans = [Span(0, 5, "PERSON", 0.9, "a"), Span(14, 19, "ORG", 0.5, "b")]
+    assert [s.label for s in finish_detection(text, spans)] == ["PERSON", "PERSON"]
+
+
+def test_capabilities_are_declared_on_the_base_class():
+    bare = _Fixed([])
+    assert bare.fit is None and bare.trained_policy is None and bare.vocabulary is None
+    under_policy = PolicyDetector(bare, corpus_vocabulary=True)
+    steered = SteeredDetector(under_policy)
+    assert steered.fit == under_policy.fit and steered.fit(["a text"]) is under_policy
+    assert SteeredDetector(bare).fit is None
+    assert not hasattr(steered, "pieces")  # no forwarding of unknown attributes
