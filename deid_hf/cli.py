@@ -79,6 +79,7 @@ def cmd_models(args: argparse.Namespace) -> None:
 def _run_options(args: argparse.Namespace) -> dict:
     """The pipeline options of `deid-hf run`: the --config file, then the flags given on the command line."""
     from .config import load_config, validate
+    from .replace.per_label import with_operators
 
     options = load_config(args.config) if args.config else {}
     given = {
@@ -91,6 +92,9 @@ def _run_options(args: argparse.Namespace) -> dict:
         "policy": args.policy,
     }
     options.update({k: v for k, v in given.items() if v is not None})
+    options["strategy"] = with_operators(options.get("strategy"), args.operator)
+    if options["strategy"] is None:
+        del options["strategy"]
     if options.get("strategy") == "word_by_word" and args.pool:
         options["strategy_options"] = {**(options.get("strategy_options") or {}), "pool": args.pool}
     return validate(options)  # no detector given: the pipeline's choice (zsts: its p-filter; else default)
@@ -524,7 +528,7 @@ def _detectors(value: str) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     from .detect import DETECTORS
-    from .replace import strategy_names
+    from .replace import offered_strategies
     from .train.detector import DetectorConfig
     from .train.paraphraser import ParaphraserConfig
 
@@ -561,8 +565,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--strategy",
         default=None,
-        choices=strategy_names(),
-        help="one operator for every label (default full_entity); per label: --config",
+        choices=offered_strategies(),
+        help="one operator for every label (default full_entity); per label: --operator or --config",
+    )
+    run.add_argument(
+        "--operator",
+        action="append",
+        default=[],
+        metavar="LABEL=OPERATOR",
+        help="operator of one label, over --strategy and --config (repeatable): DATE_TIME=date_shift, "
+        "ID=mask:keep_last=4, default=typed",
     )
     run.add_argument("--pool", default=None, help="word_by_word pool: distortion or dissociation")
     run.add_argument(
@@ -633,7 +645,7 @@ def build_parser() -> argparse.ArgumentParser:
         "or times of day) or strict (every span any detector finds)",
     )
     detection.add_argument(
-        "--strategy", default="full_entity", choices=strategy_names(), help="replacement used for leakage"
+        "--strategy", default="full_entity", choices=offered_strategies(), help="replacement used for leakage"
     )
     detection.add_argument("--model", default="smollm2-135m")
     detection.add_argument("--limit", type=int, default=None)

@@ -7,12 +7,13 @@ Tanaka", "Dr. Tanaka", "Kenji", "K. Tanaka", "TANAKA" and "TANAKA, Kenji" share 
 (``state["group_seed"]``) a part's surrogate is drawn from HMAC(group seed, part) (`keyed_rng`), so the
 same part gets the same surrogate in every document of the group; without one, from the document's stream.
 
-A part's role (given name or surname) comes from the mention ("Kenji Tanaka", "TANAKA, Kenji", "Dr.
-Tanaka"), else from the document's other mentions (`register`), else from Faker's name lists; a given name
-is drawn from the given names of its gender (the title's, else the lists'), a surname from the surnames. An
-initial ("K.") is mapped letter to letter, and a given name's surrogate starts with its initial's image, so
-"K. Tanaka" and "Kenji Tanaka" agree. Case is kept (ALL CAPS stays ALL CAPS). A surrogate never equals a
-name word of the mention or of the document.
+A part's role (given name or surname) comes from Faker's English name lists where they give it one (so it
+is the same in every document), else from the mention ("Kenji Tanaka", "TANAKA, Kenji", "Dr. Tanaka"),
+else from the document's other mentions (`register`), else from other locales' lists (a surname when
+unknown). A given name is drawn from the given names of its gender (the title's, else the lists'), a
+surname from the surnames. An initial ("K.") is mapped letter to letter, and a given name's surrogate
+starts with its initial's image, so "K. Tanaka" and "Kenji Tanaka" agree. Case is kept (ALL CAPS stays ALL
+CAPS). A surrogate never equals a name word of the mention or of the document.
 """
 
 from __future__ import annotations
@@ -29,9 +30,22 @@ FEMALE_TITLES = {"mrs", "ms", "miss", "madam"}
 MALE_TITLES = {"mr", "sir", "fr"}
 #: locales whose name lists tell the role and gender of a name (the first locale that knows it decides);
 #: Japanese names are read in their romanized lists
-LOOKUP_LOCALES = ("en_US", "en_GB", "en_IN", "es_ES", "it_IT", "de_DE", "fr_FR", "nl_NL", "pt_BR", "ja_JP")
-#: locales whose names are replaced by names of the pipeline's locale (the others' by their own locale's)
-SHARED_LOCALES = ("en_US", "en_GB", "en_IN")
+LOOKUP_LOCALES = (
+    "en_US",
+    "en",
+    "en_GB",
+    "en_IN",
+    "es_ES",
+    "it_IT",
+    "de_DE",
+    "fr_FR",
+    "nl_NL",
+    "pt_BR",
+    "ja_JP",
+)
+#: English lists: a name they give one role keeps it in every mention; their names are replaced by names of
+#: the pipeline's locale (another locale's names by names of that locale)
+SHARED_LOCALES = ("en_US", "en", "en_GB", "en_IN")
 #: initials a given name's initial may map to (each starts given names of both genders in every locale used)
 INITIALS = "ABCDEFGHJKLMNPRSTW"
 
@@ -122,16 +136,21 @@ def register(state: dict, mention: str, title: str | None = None) -> None:
             state.setdefault("genders", {}).setdefault(mention[s:e].casefold(), gender)
 
 
-def _role(state: dict, part: str) -> str:
-    """A lone part's role: the document's, else the lists' (a surname when listed as both); an unlisted
-    name alone, without a title, reads as a given name ("his wife Yuki")."""
-    known = state.get("roles", {}).get(part.casefold())
+def _role(state: dict, part: str, position: str | None) -> str:
+    """A part's role: the English lists' where they give it one (the same in every document), else its place
+    in the mention ("Kenji Tanaka", "TANAKA, Kenji"), else the document's other mentions, else the other
+    lists (the likelier role by en_US's frequencies for a name listed as both), else a surname."""
+    given, surname, _, locale = name_facts(part)
+    if given != surname and locale in SHARED_LOCALES:
+        return "first" if given else "last"
+    known = position or state.get("roles", {}).get(part.casefold())
     if known:
         return known
-    given, surname, _, locale = name_facts(part)
-    if locale is None:
-        return "first"
-    return "first" if given and not surname else "last"
+    if given and surname:  # "James", "Lee" alone: the role en_US's frequencies make likelier
+        female, male, last = locale_lists("en_US")
+        name = part.capitalize()
+        return "first" if max(female.get(name, 0), male.get(name, 0)) > last.get(name, 0) else "last"
+    return "first" if given else "last"
 
 
 @functools.cache
@@ -201,7 +220,7 @@ def pseudonym(
         else:
             key = original.casefold()
             if key not in parts:
-                role = positional.get((start, end)) or _role(state, original)
+                role = _role(state, original, positional.get((start, end)))
                 gender = None
                 if role == "first":
                     gender = (
