@@ -526,6 +526,20 @@ def _detectors(value: str) -> str:
     return value
 
 
+def _strategy(value: str) -> str:
+    """argparse type of ``--strategy``: a registered strategy a command line can run (else why not)."""
+    from .replace import STRATEGIES, offered_strategies, unavailable
+
+    if value not in STRATEGIES:
+        raise argparse.ArgumentTypeError(
+            f"unknown strategy {value!r}; choose one of {', '.join(offered_strategies())}"
+        )
+    reason = unavailable(value)
+    if reason:
+        raise argparse.ArgumentTypeError(reason)
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .detect import DETECTORS
     from .replace import offered_strategies
@@ -565,8 +579,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--strategy",
         default=None,
-        choices=offered_strategies(),
-        help="one operator for every label (default full_entity); per label: --operator or --config",
+        type=_strategy,
+        metavar="STRATEGY",
+        help=f"one operator for every label: {', '.join(offered_strategies())} (default full_entity); per "
+        "label: --operator or --config",
     )
     run.add_argument(
         "--operator",
@@ -645,7 +661,11 @@ def build_parser() -> argparse.ArgumentParser:
         "or times of day) or strict (every span any detector finds)",
     )
     detection.add_argument(
-        "--strategy", default="full_entity", choices=offered_strategies(), help="replacement used for leakage"
+        "--strategy",
+        default="full_entity",
+        type=_strategy,
+        metavar="STRATEGY",
+        help=f"replacement used for leakage: {', '.join(offered_strategies())}",
     )
     detection.add_argument("--model", default="smollm2-135m")
     detection.add_argument("--limit", type=int, default=None)
