@@ -6,8 +6,9 @@
   same surrogate words. Dates: every replaced gold date with a day (a year where written) must move by its
   patient's one offset, so every interval between a patient's dates is kept.
 - presidio_synth_pii records 0-749 (750-1499 are held out), in-process: each word of a gold PERSON mention
-  that Faker's en_US lists give one role (given name or surname) and its surrogate word: the surrogate is in
-  the lists of that role, and a given name listed for one gender only gets a given name of that gender.
+  that Faker's English lists (en_US and en together) give one role (given name or surname) and its
+  surrogate word: the surrogate is in the lists of that role, and a given name listed for one gender only
+  gets a given name of that gender.
 
 Surrogate words are read by position (a pseudonym keeps the title and replaces each name word by one word);
 a mention whose replacement does not align word for word is counted apart. No output of a fold-4 patient's
@@ -189,11 +190,11 @@ def run_cli(notes: list[dict], engine: str, detector: str, workdir: Path) -> tup
 
 
 def role_and_gender(records: list[dict], detector: str) -> dict:
-    """On presidio records: surrogate words that keep their original's role and gender (en_US lists)."""
+    """On presidio records: surrogate words that keep their original's role and gender (English lists)."""
     import deid_hf
-    from deid_hf.replace.names import name_lists
+    from deid_hf.replace.names import locale_lists
 
-    female, male, last = name_lists()
+    female, male, last = (set(us) | set(en) for us, en in zip(locale_lists("en_US"), locale_lists("en")))
     given = female | male
     pipe = deid_hf.pipeline("deid-substitution", detector=detector)
     counts = Counter()

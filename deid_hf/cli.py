@@ -560,8 +560,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--group-field",
         default=None,
-        help="field naming each record's group (e.g. patient): a group's records share one date offset "
-        "(keyed with --key-env's key when set, else the seed)",
+        help="field naming each record's group (e.g. patient): a group's records share one date offset and "
+        "one pseudonym per person (keyed with --key-env's key when set, else the seed)",
     )
     run.add_argument("--split", default="train", help="split of a saved DatasetDict")
     run.add_argument(

@@ -2,10 +2,12 @@
 
 The original's format is kept where it can be read off: identifiers keep their shape but lose every original
 letter and digit (units such as "5mg" stay in numbers), phone numbers stay valid for their country code
-(phonenumbers), dates keep their format (`deid_hf.replace.dates`), single- vs multi-line addresses,
-IPv4 vs IPv6. Through a pipeline the mapping is consistent within a substitution table: one pseudonym per
-person (`deid_hf.replace.names`: "Dr. Kenji Tanaka", "Tanaka", "TANAKA's" share one surname), organisations
-and places case-insensitively and by their acronym. Both make the surrogate depend on the original, so this
+(phonenumbers), addresses keep their street, city, state and ZIP pieces, IPv4 vs IPv6. Dates move by the
+table's one offset in their own format (`deid_hf.replace.date_shift`; ``dates="random"``: drawn one by one).
+Through a pipeline the mapping is consistent within a substitution table: one pseudonym per person
+(`deid_hf.replace.names`: "Dr. Kenji Tanaka", "Tanaka", "TANAKA's" share one surname), organisations and
+places case-insensitively and by their acronym; in a group's table every surrogate is drawn from HMAC(group
+seed, original), so a group's documents agree. Both make the surrogate depend on the original, so this
 strategy carries no DP guarantee (Adelani et al. 2020, "Full entity replacement").
 """
 
