@@ -11,9 +11,11 @@ A part's role (given name or surname) comes from Faker's English name lists wher
 is the same in every document), else from the mention ("Kenji Tanaka", "TANAKA, Kenji", "Dr. Tanaka"),
 else from the document's other mentions (`register`), else from other locales' lists (a surname when
 unknown). A given name is drawn from the given names of its gender (the title's, else the lists'), a
-surname from the surnames. An initial ("K.") is mapped letter to letter, and a given name's surrogate
-starts with its initial's image, so "K. Tanaka" and "Kenji Tanaka" agree. Case is kept (ALL CAPS stays ALL
-CAPS). A surrogate never equals a name word of the mention or of the document.
+surname from the surnames, of the locale whose lists know the name (the pipeline's for en_US names; for
+another name, that of a known part of its mention: "Kenji Tanaka" -> Japanese names). An initial ("K.")
+is mapped letter to letter, and a given name's surrogate starts with its initial's image, so "K. Tanaka"
+and "Kenji Tanaka" agree. Case is kept (ALL CAPS stays ALL CAPS). A surrogate never equals a name word of
+the mention or of the document.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ LOOKUP_LOCALES = (
 #: English lists: a name they give one role keeps it in every mention; their names are replaced by names of
 #: the pipeline's locale (another locale's names by names of that locale)
 SHARED_LOCALES = ("en_US", "en", "en_GB", "en_IN")
-#: initials a given name's initial may map to (each starts given names of both genders in every locale used)
+#: initials a given name's initial may map to where a locale's lists start no names of both genders alike
 INITIALS = "ABCDEFGHJKLMNPRSTW"
 
 
@@ -189,13 +191,20 @@ def _cased(original: str, surrogate: str) -> str:
     return surrogate
 
 
-def _initial(state: dict, letter: str, rng: random.Random) -> str:
-    """The image of an initial: one letter per letter within the table (and, keyed, the group)."""
+@functools.cache
+def _initials(locale: str) -> tuple[str, ...]:
+    """Letters that start given names of both genders in the locale's lists."""
+    female, male, _ = locale_lists(locale)
+    return tuple(sorted({n[0] for n in female if n[:1].isupper()} & {n[0] for n in male})) or tuple(INITIALS)
+
+
+def _initial(state: dict, letter: str, rng: random.Random, locale: str) -> str:
+    """The image of an initial: one letter per letter and locale within the table (and, keyed, the group)."""
     initials = state.setdefault("initials", {})
-    if letter not in initials:
-        source = keyed_rng(state, "initial", letter) or rng
-        initials[letter] = source.choice([c for c in INITIALS if c != letter])
-    return initials[letter]
+    if (letter, locale) not in initials:
+        source = keyed_rng(state, "initial", letter, locale) or rng
+        initials[(letter, locale)] = source.choice([c for c in _initials(locale) if c != letter])
+    return initials[(letter, locale)]
 
 
 def pseudonym(
@@ -209,13 +218,16 @@ def pseudonym(
     names = [(s, e) for s, e, kind in words if kind == "name"]
     positional = _positional_roles(mention, names)
     avoid = {mention[s:e].casefold() for s, e, _ in words} | state.get("name_words", set())
+    # the culture of the mention: a part another locale's lists know ("Tanaka") lends it to unlisted parts
+    cultures = [name_facts(mention[s:e])[3] for s, e in names]
+    culture = next((c for c in cultures if c is not None and c not in SHARED_LOCALES), locale)
     out, cursor = [], 0
     for start, end, kind in words:
         original = mention[start:end]
         if kind == "title":
             value = original
         elif kind == "initial":
-            value = _initial(state, original[0].upper(), rng) + original[1:]
+            value = _initial(state, original[0].upper(), rng, culture) + original[1:]
             value = value if original[0].isupper() else value.lower()
         else:
             key = original.casefold()
@@ -227,9 +239,10 @@ def pseudonym(
                         _title_gender(title) or state.get("genders", {}).get(key) or name_facts(original)[2]
                     )
                 listed = name_facts(original)[3]
-                draw_locale = locale if listed in (None, *SHARED_LOCALES) else listed
+                draw_locale = listed if listed not in (None, *SHARED_LOCALES) else culture
+                draw_locale = locale if listed == "en_US" else draw_locale
                 source = keyed_rng(state, "name", key) or rng
-                initial = _initial(state, original[0].upper(), rng) if role == "first" else ""
+                initial = _initial(state, original[0].upper(), rng, draw_locale) if role == "first" else ""
                 taken = avoid | set(parts)
                 if "group_seed" not in state:  # one surrogate per original within a document
                     taken |= {v.casefold() for v in parts.values()}
