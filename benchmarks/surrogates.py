@@ -7,8 +7,9 @@
   patient's one offset, so every interval between a patient's dates is kept.
 - presidio_synth_pii records 0-749 (750-1499 are held out), in-process: each word of a gold PERSON mention
   that Faker's English lists (en_US and en together) give one role (given name or surname) and its
-  surrogate word: the surrogate is in the lists of that role, and a given name listed for one gender only
-  gets a given name of that gender.
+  surrogate word: the surrogate is in Faker's lists of that role, and a given name the English lists give
+  one gender gets a given name of that gender (the surrogate read in every locale deid-hf draws from:
+  "Vilma Holm" may become a German name).
 
 Surrogate words are read by position (a pseudonym keeps the title and replaces each name word by one word);
 a mention whose replacement does not align word for word is counted apart. No output of a fold-4 patient's
@@ -190,12 +191,17 @@ def run_cli(notes: list[dict], engine: str, detector: str, workdir: Path) -> tup
 
 
 def role_and_gender(records: list[dict], detector: str) -> dict:
-    """On presidio records: surrogate words that keep their original's role and gender (English lists)."""
+    """On presidio records: surrogate words that keep their original's role and gender (Faker's lists)."""
     import deid_hf
-    from deid_hf.replace.names import locale_lists
+    from deid_hf.replace.names import LOOKUP_LOCALES, locale_lists
 
-    female, male, last = (set(us) | set(en) for us, en in zip(locale_lists("en_US"), locale_lists("en")))
+    def folded(*lists) -> set[str]:
+        return {name.casefold() for names in lists for name in names}
+
+    female, male, last = (folded(us, en) for us, en in zip(locale_lists("en_US"), locale_lists("en")))
     given = female | male
+    drawn = [folded(*lists) for lists in zip(*(locale_lists(loc) for loc in LOOKUP_LOCALES))]
+    drawn_female, drawn_male, drawn_last = drawn
     pipe = deid_hf.pipeline("deid-substitution", detector=detector)
     counts = Counter()
     outputs = pipe([r["full_text"] for r in records], seed=0)
@@ -211,11 +217,11 @@ def role_and_gender(records: list[dict], detector: str) -> dict:
                 counts["not_aligned_or_missed"] += 1
                 continue
             for original, new in zip(originals, got):
-                name, new = original.capitalize(), new.capitalize()
+                name, new = original.casefold(), new.casefold()
                 if (name in given) == (name in last):  # both roles or neither: not scored
                     continue
                 counts["role_scored"] += 1
-                role_ok = new in given if name in given else new in last
+                role_ok = new in (drawn_female | drawn_male) if name in given else new in drawn_last
                 counts["role_kept"] += role_ok
                 gender = (
                     "female"
@@ -224,12 +230,10 @@ def role_and_gender(records: list[dict], detector: str) -> dict:
                     if name in male and name not in female
                     else None
                 )
-                if gender:
-                    counts["gender_scored"] += 1
-                    counts["gender_kept"] += new in (female if gender == "female" else male)
-                counts["both_kept"] += role_ok and (
-                    gender is None or new in (female if gender == "female" else male)
-                )
+                gender_ok = gender is None or new in (drawn_female if gender == "female" else drawn_male)
+                counts["gender_scored"] += gender is not None
+                counts["gender_kept"] += gender is not None and gender_ok
+                counts["both_kept"] += role_ok and gender_ok
     return {
         "records": len(records),
         "words_scored": counts["role_scored"],
@@ -294,8 +298,9 @@ def main() -> None:
         "dates_on_patient_offset",
         "patients_all_intervals_kept",
     ]
-    print_table(rows, columns)
-    print()
+    if rows:
+        print_table(rows, columns)
+        print()
     print_table([{"set": "presidio 0-749", **natural}], ["set", *natural])
     write_results(
         "surrogates",
