@@ -1,6 +1,6 @@
 """Issue 34's goals on a slice of the evaluation data, through `benchmarks/surrogates.py`'s measures: one
 pseudonym per gold person across a patient's notes and kept date intervals (`deid-hf run --group-field`,
-local engine, fast detector, development patients outside the sealed fold), kept name roles and genders
+local engine, fast detector, 20 development patients outside the sealed fold), kept name roles and genders
 (presidio records 0-99). Skipped where ../shared/data is absent."""
 
 import json
@@ -23,7 +23,7 @@ def test_one_pseudonym_per_person_and_kept_intervals_across_a_patients_notes():
 
     notes = surrogates.physionet_notes()
     sealed = surrogates.sealed_patients(notes)
-    patients = sorted({n["patient"] for n in notes if f"patient-{n['patient']}" not in sealed})[:8]
+    patients = sorted({n["patient"] for n in notes if f"patient-{n['patient']}" not in sealed})[:20]
     notes = [n for n in notes if n["patient"] in patients]
     with tempfile.TemporaryDirectory() as tmp:
         outputs, _ = surrogates.run_cli(notes, "local", "fast", Path(tmp))
