@@ -12,8 +12,8 @@
   "Vilma Holm" may become a German name).
 
 Surrogate words are read by position (a pseudonym keeps the title and replaces each name word by one word);
-a mention whose replacement does not align word for word is counted apart. No output of a fold-4 patient's
-note is printed (`--examples` shows inconsistent persons of the other folds only).
+a mention whose replacement does not align word for word is counted apart. No output of a note of the
+sealed fold is printed (`--examples` shows inconsistent persons of the other folds only).
 
 PYTHONPATH=<checkout> python benchmarks/surrogates.py [--engines local,ray] [--detector default]; prints a
 table, writes benchmarks/results/surrogates.json.
@@ -112,7 +112,7 @@ def person_consistency(notes: list[dict], outputs: list[list[dict]], sealed: set
         "one_surrogate_2plus_notes": sum(len(seen[p]) == 1 for p in several) / max(len(several), 1),
         "mentions": counts["mentions"],
         "mentions_not_aligned_or_missed": counts["not_aligned_or_missed"],
-        "examples_outside_fold_4": examples,
+        "examples_outside_sealed_fold": examples,
     }
 
 
@@ -254,11 +254,11 @@ def physionet_notes(patients: int | None = None) -> list[dict]:
 
 
 def sealed_patients(notes: list[dict]) -> set[str]:
-    """The fold-4 patients (`patient_folds(groups, 5, seed=0)`): their outputs are never printed."""
-    from deid_hf.train.detector import patient_folds
+    """The patients of the sealed fold (`deid_hf.data.SEALED_FOLD`): their outputs are never printed."""
+    from deid_hf.data import NOTE_FOLDS, SEALED_FOLD, patient_folds
 
-    folds = patient_folds((f"patient-{n['patient']}" for n in notes), 5, seed=0)
-    return {group for group, fold in folds.items() if fold == 4}
+    folds = patient_folds((f"patient-{n['patient']}" for n in notes), NOTE_FOLDS, seed=0)
+    return {group for group, fold in folds.items() if fold == SEALED_FOLD}
 
 
 def main() -> None:
@@ -267,7 +267,9 @@ def main() -> None:
     parser.add_argument("--detector", default="default")
     parser.add_argument("--patients", type=int, default=None, help="only the first N patients (by id)")
     parser.add_argument("--presidio", type=int, default=750, help="presidio records 0..N-1 (at most 750)")
-    parser.add_argument("--examples", action="store_true", help="print inconsistent persons (not of fold 4)")
+    parser.add_argument(
+        "--examples", action="store_true", help="print inconsistent persons (not of the sealed fold)"
+    )
     args = parser.parse_args()
     notes = physionet_notes(args.patients)
     sealed = sealed_patients(physionet_notes())
@@ -277,7 +279,7 @@ def main() -> None:
             outputs, seconds = run_cli(notes, engine, args.detector, Path(tmp))
             persons = person_consistency(notes, outputs, sealed)
             dates = date_intervals(notes, outputs)
-            examples = persons.pop("examples_outside_fold_4")
+            examples = persons.pop("examples_outside_sealed_fold")
             if args.examples:
                 for example in examples:
                     print(example)
@@ -285,7 +287,7 @@ def main() -> None:
             details[engine] = {
                 "persons": persons,
                 "dates": dates,
-                "inconsistent_outside_fold_4": len(examples),
+                "inconsistent_outside_sealed_fold": len(examples),
             }
     records = json.loads(data_path("presidio_synth_pii/synth_dataset_v2.json").read_text())[
         : min(args.presidio, 750)
