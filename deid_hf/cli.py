@@ -79,6 +79,7 @@ def cmd_models(args: argparse.Namespace) -> None:
 def _run_options(args: argparse.Namespace) -> dict:
     """The pipeline options of `deid-hf run`: the --config file, then the flags given on the command line."""
     from .config import load_config, validate
+    from .replace.per_label import with_operators
 
     options = load_config(args.config) if args.config else {}
     given = {
@@ -91,6 +92,9 @@ def _run_options(args: argparse.Namespace) -> dict:
         "policy": args.policy,
     }
     options.update({k: v for k, v in given.items() if v is not None})
+    options["strategy"] = with_operators(options.get("strategy"), args.operator)
+    if options["strategy"] is None:
+        del options["strategy"]
     if options.get("strategy") == "word_by_word" and args.pool:
         options["strategy_options"] = {**(options.get("strategy_options") or {}), "pool": args.pool}
     return validate(options)  # no detector given: the pipeline's choice (zsts: its p-filter; else default)
@@ -484,9 +488,23 @@ def _detectors(value: str) -> str:
     return value
 
 
+def _strategy(value: str) -> str:
+    """argparse type of ``--strategy``: a registered strategy a command line can run (else why not)."""
+    from .replace import STRATEGIES, offered_strategies, unavailable
+
+    if value not in STRATEGIES:
+        raise argparse.ArgumentTypeError(
+            f"unknown strategy {value!r}; choose one of {', '.join(offered_strategies())}"
+        )
+    reason = unavailable(value)
+    if reason:
+        raise argparse.ArgumentTypeError(reason)
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .detect import DETECTORS
-    from .replace import strategy_names
+    from .replace import offered_strategies
     from .train.detector import DetectorConfig
     from .train.paraphraser import ParaphraserConfig
 
@@ -504,8 +522,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--group-field",
         default=None,
-        help="field naming each record's group (e.g. patient): a group's records share one date offset "
-        "(keyed with --key-env's key when set, else the seed)",
+        help="field naming each record's group (e.g. patient): a group's records share one date offset and "
+        "one pseudonym per person (keyed with --key-env's key when set, else the seed)",
     )
     run.add_argument("--split", default="train", help="split of a saved DatasetDict")
     run.add_argument(
@@ -523,8 +541,18 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--strategy",
         default=None,
-        choices=strategy_names(),
-        help="one operator for every label (default full_entity); per label: --config",
+        type=_strategy,
+        metavar="STRATEGY",
+        help=f"one operator for every label: {', '.join(offered_strategies())} (default full_entity); per "
+        "label: --operator or --config",
+    )
+    run.add_argument(
+        "--operator",
+        action="append",
+        default=[],
+        metavar="LABEL=OPERATOR",
+        help="operator of one label, over --strategy and --config (repeatable): DATE_TIME=date_shift, "
+        "ID=mask:keep_last=4, default=typed",
     )
     run.add_argument("--pool", default=None, help="word_by_word pool: distortion or dissociation")
     run.add_argument(
@@ -600,7 +628,11 @@ def build_parser() -> argparse.ArgumentParser:
         "or times of day) or strict (every span any detector finds)",
     )
     detection.add_argument(
-        "--strategy", default="full_entity", choices=strategy_names(), help="replacement used for leakage"
+        "--strategy",
+        default="full_entity",
+        type=_strategy,
+        metavar="STRATEGY",
+        help=f"replacement used for leakage: {', '.join(offered_strategies())}",
     )
     detection.add_argument("--model", default="smollm2-135m")
     detection.add_argument("--limit", type=int, default=None)

@@ -403,7 +403,7 @@ def run_locked(
     batch_size, text_field, p, seed)`` yields lists of `process_batch` entries in any order (the Ray engine).
     ``mapping_out``: write the results' sealed ``restore`` entries there (`deid_hf.reidentify`).
     ``group_field``: the field naming each record's group (e.g. the patient): the records of one group share
-    their date offset (`deid-substitution` ``{"text", "group"}`` inputs).
+    their date offset and pseudonyms (`deid-substitution` ``{"text", "group"}`` inputs).
     ``fit_corpus``: fit the identifier policy's corpus vocabulary on this input instead of using the
     model's (`detect.policy.PolicyDetector.fit`): more precision, less privacy, since a name that recurs
     across many records then needs other evidence. Off by default: each record's output is then what one
@@ -422,7 +422,7 @@ def run_locked(
     if group_field is not None and seed is None and getattr(pipe, "key", None) is None:
         raise InputError(
             "a group field needs a key (key=, or the environment variable of --key-env) or a seed, so that "
-            "a group's date offset is the same in every process and after a resume"
+            "a group's date offset and pseudonyms are the same in every process and after a resume"
         )
     fit = getattr(pipe, "fit", None) or getattr(getattr(pipe, "detector", None), "fit", None)
     if fit_corpus and fit is None:

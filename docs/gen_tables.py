@@ -62,8 +62,10 @@ def strategies() -> str:
             notes.append("per word")
         if cls.needs_lm:
             notes.append("uses the pipeline's LM")
-        if getattr(cls, "needs_key", False):
+        if cls.needs_key:
             notes.append("needs a key")
+        if cls.python_only:
+            notes.append(f"Python only ({cls.python_only})")
         privacy = "epsilon (randomized response)" if dp else "no DP guarantee"
         rows.append(
             [f"`{name}`", _first_sentence(inspect.getmodule(cls).__doc__), privacy, ", ".join(notes) or "-"]

@@ -128,3 +128,32 @@ def test_audit_bad_input_is_one_clear_error(tmp_path, capsys, argv, message):
     err = capsys.readouterr().err
     assert err.startswith("deid-hf: error: ") and message in err and err.count("\n") == 1
     assert not (tmp_path / "r").exists()
+
+
+def test_run_takes_operators_per_label_on_the_command_line(capsys, tmp_path, monkeypatch):
+    """--operator LABEL=OPERATOR over --strategy; a keyed group: one pseudonym, one date offset."""
+    import json
+    from datetime import datetime
+
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    rows = [
+        {"text": "Maria Gonzalez seen on 03/02/2024.", "patient": 1},
+        {"text": "Maria Gonzalez called on 03/09/2024.", "patient": 1},
+    ]
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    monkeypatch.setenv("DEID_HF_KEY", "a test key of the command line")
+    args = ["run", str(source), str(out), "--detector", "fast", "--group-field", "patient"]
+    assert main([*args, "--strategy", "typed", "--operator", "DATE_TIME=date_shift"]) == 0
+    texts = [json.loads(line)["text"] for line in out.read_text().splitlines()]
+    assert texts[0].startswith("<PERSON> seen on ") and texts[1].startswith("<PERSON> called on ")
+    assert main([*args, "--operator", "ID=mask:keep_last=2", "--restart"]) == 0  # full_entity elsewhere
+    spans = [json.loads(line)["deid_spans"] for line in out.read_text().splitlines()]
+    assert spans[0][0]["replacement"] == spans[1][0]["replacement"] != "Maria Gonzalez"
+    dates = [datetime.strptime(s[-1]["replacement"], "%m/%d/%Y") for s in spans]
+    assert (dates[1] - dates[0]).days == 7
+    capsys.readouterr()
+    assert main([*args, "--operator", "DATE_TIME"]) == 2
+    assert "--operator expects LABEL=OPERATOR" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # not offered, and the message says why
+        main([*args, "--strategy", "custom"])
+    assert "custom needs a Python function" in capsys.readouterr().err

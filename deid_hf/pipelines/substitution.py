@@ -10,9 +10,10 @@ replaced spans substituted. A bad item of a batch gives ``{"text": None, "spans"
 validated schema of `deid_hf.config`; ``key=`` (never saved) keys the hash and encrypt operators and
 `reidentify`. ``policy`` (`deid_hf.detect.policy`): "hipaa" by default, "strict" for ZSTS's own p-filter.
 An input ``{"text": ..., "group": "patient-17"}`` names the text's group: every document of one group gets
-the same date offset (`date_shift`), drawn from HMAC(key, group) (`_group_seed`); ``shared_table=True``
-instead gives the whole corpus one table and one offset. ``explain=True`` (a call option) adds
-``explanation``: which named rule or stage kept or dropped each span (`deid_hf.detect.rules.Decision`).
+the same date offset and the same surrogate for each person, place, organisation and identifier, drawn from
+HMAC(key, group) (`_group_seed`); ``shared_table=True`` instead gives the whole corpus one table.
+``explain=True`` (a call option) adds ``explanation``: which named rule or stage kept or dropped each span
+(`deid_hf.detect.rules.Decision`).
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
         self._session_secret = secrets.token_bytes(32)
 
     def _group_seed(self, group: str, seed: int | None) -> str:
-        """The seed of a group's draws (date offset) that every document of the group shares: HMAC-SHA256
+        """The seed of a group's draws (date offset, pseudonyms), shared by its documents: HMAC-SHA256
         keyed with the pipeline's ``key=`` (the same offsets in every run and process), else with the call's
         seed, else with a secret of this pipeline object (the same offsets within its lifetime only)."""
         if self.key is not None:
@@ -133,7 +134,7 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
 
     def preprocess(self, inputs, errors="report"):
         group = None
-        if isinstance(inputs, dict):  # {"text": ..., "group": ...}: a patient's notes share a date offset
+        if isinstance(inputs, dict):  # {"text": ..., "group": ...}: a patient's notes share their surrogates
             inputs, group = inputs.get("text"), inputs.get("group")
             if group is not None and (isinstance(group, bool) or not isinstance(group, (str, int))):
                 error = InputError(f"group must be a string or an integer, got {type(group).__name__}")

@@ -45,6 +45,22 @@ def strategy_names() -> list[str]:
     return list(STRATEGIES)
 
 
+def unavailable(name: str, has_key: bool = True) -> str | None:
+    """Why the registered strategy ``name`` cannot be offered on a command line or to a request (it needs a
+    Python object, or a key the process lacks); None when it can."""
+    cls = STRATEGIES[name]
+    if cls.python_only:
+        return f"{name} needs {cls.python_only}: use it from Python"
+    if cls.needs_key and not has_key:
+        return f"{name} needs a secret key (set DEID_HF_KEY, e.g. to the output of `deid-hf keygen`)"
+    return None
+
+
+def offered_strategies(has_key: bool = True) -> list[str]:
+    """The registered strategies a command line or a request can use (see `unavailable`)."""
+    return [name for name in STRATEGIES if unavailable(name, has_key) is None]
+
+
 def get_strategy(
     strategy: str | Strategy | Mapping, model=None, tokenizer=None, key=None, policy=None, **options
 ) -> Strategy:
@@ -82,7 +98,7 @@ def _build(strategy, model, tokenizer, key, options: dict) -> Strategy:
     cls = STRATEGIES[strategy]
     if cls.needs_lm:
         options = {"model": model, "tokenizer": tokenizer, **options}
-    if getattr(cls, "needs_key", False):
+    if cls.needs_key:
         options = {"key": key, **options}
     try:
         return cls(**options)
@@ -106,4 +122,12 @@ for _cls in (
 ):
     register_strategy(_cls)
 
-__all__ = ["STRATEGIES", "Strategy", "get_strategy", "register_strategy", "strategy_names"]
+__all__ = [
+    "STRATEGIES",
+    "Strategy",
+    "get_strategy",
+    "offered_strategies",
+    "register_strategy",
+    "strategy_names",
+    "unavailable",
+]

@@ -20,6 +20,10 @@ class Strategy(ABC):
     consistent: bool = False
     #: constructed with the pipeline's language model (``model=``, ``tokenizer=``)
     needs_lm: ClassVar[bool] = False
+    #: constructed with the user's secret key (``key=`` or an environment variable)
+    needs_key: ClassVar[bool] = False
+    #: what only Python can give it (a function), so no command line or request can use it; None: none
+    python_only: ClassVar[str | None] = None
 
     @abstractmethod
     def surrogate(self, original: str, label: str, rng: random.Random) -> str:

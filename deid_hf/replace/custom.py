@@ -12,6 +12,7 @@ from .base import Strategy
 
 class Custom(Strategy):
     name = "custom"
+    python_only = "a Python function (function=...)"
 
     def __init__(self, function: Callable[[str, str], str] | None = None):
         if not callable(function):

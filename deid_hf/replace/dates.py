@@ -9,7 +9,7 @@ whose sides are dates is read side by side. Writing a new date keeps separators,
 field such as "04" pads every field), two- vs four-digit years and their apostrophe (a month/year whose new
 2-digit year would read as a day gets four digits), full vs abbreviated month names, ordinal suffixes and
 case. Numeric day-month order: year first when the first field has four digits, day first when the first
-field exceeds 12, else month first (US).
+field exceeds 12 or the date is dotted (14.03.2024, 12.05.1961), else month first (US).
 """
 
 from __future__ import annotations
@@ -63,6 +63,15 @@ def _month_index(name: str) -> int:
     return ABBREVIATIONS.index(name[:3].lower()) + 1
 
 
+def _day_first(match: re.Match) -> bool:
+    """Whether a numeric date is written day first: its first field exceeds 12, or it is dotted
+    ("12.05.1961", the European way) and its second field can be a month."""
+    if match.re is PATTERNS[0]:
+        return False
+    a, b = int(match["a"]), int(match["b"])
+    return a > 12 or (match["sep"] == "." and b <= 12)
+
+
 def _numeric_order(match: re.Match) -> tuple[int, int] | None:
     a, b = int(match["a"]), int(match["b"])
     if "year" in match.groupdict() and match["year"] and len(match["year"]) == 4 and match.start("year") == 0:
@@ -99,7 +108,7 @@ def _parse(match: re.Match) -> tuple[date, dict] | None:
             month, day = order
             if match.re is PATTERNS[0]:
                 month, day = int(groups["a"]), int(groups["b"])
-            elif int(groups["a"]) > 12:
+            elif _day_first(match):
                 month, day = int(groups["b"]), int(groups["a"])
         if 1 <= month <= 12 and 29 <= day <= 31:  # a day past the month's end: the month's last day
             day = min(day, calendar.monthrange(year, month)[1])
@@ -149,7 +158,7 @@ def _write(match: re.Match, groups: dict, new: date) -> str:
     elif "m" in groups:
         pieces["m"] = _pad(new.month, groups["m"].startswith("0"))
     elif "a" in groups:
-        numeric_month_first = not (match.re is not PATTERNS[0] and int(groups["a"]) > 12)
+        numeric_month_first = not _day_first(match)
         first, second = (new.month, new.day) if numeric_month_first else (new.day, new.month)
         pieces["a"], pieces["b"] = _pad(first, padded), _pad(second, padded)
     out, cursor = [], 0

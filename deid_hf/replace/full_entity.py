@@ -2,24 +2,29 @@
 
 The original's format is kept where it can be read off: identifiers keep their shape but lose every original
 letter and digit (units such as "5mg" stay in numbers), phone numbers stay valid for their country code
-(phonenumbers), dates keep their format (`deid_hf.replace.dates`), single- vs multi-line addresses,
-IPv4 vs IPv6. Through a pipeline the mapping is consistent within a substitution table: one pseudonym per
-person (`deid_hf.replace.names`: "Dr. Kenji Tanaka", "Tanaka", "TANAKA's" share one surname), organisations
-and places case-insensitively and by their acronym. Both make the surrogate depend on the original, so this
+(phonenumbers), addresses keep their street, city, state and ZIP pieces, IPv4 vs IPv6. Dates move by the
+table's one offset in their own format (`deid_hf.replace.date_shift`; ``dates="random"``: drawn one by one).
+Through a pipeline the mapping is consistent within a substitution table: one pseudonym per person
+(`deid_hf.replace.names`: "Dr. Kenji Tanaka", "Tanaka", "TANAKA's" share one surname), organisations and
+places case-insensitively and by their acronym; in a group's table every surrogate is drawn from HMAC(group
+seed, original), so a group's documents agree. Both make the surrogate depend on the original, so this
 strategy carries no DP guarantee (Adelani et al. 2020, "Full entity replacement").
 """
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from datetime import date, timedelta
 
 from ..detect.clinical import FACILITY_END
 from ..detect.mentions import TITLE
+from ..errors import InputError
 from .base import Strategy
+from .date_shift import check_max_days, shift_date_span
 from .dates import rewrite_date_span, rewrite_dates
-from .names import pseudonym, register
+from .names import keyed_rng, locale_lists, pseudonym, register
 from .shape import random_like, random_phone_like
 
 _NAMED = ("ORG", "LOCATION")
@@ -27,6 +32,8 @@ _NAMED = ("ORG", "LOCATION")
 _COMPOSED = ("ORG", "LOCATION", "ADDRESS", "EMAIL", "URL", "OTHER")
 _NAME_WORD = re.compile(r"[^\W\d_]{3,}")
 REDRAWS = 20
+DATE_MODES = ("shift", "random")
+_DOTTED_DATE = re.compile(r"(?:0?[1-9]|[12]\d|3[01])\.(?:0?[1-9]|1[0-2])\.(?:\d{4}|\d{2})")
 
 
 def _random_date(old: date, has_year: bool, rng: random.Random) -> date:
@@ -55,19 +62,31 @@ def _random_initialism(original: str, rng: random.Random) -> str:
 
 
 class FullEntity(Strategy):
+    """``dates``: "shift" (default: one offset per table, intervals kept, `deid_hf.replace.date_shift`) or
+    "random" (each date drawn on its own, 1960-2019); ``max_days``: the largest shift."""
+
     name = "full_entity"
 
-    def __init__(self, consistent: bool = True, locale: str = "en_US"):
+    def __init__(
+        self, consistent: bool = True, locale: str = "en_US", dates: str = "shift", max_days: int = 365
+    ):
         from faker import Faker
 
-        self.consistent = consistent
+        if dates not in DATE_MODES:
+            raise InputError(f"full_entity dates must be one of {', '.join(DATE_MODES)}, got {dates!r}")
+        self.consistent, self.dates, self.max_days = consistent, dates, check_max_days(max_days)
         self.fake = Faker(locale)
+        try:
+            locale_lists(locale)
+            self.name_locale = locale
+        except ModuleNotFoundError:  # a locale without its own name lists
+            self.name_locale = "en_US"
 
     def surrogate(self, original: str, label: str, rng: random.Random) -> str:
         fake = self.fake
         fake.seed_instance(rng.getrandbits(64))
         if label == "PERSON":  # a fresh pseudonym sharing no word with the original
-            return pseudonym(original, {}, fake, rng)
+            return pseudonym(original, {}, rng, self.name_locale)
         if label in _NAMED and _INITIALISM.fullmatch(original):  # "transferred to GH": an initialism
             return _random_initialism(original, rng)
         facility = FACILITY_END.search(original) if label in _NAMED else None
@@ -78,7 +97,7 @@ class FullEntity(Strategy):
         if label == "LOCATION":
             return fake.city()
         if label == "ADDRESS":
-            return fake.address() if "\n" in original else fake.street_address()
+            return address_like(original, fake)
         if label == "EMAIL":
             return fake.email()
         if label == "URL":
@@ -101,7 +120,7 @@ class FullEntity(Strategy):
         name_words = table.state.setdefault("name_words", set())
         for span in spans:
             if span.label == "PERSON":
-                register(table.state.setdefault("names", {}), text[span.start : span.end])
+                register(table.state, text[span.start : span.end], title_before(text, span.start))
                 name_words.update(w.casefold() for w in _NAME_WORD.findall(text[span.start : span.end]))
 
     def _draw(self, original: str, label: str, rng: random.Random, table) -> str:
@@ -115,34 +134,45 @@ class FullEntity(Strategy):
                 break
         return surrogate
 
+    def _date(self, text: str, start: int, end: int, rng: random.Random, table) -> str | None:
+        """A date span shifted by the table's offset, or (``dates="random"``) redrawn; None without a
+        calendar date (a relative expression, a time of day), which is kept."""
+        if self.dates == "shift":
+            return shift_date_span(text, start, end, rng, table, self.max_days)
+        original = text[start:end]
+        cached = table.entries.get(("DATE_TIME", original)) if self.consistent else None
+        if cached is not None:  # the same text may read as a year in one place, a time in another
+            return cached if rewrite_date_span(text, start, end, lambda old, has_year: old) else None
+        surrogate = rewrite_date_span(
+            text, start, end, lambda old, has_year: _random_date(old, has_year, rng)
+        )
+        if surrogate is not None and self.consistent:
+            table.entries[("DATE_TIME", original)] = surrogate
+        return surrogate
+
     def replace(self, text: str, start: int, end: int, label: str, rng: random.Random, table) -> str | None:
         original = text[start:end]
-        if label == "DATE_TIME":  # no calendar date (a relative expression, a time of day): None, kept
-            cached = table.entries.get((label, original)) if self.consistent else None
-            if cached is not None:  # the same text may read as a year in one place, a time in another
-                return cached if rewrite_date_span(text, start, end, lambda old, has_year: old) else None
-            surrogate = rewrite_date_span(
-                text, start, end, lambda old, has_year: _random_date(old, has_year, rng)
-            )
-            if surrogate is not None and self.consistent:
-                table.entries[(label, original)] = surrogate
-            return surrogate
+        if label == "DATE_TIME" or (label in ("PHONE", "ID", "NUMBER") and _DOTTED_DATE.fullmatch(original)):
+            # a dotted date ("12.05.1961") read as a phone or an ID is still a date
+            dated = self._date(text, start, end, rng, table)
+            if dated is not None or label == "DATE_TIME":
+                return dated
         if not self.consistent:
             return self._draw(original, label, rng, table)
-        names = table.state.setdefault("names", {})
+        state = table.state
         if TITLE.fullmatch(original.strip()):
             return None  # a title alone is not an identifier; it is kept, as in "Dr. <pseudonym>"
-        known = names.get("parts", {})
+        known = state.get("parts", {})
         is_name_part = original[:1].isupper() and all(
             w.casefold() in known for w in re.findall(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", original)
         )
         if label == "PERSON" or (label == "OTHER" and is_name_part and known):
-            self.fake.seed_instance(rng.getrandbits(64))
-            return pseudonym(original, names, self.fake, rng)
+            return pseudonym(original, state, rng, self.name_locale, title_before(text, start))
         if label in _NAMED or label == "OTHER":
             return self._named(original, label, rng, table)
         if (label, original) not in table.entries:
-            table.entries[(label, original)] = self._draw(original, label, rng, table)
+            own = keyed_rng(state, label, original) or rng  # in a group: the same surrogate in every document
+            table.entries[(label, original)] = self._draw(original, label, own, table)
         return table.entries[(label, original)]
 
     def _named(self, original: str, label: str, rng: random.Random, table) -> str | None:
@@ -171,11 +201,21 @@ class FullEntity(Strategy):
                 ):
                     return _case_like(core, surrogate) + suffix
         if key not in folded:
-            surrogate = self._draw(core, label, rng, table)
+            own = keyed_rng(table.state, label, core.casefold()) or rng
+            surrogate = self._draw(core, label, own, table)
             folded[key] = surrogate
             if len(core.split()) >= 2 and len(_acronym(core)) >= 2:
                 acronyms.setdefault(_acronym(core), _acronym(surrogate) or surrogate.upper())
         return _case_like(core, folded[key]) + suffix
+
+
+_LAST_WORD = re.compile(r"(\S+)[ \t]+$")
+
+
+def title_before(text: str, start: int) -> str | None:
+    """The title just before ``text[start:]`` ("Mr." in "Mr. Kenji Tanaka" when the span starts at Kenji)."""
+    word = _LAST_WORD.search(text[max(0, start - 12) : start])
+    return word.group(1) if word and TITLE.fullmatch(word.group(1)) else None
 
 
 def _case_like(original: str, surrogate: str) -> str:
@@ -198,3 +238,57 @@ def _untyped(original: str, fake) -> str:
         surrogate = " ".join(fake.last_name() for _ in words)
         return surrogate.upper() if original.isupper() else surrogate
     return fake.word()
+
+
+_SECONDARY = re.compile(r"(?i)(?:apt|apartment|suite|ste|unit|room|floor|fl|#)\.?\s*\S+")
+_ZIP = re.compile(r"\d{5}(?:-\d{4})?")
+_STATE_ZIP = re.compile(
+    r"(?P<state>[A-Z]{2}|[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?:(?P<sep>,?\s+)(?P<zip>\d{5}(?:-\d{4})?))?"
+)
+_ADDRESS_PIECE = re.compile(r"(,\s*|\n)")
+
+
+def address_like(original: str, fake) -> str:
+    """An address of the original's shape, piece by piece: street (with its apartment or suite), city,
+    state (abbreviated or written out) and ZIP (5 or 9 digits); separators and line breaks kept."""
+    pieces = _ADDRESS_PIECE.split(original)
+    out = []
+    for i, piece in enumerate(pieces):
+        if i % 2:
+            out.append(piece)
+            continue
+        out.append(_address_piece(piece, fake, first=i == 0))
+    return "".join(out)
+
+
+@functools.cache
+def _countries() -> frozenset[str]:
+    from faker.providers.address.en_US import Provider
+
+    return frozenset(c.casefold() for c in (*Provider.countries, "USA", "US", "UK", "United States"))
+
+
+def _address_piece(piece: str, fake, first: bool) -> str:
+    core = piece.strip()
+    lead, trail = piece[: len(piece) - len(piece.lstrip())], piece[len(piece.rstrip()) :]
+    if not core:
+        return piece
+    if _ZIP.fullmatch(core):
+        new = fake.zipcode_plus4() if "-" in core else fake.zipcode()
+    elif _SECONDARY.fullmatch(core):
+        new = fake.secondary_address()
+    elif core[0].isdigit() or first and any(ch.isdigit() for ch in core):
+        street = f"{fake.building_number()} {fake.street_name()}"
+        new = street if _SECONDARY.search(core[1:]) is None else f"{street} {fake.secondary_address()}"
+    elif (match := _STATE_ZIP.fullmatch(core)) and (len(match["state"]) == 2 or match["zip"]):
+        state = fake.state_abbr(include_territories=False) if len(match["state"]) == 2 else fake.state()
+        new = (
+            state
+            if not match["zip"]
+            else state + match["sep"] + (fake.zipcode_plus4() if "-" in match["zip"] else fake.zipcode())
+        )
+    elif not first and core.casefold() in _countries():
+        new = fake.country()
+    else:
+        new = fake.city()
+    return lead + (new.upper() if core.isupper() and len(core) > 1 else new) + trail

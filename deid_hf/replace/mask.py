@@ -1,5 +1,6 @@
-"""Mask: every letter and digit but the last ``keep_last`` becomes ``char`` (Presidio's ``mask``);
-spaces and punctuation stay, so the shape is kept ("(217) 555-0143" -> "(***) ***-0143")."""
+"""Mask: every letter and digit becomes ``char`` (Presidio's ``mask``), the whole entity by default ("Ann
+Lee" -> "*** ***"); spaces and punctuation stay, so the shape is kept. ``keep_last`` keeps that many final
+letters and digits ("(217) 555-0143" -> "(***) ***-0143" with ``keep_last=4``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from .base import Strategy
 class Mask(Strategy):
     name = "mask"
 
-    def __init__(self, keep_last: int = 4, char: str = "*"):
+    def __init__(self, keep_last: int = 0, char: str = "*"):
         if isinstance(keep_last, bool) or not isinstance(keep_last, int) or keep_last < 0:
             raise InputError(f"mask keep_last must be a non-negative integer, got {keep_last!r}")
         if not isinstance(char, str) or len(char) != 1:
@@ -30,4 +31,6 @@ class Mask(Strategy):
         return "".join(reversed(out))
 
     def no_guarantee_reason(self) -> str:
-        return f"the last {self.keep_last} characters and the shape of the original are kept"
+        if self.keep_last:
+            return f"the last {self.keep_last} characters and the shape of the original are kept"
+        return "the shape of the original (its length, spaces and punctuation) is kept"

@@ -1,93 +1,183 @@
-"""One pseudonym per person: every mention of a name maps to the same surrogate within a table.
+"""One pseudonym per person: every mention of a name maps to the same surrogate within a table, and within a
+group of documents in every document, process and run.
 
 A mention is split into a title (kept: "Dr.", "Ms."), name parts and a possessive ("'s", kept). Each name
 part is replaced part by part through ``state["parts"]`` (case-folded original -> surrogate), so "Dr. Kenji
-Tanaka", "Dr. Tanaka", "Kenji", "TANAKA" and "Tanaka's" share one surrogate. A part's role (first or last
-name) comes from the multi-word mentions of the document (`register`), else from Faker's en_US name
-lists; a first name keeps its gender where the title or those lists tell it. Case is kept (ALL CAPS stays
-ALL CAPS), an initial ("K.") becomes the initial of the first name's surrogate. A surrogate never equals
-any part of the original mention.
+Tanaka", "Dr. Tanaka", "Kenji", "K. Tanaka", "TANAKA" and "TANAKA, Kenji" share one surrogate. In a group
+(``state["group_seed"]``) a part's surrogate is drawn from HMAC(group seed, part) (`keyed_rng`), so the
+same part gets the same surrogate in every document of the group; without one, from the document's stream.
+
+A part's role (given name or surname) comes from Faker's English name lists where they give it one (so it
+is the same in every document), else from the mention ("Kenji Tanaka", "TANAKA, Kenji", "Dr. Tanaka"),
+else from the document's other mentions (`register`), else from other locales' lists (a surname when
+unknown). A given name is drawn from the given names of its gender (the title's, else the lists'), a
+surname from the surnames, of the locale whose lists know the name (the pipeline's for en_US names; for
+another name, that of a known part of its mention: "Kenji Tanaka" -> Japanese names). An initial ("K.")
+is mapped letter to letter, and a given name's surrogate starts with its initial's image, so "K. Tanaka"
+and "Kenji Tanaka" agree. Case is kept (ALL CAPS stays ALL CAPS). A surrogate never equals a name word of
+the mention or of the document.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import hmac
+import importlib
 import random
 
 from ..detect.mentions import split_mention
 
 FEMALE_TITLES = {"mrs", "ms", "miss", "madam"}
 MALE_TITLES = {"mr", "sir", "fr"}
+#: locales whose name lists tell the role and gender of a name (the first locale that knows it decides);
+#: Japanese names are read in their romanized lists
+LOOKUP_LOCALES = (
+    "en_US",
+    "en",
+    "en_GB",
+    "en_IN",
+    "es_ES",
+    "it_IT",
+    "de_DE",
+    "fr_FR",
+    "nl_NL",
+    "pt_BR",
+    "ja_JP",
+)
+#: English lists: a name they give one role keeps it in every mention; their names are replaced by names of
+#: the pipeline's locale (another locale's names by names of that locale)
+SHARED_LOCALES = ("en_US", "en", "en_GB", "en_IN")
+#: initials a given name's initial may map to where a locale's lists start no names of both genders alike
+INITIALS = "ABCDEFGHJKLMNPRSTW"
 
 
-def _name_lists():
-    from faker.providers.person.en_US import Provider
+def keyed_rng(state: dict, *purpose: str) -> random.Random | None:
+    """A stream from HMAC(the table's group seed, purpose) when the table belongs to a group, else None."""
+    group = state.get("group_seed")
+    if group is None:
+        return None
+    message = "\x1f".join(purpose).encode("utf-8", "surrogatepass")
+    return random.Random(hmac.new(group.encode(), message, hashlib.sha256).digest())
 
-    return set(Provider.first_names_female), set(Provider.first_names_male), set(Provider.last_names)
 
+@functools.cache
+def locale_lists(locale: str) -> tuple[dict, dict, dict]:
+    """(female given names, male given names, surnames) of a Faker locale, each name -> weight (romanized
+    where the locale has romanized lists)."""
+    provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
 
-_LISTS: tuple[set, set, set] | None = None
+    def names(attribute: str) -> dict:
+        romanized = attribute.replace("_names", "_romanized_names")
+        found = getattr(provider, romanized, None) or getattr(provider, attribute, ())
+        return dict(found) if isinstance(found, dict) else dict.fromkeys(found, 1.0)
+
+    return names("first_names_female"), names("first_names_male"), names("last_names")
 
 
 def name_lists() -> tuple[set, set, set]:
-    global _LISTS
-    if _LISTS is None:
-        _LISTS = _name_lists()
-    return _LISTS
+    """en_US's (female given names, male given names, surnames)."""
+    return tuple(set(names) for names in locale_lists("en_US"))
 
 
-def _gender(title: str | None, first: str | None) -> str | None:
-    if title and title.lower().rstrip(".") in FEMALE_TITLES:
-        return "female"
-    if title and title.lower().rstrip(".") in MALE_TITLES:
-        return "male"
-    if first:
-        female, male, _ = name_lists()
-        name = first.capitalize()
-        if name in female and name not in male:
-            return "female"
-        if name in male and name not in female:
-            return "male"
-    return None
+@functools.cache
+def _facts() -> dict[str, tuple[bool, bool, str | None, str]]:
+    """Case-folded name -> (is a given name, is a surname, gender of the given name or None, locale), from
+    the first of `LOOKUP_LOCALES` that lists it."""
+    facts: dict = {}
+    for locale in LOOKUP_LOCALES:
+        female, male, last = locale_lists(locale)
+        for name in (*female, *male, *last):
+            key = name.casefold()
+            if key in facts:
+                continue
+            is_female, is_male = name in female, name in male
+            gender = "female" if is_female and not is_male else "male" if is_male and not is_female else None
+            facts[key] = (is_female or is_male, name in last, gender, locale)
+    return facts
 
 
-def register(state: dict, mention: str) -> None:
-    """Learn roles from one mention: in a multi-part name the first part is a first name, the last a last
-    name; a title alone before one part makes it a last name ("Dr. Tanaka")."""
+def name_facts(name: str) -> tuple[bool, bool, str | None, str | None]:
+    """(is a given name, is a surname, gender, locale) of ``name`` in Faker's lists; all false if unlisted."""
+    return _facts().get(name.casefold(), (False, False, None, None))
+
+
+def _title_gender(title: str | None) -> str | None:
+    word = (title or "").lower().rstrip(".")
+    return "female" if word in FEMALE_TITLES else "male" if word in MALE_TITLES else None
+
+
+def _positional_roles(mention: str, names: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
+    """Roles a multi-part mention gives by position: "Kenji Tanaka" (given, surname), "TANAKA, Kenji"
+    (surname, given)."""
+    if len(names) < 2:
+        return {}
+    if mention[names[0][1] : names[0][1] + 1] == ",":
+        return {names[0]: "last", names[1]: "first"}
+    return {names[0]: "first", names[-1]: "last"}
+
+
+def register(state: dict, mention: str, title: str | None = None) -> None:
+    """Learn roles and genders from one mention of the document: a multi-part name gives its parts' roles, a
+    title alone before one part makes it a surname ("Dr. Tanaka"). ``title``: one just before the mention."""
     roles = state.setdefault("roles", {})
     words = split_mention(mention)
-    names = [mention[s:e] for s, e, kind in words if kind == "name"]
-    titled = any(kind == "title" for _, _, kind in words)
-    if len(names) >= 2:
-        roles.setdefault(names[0].casefold(), "first")
-        roles[names[-1].casefold()] = "last"
-    elif len(names) == 1 and titled:
-        roles.setdefault(names[0].casefold(), "last")
-    title = next((mention[s:e] for s, e, kind in words if kind == "title"), None)
-    if len(names) >= 2 and (gender := _gender(title, names[0])):
-        state.setdefault("genders", {}).setdefault(names[0].casefold(), gender)
+    names = [(s, e) for s, e, kind in words if kind == "name"]
+    title = next((mention[s:e] for s, e, kind in words if kind == "title"), title)
+    positional = _positional_roles(mention, names)
+    for (s, e), role in positional.items():
+        if role == "last":
+            roles[mention[s:e].casefold()] = "last"
+        else:
+            roles.setdefault(mention[s:e].casefold(), "first")
+    if len(names) == 1 and title:
+        roles.setdefault(mention[names[0][0] : names[0][1]].casefold(), "last")
+    gender = _title_gender(title)
+    for (s, e), role in positional.items():
+        if role == "first" and gender:
+            state.setdefault("genders", {}).setdefault(mention[s:e].casefold(), gender)
 
 
-def _role(state: dict, part: str) -> str:
-    known = state.get("roles", {}).get(part.casefold())
+def _role(state: dict, part: str, position: str | None) -> str:
+    """A part's role: the English lists' where they give it one (the same in every document), else its place
+    in the mention ("Kenji Tanaka", "TANAKA, Kenji"), else the document's other mentions, else the other
+    lists (the likelier role by en_US's frequencies for a name listed as both), else a surname."""
+    given, surname, _, locale = name_facts(part)
+    if given != surname and locale in SHARED_LOCALES:
+        return "first" if given else "last"
+    known = position or state.get("roles", {}).get(part.casefold())
     if known:
         return known
-    female, male, last = name_lists()
-    name = part.capitalize()
-    return "first" if (name in female or name in male) and name not in last else "last"
+    if given and surname:  # "James", "Lee" alone: the role en_US's frequencies make likelier
+        female, male, last = locale_lists("en_US")
+        name = part.capitalize()
+        return "first" if max(female.get(name, 0), male.get(name, 0)) > last.get(name, 0) else "last"
+    return "first" if given else "last"
 
 
-def _fresh(fake, role: str, gender: str | None, avoid: set[str]) -> str:
+@functools.cache
+def _pool(locale: str, role: str, gender: str, initial: str) -> tuple[list[str], list[float]]:
+    female, male, last = locale_lists(locale)
+    source = last if role == "last" else female if gender == "female" else male
+    names = [n for n in source if not initial or n.startswith(initial)] or list(source)
+    return names, [float(source[n]) for n in names]
+
+
+def draw_name(
+    rng: random.Random,
+    role: str,
+    gender: str | None,
+    avoid: set[str],
+    initial: str = "",
+    locale: str = "en_US",
+) -> str:
+    """A given name (of ``gender``, starting with ``initial`` where the lists have one) or a surname from the
+    locale's Faker lists, none of ``avoid`` (case-folded) where possible."""
+    if role == "first" and gender is None:
+        gender = rng.choice(("female", "male"))
+    names, weights = _pool(locale, role, gender or "", initial if role == "first" else "")
     for _ in range(50):
-        if role == "first":
-            value = (
-                fake.first_name_female()
-                if gender == "female"
-                else fake.first_name_male()
-                if gender == "male"
-                else fake.first_name()
-            )
-        else:
-            value = fake.last_name()
+        value = rng.choices(names, weights)[0]
         if value.casefold() not in avoid:
             return value
     return value
@@ -101,39 +191,62 @@ def _cased(original: str, surrogate: str) -> str:
     return surrogate
 
 
-def pseudonym(mention: str, state: dict, fake, rng: random.Random) -> str:
-    """The consistent surrogate of one person mention (see module docstring)."""
-    parts = state.setdefault("parts", {})
+@functools.cache
+def _initials(locale: str) -> tuple[str, ...]:
+    """Letters that start given names of both genders in the locale's lists."""
+    female, male, _ = locale_lists(locale)
+    return tuple(sorted({n[0] for n in female if n[:1].isupper()} & {n[0] for n in male})) or tuple(INITIALS)
+
+
+def _initial(state: dict, letter: str, rng: random.Random, locale: str) -> str:
+    """The image of an initial: one letter per letter and locale within the table (and, keyed, the group)."""
     initials = state.setdefault("initials", {})
+    if (letter, locale) not in initials:
+        source = keyed_rng(state, "initial", letter, locale) or rng
+        initials[(letter, locale)] = source.choice([c for c in _initials(locale) if c != letter])
+    return initials[(letter, locale)]
+
+
+def pseudonym(
+    mention: str, state: dict, rng: random.Random, locale: str = "en_US", title: str | None = None
+) -> str:
+    """The consistent surrogate of one person mention (see module docstring); ``title``: one just before
+    the mention ("Mr." outside the span "Kenji Tanaka")."""
+    parts = state.setdefault("parts", {})
     words = split_mention(mention)
-    avoid = {mention[s:e].casefold() for s, e, _ in words}
-    title = next((mention[s:e] for s, e, kind in words if kind == "title"), None)
+    title = next((mention[s:e] for s, e, kind in words if kind == "title"), title)
     names = [(s, e) for s, e, kind in words if kind == "name"]
+    positional = _positional_roles(mention, names)
+    avoid = {mention[s:e].casefold() for s, e, _ in words} | state.get("name_words", set())
+    # the culture of the mention: a part another locale's lists know ("Tanaka") lends it to unlisted parts
+    cultures = [name_facts(mention[s:e])[3] for s, e in names]
+    culture = next((c for c in cultures if c is not None and c not in SHARED_LOCALES), locale)
     out, cursor = [], 0
     for start, end, kind in words:
         original = mention[start:end]
         if kind == "title":
             value = original
         elif kind == "initial":
-            letter = original[0].upper()
-            if letter not in initials:
-                initials[letter] = rng.choice([c for c in "ABCDEFGHIJKLMNOPRSTW" if c != letter])
-            value = initials[letter] + original[1:]
+            value = _initial(state, original[0].upper(), rng, culture) + original[1:]
             value = value if original[0].isupper() else value.lower()
         else:
             key = original.casefold()
             if key not in parts:
-                role = "first" if len(names) >= 2 and (start, end) == names[0] else _role(state, original)
-                if len(names) >= 2 and (start, end) == names[-1]:
-                    role = "last"
-                gender = state.get("genders", {}).get(key) or _gender(
-                    title, original if role == "first" else None
-                )
-                fake.seed_instance(rng.getrandbits(64))
-                taken = avoid | set(parts) | {v.casefold() for v in parts.values()}
-                parts[key] = _fresh(fake, role, gender, taken)
+                role = _role(state, original, positional.get((start, end)))
+                gender = None
                 if role == "first":
-                    initials.setdefault(original[0].upper(), parts[key][0].upper())
+                    gender = (
+                        _title_gender(title) or state.get("genders", {}).get(key) or name_facts(original)[2]
+                    )
+                listed = name_facts(original)[3]
+                draw_locale = listed if listed not in (None, *SHARED_LOCALES) else culture
+                draw_locale = locale if listed == "en_US" else draw_locale
+                source = keyed_rng(state, "name", key) or rng
+                initial = _initial(state, original[0].upper(), rng, draw_locale) if role == "first" else ""
+                taken = avoid | set(parts)
+                if "group_seed" not in state:  # one surrogate per original within a document
+                    taken |= {v.casefold() for v in parts.values()}
+                parts[key] = draw_name(source, role, gender, taken, initial, draw_locale)
             value = _cased(original, parts[key])
         out += [mention[cursor:start], value]
         cursor = end

@@ -89,3 +89,38 @@ def check_operator_keys(spec: Mapping) -> None:
             )
     if "date_shift" in [operator_spec(v)[0] for k, v in spec.items() if k != "DATE_TIME"]:
         raise InputError("the date_shift operator applies to DATE_TIME only (it leaves non-dates unchanged)")
+
+
+def with_operators(strategy, flags: list[str]):
+    """``strategy`` (a name, a per-label dict or None) with ``LABEL=OPERATOR`` flags merged in, as a
+    per-label dict (``--operator DATE_TIME=date_shift --operator ID=mask:keep_last=4``); options after ":"
+    are ``name=value`` pairs separated by ",", values read as JSON where they parse (numbers, true/false)."""
+    if not flags:
+        return strategy
+    spec = (
+        dict(strategy) if isinstance(strategy, Mapping) else {} if strategy is None else {"default": strategy}
+    )
+    for flag in flags:
+        label, sep, operator = flag.partition("=")
+        if not sep or not label.strip() or not operator.strip():
+            raise InputError(f"--operator expects LABEL=OPERATOR (e.g. DATE_TIME=date_shift), got {flag!r}")
+        name, _, options = operator.partition(":")
+        entry = {"type": name.strip(), **_options(flag, options)} if options else name.strip()
+        spec[label.strip()] = entry
+    check_operator_keys(spec)
+    return spec
+
+
+def _options(flag: str, text: str) -> dict:
+    import json
+
+    options = {}
+    for pair in text.split(","):
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--operator {flag!r}: options are name=value pairs separated by ','")
+        try:
+            options[key.strip()] = json.loads(value)
+        except ValueError:
+            options[key.strip()] = value
+    return options

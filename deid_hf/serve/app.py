@@ -46,7 +46,17 @@ class DetectRequest(TextsRequest):
 
 
 class DeidentifyRequest(DetectRequest):
-    strategy: str | None = Field(None, description="redact, typed, named, word_by_word, full_entity, zsts")
+    strategy: str | dict[str, str] | None = Field(
+        None,
+        description="an operator (redact, typed, named, word_by_word, full_entity, zsts, ...) or one per "
+        'label: {"DATE_TIME": "date_shift", "default": "full_entity"}; only those the server allows',
+    )
+    group: str | None = Field(
+        None,
+        description="the texts' group (e.g. a patient): one pseudonym per person and one date offset in "
+        "every request of the group (keyed with the server's DEID_HF_KEY; without it, for the server's "
+        "lifetime)",
+    )
     p: float | None = Field(None, description="probability that a detected item is replaced")
     seed: int | None = Field(None, description="only where the server allows it (--allow-seed)")
     return_mapping: bool = Field(False, description="only where the server allows it (--allow-mapping)")
@@ -152,8 +162,9 @@ class Service:
             raise HTTPException(413, f"text of {len(items[0])} characters (at most {limit})")
         return single, items
 
-    async def answer(self, request: TextsRequest, key: Options):
-        """Submit the request's texts; a bad item gets its own error, the others their results."""
+    async def answer(self, request: TextsRequest, key: Options, group: str | None = None):
+        """Submit the request's texts (``{"text", "group"}`` items with a ``group``); a bad item gets its
+        own error, the others their results."""
         single, items = self._items(request)
         limit = self.config.max_text_chars
         results: list = [None] * len(items)
@@ -166,7 +177,8 @@ class Service:
             else:
                 valid.append(n)
         try:
-            done = await self.batcher.submit(key, [items[n] for n in valid]) if valid else []
+            payloads = [items[n] if group is None else {"text": items[n], "group": group} for n in valid]
+            done = await self.batcher.submit(key, payloads) if valid else []
         except QueueFull as exc:
             raise HTTPException(503, f"server busy: {exc}", headers={"Retry-After": "1"}) from None
         for n, result in zip(valid, done):
@@ -203,12 +215,12 @@ class Service:
                 request.return_mapping,
             )
         )
-        return await self.answer(request, key)
+        return await self.answer(request, key, request.group)
 
     async def detect(self, request: DetectRequest):
         """Sensitive spans (start, end, label, score, source) of one text or a batch."""
         key = _checked(
-            lambda: Options("detect", self.config.check_detector(request.detector), self.config.strategy)
+            lambda: Options("detect", self.config.check_detector(request.detector), self.config.strategy_key)
         )
         return await self.answer(request, key)
 
@@ -224,7 +236,9 @@ class Service:
             )
         if not self.config.allow_reidentify:
             raise HTTPException(403, "reidentification is disabled on this server (--allow-reidentify)")
-        return await self.answer(request, Options("reidentify", self.config.detector, self.config.strategy))
+        return await self.answer(
+            request, Options("reidentify", self.config.detector, self.config.strategy_key)
+        )
 
     async def health(self):
         """Readiness (503 while loading), queue depth and batching counters."""

@@ -12,11 +12,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     defaults = ServeConfig()
     parser.add_argument("--host", default="127.0.0.1", help="interface (0.0.0.0: every interface)")
     parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--model", default=defaults.model, help="LM of the pipeline (offline name or path)")
-    parser.add_argument("--detector", default=defaults.detector, help="default detector of requests")
-    parser.add_argument("--strategy", default=defaults.strategy, help="default strategy of requests")
+    parser.add_argument(
+        "--config",
+        default=None,
+        help="YAML/JSON pipeline configuration (docs/guides/configuration.md): per-label operators, policy, "
+        "allow and deny lists, patterns; the flags below override it",
+    )
+    parser.add_argument("--model", default=None, help=f"LM of the pipeline (default {defaults.model})")
+    parser.add_argument(
+        "--detector", default=None, help=f"default detector of requests ({defaults.detector})"
+    )
+    parser.add_argument(
+        "--strategy", default=None, help=f"default strategy of requests ({defaults.strategy})"
+    )
+    parser.add_argument(
+        "--operator",
+        action="append",
+        default=[],
+        metavar="LABEL=OPERATOR",
+        help="the server's operator of one label (repeatable): DATE_TIME=date_shift, default=typed",
+    )
     parser.add_argument("--pool", default=None, help="word_by_word pool: distortion or dissociation")
-    parser.add_argument("--p", type=float, default=defaults.p, help="default replacement probability")
+    parser.add_argument(
+        "--p", type=float, default=None, help=f"default replacement probability ({defaults.p})"
+    )
     parser.add_argument("--min-p", type=float, default=None, help="lowest p a request may ask (default: --p)")
     parser.add_argument(
         "--detectors", default=None, help="comma-separated detectors requests may pick (default: built-in)"
@@ -49,6 +68,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-level", default="info", help="debug, info, warning, error")
 
 
+def _pipeline_config(args: argparse.Namespace) -> dict:
+    """The --config file's options with the flags over them (model, detector, strategy, operators, p)."""
+    from ..config import load_config
+    from ..errors import InputError
+    from ..replace.per_label import with_operators
+    from .config import SERVICE_CONFIG_REFUSED
+
+    options = load_config(args.config) if args.config else {}
+    for key in SERVICE_CONFIG_REFUSED:
+        if options.get(key) is not None:
+            raise InputError(
+                f"config {key}: not a service option (a seed makes outputs guessable, a shared table would "
+                "link the texts of different clients)"
+            )
+    given = {"model": args.model, "detector": args.detector, "strategy": args.strategy, "p": args.p}
+    options.update({k: v for k, v in given.items() if v is not None})
+    options["strategy"] = with_operators(options.get("strategy"), args.operator)
+    if args.pool:
+        options["strategy_options"] = {**(options.get("strategy_options") or {}), "pool": args.pool}
+    if isinstance(options.get("detector"), list):
+        options["detector"] = ",".join(options["detector"])
+    return {k: v for k, v in options.items() if v is not None}
+
+
 def config_from_args(args: argparse.Namespace) -> ServeConfig:
     from ..errors import InputError
 
@@ -57,12 +100,15 @@ def config_from_args(args: argparse.Namespace) -> ServeConfig:
         api_key = os.environ.get(args.api_key_env)
         if not api_key:
             raise InputError(f"--api-key-env {args.api_key_env}: that environment variable is not set")
+    options = _pipeline_config(args)
+    own = {
+        key: options.pop(key)
+        for key in ("model", "detector", "strategy", "strategy_options", "p")
+        if key in options
+    }
     return ServeConfig(
-        model=args.model,
-        detector=args.detector,
-        strategy=args.strategy,
-        strategy_options={"pool": args.pool} if args.pool else None,
-        p=args.p,
+        **own,
+        pipeline_options=options or None,
         min_p=args.min_p,
         detectors=tuple(args.detectors.split(",")) if args.detectors else None,
         strategies=tuple(args.strategies.split(",")) if args.strategies else None,

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..errors import InputError
+from ..replace.keys import DEFAULT_KEY_ENV
 from ..validate import check_positive_ints
 
 #: detectors a request may pick by default (no model path from a request is ever loaded): ensembles that find
@@ -18,9 +22,11 @@ REQUEST_DETECTORS = (
     "pfilter-propn",
 )
 #: strategies a request may pick by default: each replaces a whole detected span. "keep" (returns the
-#: original), "mask" (keeps part of it), "custom" and "date_shift" only where the server lists them
-#: (--strategies)
+#: original), "mask" (keeps the shape) and "date_shift" only where the server lists them (--strategies);
+#: "hash" and "encrypt" only where the server has a key; "custom" never (it needs a Python function)
 REQUEST_STRATEGIES = ("redact", "typed", "named", "word_by_word", "full_entity", "zsts", "hash", "encrypt")
+#: options of a --config file the service takes (call defaults and corpus tables are not service options)
+SERVICE_CONFIG_REFUSED = ("seed", "shared_table")
 
 
 def _default_strategies() -> tuple[str, ...]:
@@ -29,12 +35,27 @@ def _default_strategies() -> tuple[str, ...]:
     return tuple(name for name in STRATEGIES if name in REQUEST_STRATEGIES)
 
 
+def strategy_key(spec: str | Mapping) -> str:
+    """The hashable form of a strategy: its name, or the canonical JSON of a per-label dict."""
+    return spec if isinstance(spec, str) else json.dumps(dict(spec), sort_keys=True)
+
+
+def strategy_spec(key: str) -> str | dict:
+    """The strategy a `strategy_key` stands for."""
+    return json.loads(key) if key.startswith("{") else key
+
+
 @dataclass
 class ServeConfig:
     model: str = "smollm2-135m"
     detector: str = "default"
-    strategy: str = "full_entity"
+    #: an operator name or a per-label dict (``{"DATE_TIME": "date_shift", "default": "full_entity"}``)
+    strategy: str | dict = "full_entity"
     strategy_options: dict | None = None
+    #: further pipeline options of every pipeline (policy, entities, allow and deny lists, patterns...)
+    pipeline_options: dict | None = None
+    #: whether the keyed operators have their key (the environment variable DEID_HF_KEY)
+    has_key: bool = field(default_factory=lambda: bool(os.environ.get(DEFAULT_KEY_ENV)))
     #: replacement probability used when a request gives none; a request may only ask for p >= min_p
     p: float = 1.0
     min_p: float | None = None
@@ -70,6 +91,27 @@ class ServeConfig:
             raise InputError(f"max_wait_ms must be >= 0, got {self.max_wait_ms}")
         if self.api_key is not None and len(self.api_key) < 16:
             raise InputError("the API key must have at least 16 characters")
+        from ..config import validate
+        from ..replace import STRATEGIES, unavailable
+
+        validate({"strategy": self.strategy, **(self.pipeline_options or {})})
+        for name in (*(self.strategies or ()), *self._operator_names(self.strategy)):
+            reason = unavailable(name, self.has_key) if name in STRATEGIES else f"unknown strategy {name!r}"
+            if reason:
+                raise InputError(f"this server cannot offer {name!r}: {reason}")
+
+    @staticmethod
+    def _operator_names(spec) -> list[str]:
+        from ..replace.per_label import operator_spec
+
+        if isinstance(spec, Mapping):
+            return [operator_spec(value)[0] for value in spec.values()]
+        return [spec]
+
+    @property
+    def strategy_key(self) -> str:
+        """The batching key of the server's own strategy."""
+        return strategy_key(self.strategy)
 
     @property
     def allowed_detectors(self) -> tuple[str, ...]:
@@ -78,8 +120,12 @@ class ServeConfig:
 
     @property
     def allowed_strategies(self) -> tuple[str, ...]:
+        """Operator names a request may pick: the listed (or default) ones the server can run, and its own."""
+        from ..replace import unavailable
+
         base = self.strategies if self.strategies is not None else _default_strategies()
-        return tuple(dict.fromkeys((*base, self.strategy)))
+        offered = [name for name in base if unavailable(name, self.has_key) is None]
+        return tuple(dict.fromkeys((*offered, *self._operator_names(self.strategy))))
 
     def check_detector(self, spec: str | None) -> str:
         spec = spec or self.detector
@@ -90,13 +136,35 @@ class ServeConfig:
                 raise InputError(f"detector {part!r} is not allowed here; allowed: {', '.join(allowed)}")
         return spec
 
-    def check_strategy(self, name: str | None) -> str:
-        name = name or self.strategy
-        if name not in self.allowed_strategies:
-            raise InputError(
-                f"strategy {name!r} is not allowed here; allowed: {', '.join(self.allowed_strategies)}"
-            )
-        return name
+    def check_strategy(self, spec: str | Mapping | None) -> str:
+        """The `strategy_key` of a request's strategy: an operator name or a per-label dict of names (options
+        come from the server's configuration only); None: the server's own."""
+        if spec is None or spec == "":
+            return self.strategy_key
+        if isinstance(spec, Mapping):
+            from ..replace.per_label import check_operator_keys
+
+            check_operator_keys(spec)
+            if not all(isinstance(v, str) for v in spec.values()):
+                raise InputError("a request's per-label strategy names operators only (no options)")
+            names = list(spec.values())
+        elif isinstance(spec, str):
+            names = [spec]
+        else:
+            raise InputError(f"strategy must be an operator name or a per-label dict, got {spec!r}")
+        for name in names:
+            if name not in self.allowed_strategies:
+                raise InputError(self._refusal(name))
+        return strategy_key(spec)
+
+    def _refusal(self, name: str) -> str:
+        from ..replace import STRATEGIES, unavailable
+
+        allowed = f"allowed: {', '.join(self.allowed_strategies)}"
+        reason = unavailable(name, self.has_key) if name in STRATEGIES else None
+        if reason:
+            return f"strategy {name!r} is not offered here: {reason}; {allowed}"
+        return f"strategy {name!r} is not allowed here; {allowed}"
 
     def check_p(self, p: float | None) -> float:
         if p is None:

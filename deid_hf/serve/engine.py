@@ -11,7 +11,7 @@ from collections.abc import Hashable
 from typing import NamedTuple
 
 from ..errors import DeidError, InputError
-from .config import ServeConfig
+from .config import ServeConfig, strategy_spec
 
 
 class Options(NamedTuple):
@@ -19,7 +19,7 @@ class Options(NamedTuple):
 
     task: str  # "deidentify", "detect" or "reidentify"
     detector: str
-    strategy: str
+    strategy: str  # a `strategy_key`: an operator name or a per-label dict's canonical JSON
     p: float = 1.0
     seed: int | None = None
     return_mapping: bool = False
@@ -53,18 +53,24 @@ class Engine:
     def pipeline(self, detector: str, strategy: str):
         """The pipeline for these options, built on first use on the shared LM."""
         key = (detector, strategy)
-        if self._default is not None and key == (self.config.detector, self.config.strategy):
+        if self._default is not None and key == (self.config.detector, self.config.strategy_key):
             return self._default
         if key in self._pipes:
             self._pipes.move_to_end(key)
             return self._pipes[key]
-        from ..pipelines import pipeline
+        import os
 
-        configured = strategy == self.config.strategy
+        from ..pipelines import pipeline
+        from ..replace.keys import DEFAULT_KEY_ENV
+
+        configured = strategy == self.config.strategy_key
         options = {
+            **(self.config.pipeline_options or {}),
             "detector": detector.split(","),
-            "strategy": strategy,
+            "strategy": strategy_spec(strategy),
             "strategy_options": self.config.strategy_options if configured else None,
+            # keys groups (one date offset and one pseudonym per person in a group, across restarts)
+            "key": os.environ.get(DEFAULT_KEY_ENV) or None,
         }
         if self._lm is None:
             pipe = pipeline("deid-substitution", model=self.config.model, **options)
@@ -77,7 +83,7 @@ class Engine:
         return pipe
 
     def warm_up(self) -> None:
-        self._default = self.pipeline(self.config.detector, self.config.strategy)
+        self._default = self.pipeline(self.config.detector, self.config.strategy_key)
 
     @property
     def can_reidentify(self) -> bool:

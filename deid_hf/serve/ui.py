@@ -82,8 +82,13 @@ def build_ui(config: ServeConfig, batcher: DynamicBatcher):
         with gr.Row():
             text = gr.Textbox(label="text", value=EXAMPLE, lines=6, elem_id="deid-input")
             with gr.Column():
+                own = config.strategy if isinstance(config.strategy, str) else None
                 strategy = gr.Dropdown(
-                    list(config.allowed_strategies), value=config.strategy, label="strategy (operator)"
+                    list(config.allowed_strategies),
+                    value=own,
+                    label="strategy (operator)"
+                    if own
+                    else "strategy (empty: the server's operators per label)",
                 )
                 detector = gr.Dropdown(
                     list(config.allowed_detectors), value=config.detector, label="detector"

@@ -247,7 +247,7 @@ def test_privacy_is_reported_per_label():
             "PERSON": "full_entity",
             "ID": "redact",
             "DATE_TIME": "date_shift",
-            "PHONE": "mask",
+            "PHONE": {"type": "mask", "keep_last": 4},
             "default": "typed",
         }
     )

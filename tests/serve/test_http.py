@@ -4,6 +4,7 @@ import asyncio
 import json
 import threading
 import time
+from datetime import datetime
 
 import pytest
 
@@ -255,3 +256,18 @@ def test_reidentify_where_the_pipeline_can_and_the_server_allows():
                 {"text": "Maria Gonzalez lives in Paris."},
                 {"error": "nothing to reidentify"},
             ]
+
+
+def test_per_label_operators_and_groups_in_the_request_body(server):
+    base, _ = server
+    body = {"text": TEXTS[1], "strategy": {"PERSON": "typed", "default": "redact"}}
+    assert post(base, "/v1/deidentify", body).json()["text"] == "<PERSON> lives in [REDACTED]."
+    refused = post(base, "/v1/deidentify", {"text": TEXTS[1], "strategy": {"PERSON": "keep"}})
+    assert refused.status_code == 400 and "'keep' is not allowed" in refused.json()["detail"]
+    # one group across requests: one pseudonym for the person, one date offset
+    first = post(base, "/v1/deidentify", {"text": "Maria Gonzalez seen on 03/02/2024.", "group": "p1"}).json()
+    second = post(base, "/v1/deidentify", {"texts": ["Maria Gonzalez called on 03/09/2024."], "group": "p1"})
+    second = second.json()["results"][0]
+    assert second["spans"][0]["replacement"] == first["spans"][0]["replacement"] != "Maria Gonzalez"
+    shifted = [datetime.strptime(r["spans"][-1]["replacement"], "%m/%d/%Y") for r in (first, second)]
+    assert (shifted[1] - shifted[0]).days == 7
