@@ -84,7 +84,8 @@ def test_shipped_detector_was_trained_with_the_recipe_in_the_code():
     """A change of `DetectorConfig`'s defaults must come with a retrained model (`deid-hf train-detector`)."""
     from huggingface_hub import ModelCard
 
-    from deid_hf.train.detector import TRAINING_FILE, DetectorConfig
+    from deid_hf.models import TRAINING_FILE
+    from deid_hf.train.detector import DetectorConfig
     from deid_hf.train.loop import recipe_digest, recipe_fields
 
     record = json.loads((DETECTOR / TRAINING_FILE).read_text())
@@ -94,7 +95,8 @@ def test_shipped_detector_was_trained_with_the_recipe_in_the_code():
 
 
 def test_shipped_paraphraser_was_trained_with_the_recipe_in_the_code():
-    from deid_hf.train.paraphraser import TRAINING_FILE, ParaphraserConfig
+    from deid_hf.models import TRAINING_FILE
+    from deid_hf.train.paraphraser import ParaphraserConfig
 
     record = json.loads((PARAPHRASER / TRAINING_FILE).read_text())
     assert record["config"] == json.loads(json.dumps(asdict(ParaphraserConfig())))
