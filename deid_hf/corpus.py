@@ -66,14 +66,50 @@ def read_records(path: str | Path, split: str = "train") -> list[dict]:
                     record = {"__unreadable__": f"line {n} is a JSON {type(record).__name__}, not an object"}
                 records.append(record)
         return records
-    if path.suffix in (".csv", ".parquet"):
+    if path.suffix == ".csv":
+        return _csv_records(path)
+    if path.suffix == ".parquet":
         import pandas as pd
 
-        frame = pd.read_csv(path, keep_default_na=False) if path.suffix == ".csv" else pd.read_parquet(path)
-        return frame.to_dict(orient="records")
+        return pd.read_parquet(path).to_dict(orient="records")
     raise InputError(
         f"unsupported input {path.name}: use .jsonl, .csv, .parquet or a saved dataset directory"
     )
+
+
+def _csv_records(path: Path) -> list[dict]:
+    """A CSV's rows as records (pandas' column types); a row that is not valid UTF-8 or has another number
+    of fields than the header becomes a record error in its place; a quote never closed is an InputError."""
+    import csv
+    import io
+
+    import pandas as pd
+
+    text = path.read_bytes().decode("utf-8", errors="surrogateescape")
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows: list[tuple[int, list[str]]] = []
+    try:
+        header = next(reader, [])
+        for row in reader:
+            if row:
+                rows.append((reader.line_num, row))
+    except csv.Error:
+        start = rows[-1][0] + 1 if rows else 2
+        raise InputError(f"{path.name}: a quoted field opened on line {start} is never closed") from None
+    problems = {}
+    for n, (line, row) in enumerate(rows):
+        if any("\udc80" <= ch <= "\udcff" for cell in row for ch in cell):
+            problems[n] = f"line {line} is not valid UTF-8"
+        elif len(row) != len(header):
+            problems[n] = f"line {line} has {len(row)} fields, the header {len(header)}"
+    if any("\udc80" <= ch <= "\udcff" for ch in "".join(header)):
+        raise InputError(f"{path.name}: the header line is not valid UTF-8")
+    good = io.StringIO()
+    writer = csv.writer(good)
+    writer.writerows([header, *(row for n, (_, row) in enumerate(rows) if n not in problems)])
+    good.seek(0)
+    records = iter(pd.read_csv(good, keep_default_na=False).to_dict(orient="records") if header else [])
+    return [{"__unreadable__": problems[n]} if n in problems else next(records) for n in range(len(rows))]
 
 
 def _cell(value):

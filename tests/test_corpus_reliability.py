@@ -192,3 +192,31 @@ def test_dataset_map_reports_bad_rows_and_keeps_good_ones(pipe):
     assert mapped["text"][1] is None and "<PERSON>" in mapped["text"][0] and "<PHONE>" in mapped["text"][3]
     with pytest.raises(InputError, match="expected a string"):
         data.map(dataset_map_function(pipe, seed=1, errors="raise"), batched=True, batch_size=4)
+
+
+@pytest.mark.parametrize(
+    ("content", "errors"),
+    [
+        (b"id,text\n1,caf\xe9 au lait\n2,Call Tom at (217) 555-0143.\n", {0: "line 2 is not valid UTF-8"}),
+        (
+            b"id,text\n1,a,b,c\n2,Call Tom at (217) 555-0143.\n3\n",
+            {0: "line 2 has 4 fields", 2: "line 4 has 1"},
+        ),
+    ],
+)
+def test_bad_csv_rows_are_record_errors_in_their_place(tmp_path, pipe, content, errors):
+    source = tmp_path / "in.csv"
+    source.write_bytes(content)
+    report = run_corpus(pipe, source, tmp_path / "out.csv", seed=1)
+    assert {e["index"]: e["error"] for e in report["errors"]}.keys() == errors.keys()
+    for error in report["errors"]:
+        assert errors[error["index"]] in error["error"]
+    out = pd.read_csv(tmp_path / "out.csv", keep_default_na=False)
+    assert list(out["id"]) == [2] and "555-0143" not in out["text"][0]
+
+
+def test_unclosed_csv_quote_names_its_line(tmp_path, pipe):
+    source = tmp_path / "in.csv"
+    source.write_text('id,text\n1,fine\n2,"never closed\n3,more\n')
+    with pytest.raises(InputError, match="quoted field opened on line 3 is never closed"):
+        run_corpus(pipe, source, tmp_path / "out.csv", seed=1)
