@@ -170,7 +170,8 @@ def cmd_serve(args: argparse.Namespace) -> None:
 
 def cmd_reidentify(args: argparse.Namespace) -> None:
     """Restore the originals of a de-identified corpus: [ENC:...] envelopes, or an encrypted mapping file."""
-    from .corpus import check_clashes, read_records, write_records
+    from .corpus_files import read_records, write_records
+    from .corpus_guard import check_clashes
     from .reidentify import decrypt_envelopes, read_mapping, restore_text
 
     output = Path(args.output)

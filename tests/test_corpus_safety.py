@@ -176,7 +176,7 @@ def test_deleted_mapping_entry_is_an_error_not_skipped(tmp_path, pipe, capsys, k
 
 
 def test_fingerprint_covers_content_key_and_mapping(tmp_path, pipe, monkeypatch):
-    from deid_hf.corpus import run_fingerprint
+    from deid_hf.corpus_guard import run_fingerprint
     from deid_hf.reidentify import SealedMappingPipe
 
     source = write_jsonl(tmp_path / "in.jsonl", [{"text": "Ann"}])
@@ -197,7 +197,7 @@ def test_fingerprint_covers_content_key_and_mapping(tmp_path, pipe, monkeypatch)
 
 
 def test_second_run_on_a_locked_output_is_refused(tmp_path, pipe):
-    from deid_hf.corpus import output_lock
+    from deid_hf.corpus_guard import output_lock
 
     source = write_jsonl(tmp_path / "in.jsonl", [{"text": t} for t in TEXTS])
     with output_lock(tmp_path / "out.jsonl"), pytest.raises(InputError, match="another run is writing"):

@@ -23,7 +23,7 @@ LAYERS = [
     # exported models) and model cards
     {"detect", "replace", "ndd", "paraphrase", "export", "config", "reidentify"},
     # transformers pipelines and the corpus run over them
-    {"pipelines", "corpus", "corpus_ray"},
+    {"pipelines", "corpus", "corpus_files", "corpus_guard", "corpus_ray"},
     # applications: training, evaluation, audits, the demo, the CLI, the package's entry point
     {"train", "evaluation", "audit", "demo", "cli", "serve", ""},
 ]

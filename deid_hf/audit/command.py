@@ -74,7 +74,7 @@ def effective(options: dict) -> dict:
 
 def read_corpus(args: argparse.Namespace, group_field: str | None) -> tuple[list[str], list[str] | None, int]:
     """Texts (and groups) of the records that have them, and how many records were skipped."""
-    from ..corpus import read_records
+    from ..corpus_files import read_records
 
     records = read_records(args.input, args.split)
     if not records:

@@ -214,7 +214,7 @@ def silver_documents(
     """`unlabelled_texts` labelled by ``get_detector(detector, policy=policy)`` (``strict-names``: the
     ``strict`` labels through `strict_names`), read from / written to ``cache`` (a folder; None:
     ``<cache>/silver``)."""
-    from ..corpus import write_records
+    from ..corpus_files import write_records
     from ..detect import get_detector
     from ..models import load_causal_lm
     from ..paths import cache_dir

@@ -1,0 +1,198 @@
+"""Corpus files (`deid-hf run`'s input and output): JSONL, CSV, Parquet or a saved HF dataset in; a
+record that cannot be read becomes a per-record error in its place (``__unreadable__``), never a failed run.
+Out: one type per CSV/Parquet column (mixed columns as JSON strings; lone surrogates as U+FFFD, JSONL keeps
+them as escapes), written to a temporary name, fsynced and renamed into place (`durable_replace`)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import os
+from pathlib import Path
+
+from .errors import InputError
+from .text import utf8_safe
+
+FORMATS = (".jsonl", ".csv", ".parquet")
+
+
+def read_records(path: str | Path, split: str = "train") -> list[dict]:
+    """Records of a JSONL/CSV/Parquet file or of a dataset directory saved with ``save_to_disk``."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"input {path} does not exist")
+    if path.is_dir():
+        import datasets
+
+        loaded = datasets.load_from_disk(str(path))
+        if isinstance(loaded, datasets.DatasetDict):
+            if split not in loaded:
+                raise InputError(f"dataset {path} has no split {split!r} (has {', '.join(loaded)})")
+            loaded = loaded[split]
+        return loaded.to_list()
+    if path.suffix == ".jsonl":
+        records = []
+        for n, raw in enumerate(path.read_bytes().splitlines(), 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                records.append({"__unreadable__": f"line {n} is not valid UTF-8"})
+                continue
+            if line.strip():
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    record = {"__unreadable__": f"line {n} is not valid JSON"}
+                if not isinstance(record, dict):
+                    record = {"__unreadable__": f"line {n} is a JSON {type(record).__name__}, not an object"}
+                records.append(record)
+        return records
+    if path.suffix == ".csv":
+        return _csv_records(path)
+    if path.suffix == ".parquet":
+        import pandas as pd
+
+        return pd.read_parquet(path).to_dict(orient="records")
+    raise InputError(
+        f"unsupported input {path.name}: use .jsonl, .csv, .parquet or a saved dataset directory"
+    )
+
+
+def _csv_records(path: Path) -> list[dict]:
+    """A CSV's rows as records (pandas' column types); a row that is not valid UTF-8 or has another number
+    of fields than the header becomes a record error in its place; a quote never closed is an InputError."""
+    import csv
+    import io
+
+    import pandas as pd
+
+    text = path.read_bytes().decode("utf-8", errors="surrogateescape")
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows: list[tuple[int, list[str]]] = []
+    try:
+        header = next(reader, [])
+        for row in reader:
+            if row:
+                rows.append((reader.line_num, row))
+    except csv.Error:
+        start = rows[-1][0] + 1 if rows else 2
+        raise InputError(f"{path.name}: a quoted field opened on line {start} is never closed") from None
+    problems = {}
+    for n, (line, row) in enumerate(rows):
+        if any("\udc80" <= ch <= "\udcff" for cell in row for ch in cell):
+            problems[n] = f"line {line} is not valid UTF-8"
+        elif len(row) != len(header):
+            problems[n] = f"line {line} has {len(row)} fields, the header {len(header)}"
+    if any("\udc80" <= ch <= "\udcff" for ch in "".join(header)):
+        raise InputError(f"{path.name}: the header line is not valid UTF-8")
+    good = io.StringIO()
+    writer = csv.writer(good)
+    writer.writerows([header, *(row for n, (_, row) in enumerate(rows) if n not in problems)])
+    good.seek(0)
+    records = iter(pd.read_csv(good, keep_default_na=False).to_dict(orient="records") if header else [])
+    return [{"__unreadable__": problems[n]} if n in problems else next(records) for n in range(len(rows))]
+
+
+def _cell(value):
+    return utf8_safe(value) if isinstance(value, str) else value
+
+
+def plain(value):
+    """``value`` as JSON can hold it: dates and times as ISO 8601, decimals as strings (exact), bytes as
+    base64, numpy scalars and arrays as numbers and lists, NaN, infinities and missing values as None."""
+    import numpy as np
+
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [plain(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if value is None or isinstance(value, (str, int)):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(value).decode("ascii")
+    if hasattr(value, "isoformat"):  # datetime, date, time, pandas Timestamp (NaT is missing)
+        return None if value != value else value.isoformat()
+    return None if _missing(value) else str(value)  # Decimal, pd.NA, ...
+
+
+def _missing(value) -> bool:
+    import pandas as pd
+
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _stable_columns(records: list[dict]) -> list[dict]:
+    """One type per column: a column mixing types (bool, int, float, str, ...) or holding lists or dicts
+    is written as JSON strings (strings stay as they are); missing values stay missing."""
+    import numpy as np
+
+    columns: dict[str, set] = {}
+    for record in records:
+        for key, value in record.items():
+            if value is not None and not _missing(value):  # None, NaN, NaT: missing in any column
+                columns.setdefault(key, set()).add(type(value))
+    as_json = {
+        key
+        for key, types in columns.items()
+        if any(issubclass(t, (list, dict, tuple, np.ndarray)) for t in types)
+        or (len(types) > 1 and types != {int, float})
+    }
+    return [
+        {
+            key: _cell(
+                value
+                if key not in as_json or value is None or isinstance(value, str)
+                else json.dumps(plain(value), ensure_ascii=False)
+            )
+            for key, value in record.items()
+        }
+        for record in records
+    ]
+
+
+def json_line(record) -> str:
+    record = plain(record)
+    line = json.dumps(record, ensure_ascii=False, allow_nan=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: kept as \udXXX escapes
+        line = json.dumps(record, allow_nan=False)
+    return line + "\n"
+
+
+def write_records(records: list[dict], path: Path) -> None:
+    """Write atomically: a temporary file in the same directory, then rename."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    if path.suffix == ".jsonl":
+        with open(tmp, "w", encoding="utf-8") as out:
+            out.writelines(json_line(record) for record in records)
+    else:
+        import pandas as pd
+
+        frame = pd.DataFrame(_stable_columns(records))
+        frame.to_csv(tmp, index=False) if path.suffix == ".csv" else frame.to_parquet(tmp, index=False)
+    durable_replace(tmp, path)
+
+
+def durable_replace(tmp: Path, path: Path) -> None:
+    """Rename ``tmp`` onto ``path`` once its bytes are on disk; a full disk is a clear error."""
+    try:
+        with open(tmp, "rb+") as written:
+            os.fsync(written.fileno())
+        os.replace(tmp, path)
+        directory = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
