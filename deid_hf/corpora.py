@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,18 +139,26 @@ def physionet_documents(path: str | Path) -> list[LabelledDocument]:
     return docs
 
 
+def jsonl_rows(path: str | Path, kind: str) -> Iterator[tuple[int, object]]:
+    """(line number, parsed JSON or None where the line is not JSON) of every non-blank line of a training
+    file; InputError naming ``kind`` when the file is missing."""
+    if not Path(path).is_file():
+        raise InputError(f"{kind} file {path} does not exist")
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                yield number, json.loads(line)
+            except ValueError:
+                yield number, None
+
+
 def read_documents(path: str | Path) -> list[LabelledDocument]:
     """JSONL of ``{"text": str, "spans": [{"start", "end", "label"}], "group": str (optional)}``; labels in
     the schema (or PhysioNet / presidio names, mapped)."""
-    if not Path(path).is_file():
-        raise InputError(f"documents file {path} does not exist")
     mapping = {**PRESIDIO_LABELS, **PHYSIONET_LABELS}
     docs = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
+    for number, row in jsonl_rows(path, "documents"):
         try:
-            row = json.loads(line)
             text = row["text"]
             spans = [(int(s["start"]), int(s["end"]), str(s["label"])) for s in row.get("spans", [])]
         except (ValueError, KeyError, TypeError):

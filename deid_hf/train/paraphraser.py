@@ -110,14 +110,11 @@ def default_pairs(data_root: str | Path) -> list[tuple[str, str]]:
 
 def read_pairs(path: str | Path) -> list[tuple[str, str]]:
     """``{"source": ..., "paraphrase": ...}`` per line."""
-    if not Path(path).is_file():
-        raise InputError(f"pairs file {path} does not exist")
+    from ..corpora import jsonl_rows
+
     pairs = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
+    for number, row in jsonl_rows(path, "pairs"):
         try:
-            row = json.loads(line)
             pair = (row["source"], row["paraphrase"])
         except (ValueError, KeyError, TypeError):
             pair = None

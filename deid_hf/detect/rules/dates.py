@@ -27,107 +27,83 @@ _NOT_AFTER_VENTILATOR_MODE = (
 _NOT_FRACTION_OR_SCORE = r"(?!(?:1/[234]|2/3|3/4|[1-5]/5|([1-5])/\1)(?![\d/]))"
 
 DATE = ("DATE_TIME",)
+
+
+def _date(*, name: str, reason: str, examples: tuple[str, ...], pattern: str) -> PatternRule:
+    """A rule of the dates family: its pattern's matches are DATE_TIME spans of score 0.7."""
+    return PatternRule(
+        name=name, family="dates", labels=DATE, reason=reason, examples=examples, pattern=pattern, score=0.7
+    )
+
+
 DATE_RULES = [
-    PatternRule(
+    _date(
         name="date.numeric",
-        family="dates",
-        labels=DATE,
         reason="month/day with or without a year; not a fraction, a score or a ventilator setting",
         examples=("10/16", "10/16/03", "8/28/1995"),
         pattern=rf"(?<![\d/.]){_NOT_AFTER_VENTILATOR_MODE}{_NOT_FRACTION_OR_SCORE}"
         rf"{_MM}/{_DAY}(?:/(?:\d{{4}}|\d{{2}}))?(?![\d/]|\.\d)",
-        score=0.7,
     ),
-    PatternRule(
+    _date(
         name="date.numeric-hyphenated",
-        family="dates",
-        labels=DATE,
         reason="month-day-year; without its year a hyphenated pair is a range ('3-5')",
         examples=("6-17-21",),
         pattern=rf"(?<![\d/.-]){_MM}-{_DAY}-(?:\d{{4}}|\d{{2}})(?![\d/-])",
-        score=0.7,
     ),
-    PatternRule(
+    _date(
         name="date.year-first",
-        family="dates",
-        labels=DATE,
         reason="ISO and other year-first dates",
         examples=("2020-06-20", "2020/6/20", "2020.06.20"),
         pattern=rf"(?<![\d/.-])(?:18|19|20)\d\d([-/.]){_MM}\1{_DAY}(?![\d/.-]\d|\d)",
-        score=0.7,
     ),
-    PatternRule(
+    _date(
         name="date.month-year",
-        family="dates",
-        labels=DATE,
         reason="month/year, a 2-digit year above 31 or a 4-digit one",
         examples=("8/84", "10/2003"),
         pattern=r"(?<![\d/.-])(?:0?[1-9]|1[0-2])/(?:3[2-9]|[4-9]\d|(?:19|20)\d\d)(?![\d/]|\.\d)",
-        score=0.7,
     ),
-    PatternRule(
+    _date(
         name="date.month-name-day",
-        family="dates",
-        labels=DATE,
         reason="a month name with a day, and a year if one follows",
         examples=("Oct 20th", "March 3, 2001"),
         pattern=rf"(?i)\b{_MONTH_ANY}[ \t]+{_DAY}(?:st|nd|rd|th)?\b(?:,?[ \t]+(?:18|19|20)\d\d\b)?",
-        score=0.7,
     ),
-    PatternRule(
+    _date(
         name="date.month-name-year",
-        family="dates",
-        labels=DATE,
         reason="a month name with a year",
         examples=("march of 2022", "Oct, 1989"),
         pattern=rf"(?i)\b{_MONTH_ANY},?[ \t]+(?:of[ \t]+)?(?:19|20)\d\d\b",
-        score=0.7,
     ),
-    PatternRule(
+    _date(
         name="date.day-month-name",
-        family="dates",
-        labels=DATE,
         reason="a day before a month name, and a year if one follows",
         examples=("20th Oct, 1989", "3 of May"),
         pattern=rf"(?i)(?<![\d/.]){_DAY}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTH_ANY}"
         r"(?:,?[ \t]+(?:19|20)\d\d)?\b",
-        score=0.7,
     ),
-    PatternRule(
+    _date(
         name="date.month-name-alone",
-        family="dates",
-        labels=DATE,
         reason="a month name that is no common word ('may', 'march', 'dec' and 'aug' alone are not dates)",
         examples=("January", "Sept."),
         pattern=rf"(?i)\b{_MONTH_ALONE}(?![\w])",
-        score=0.7,
     ),
-    PatternRule(
+    _date(
         name="date.year-in-context",
-        family="dates",
-        labels=DATE,
         reason="a year after 'in', 'of', 'since' or 'year'",
         examples=("in 2003", "since 1870"),
         pattern=r"(?i)(?:(?<=\bin )|(?<=\bof )|(?<=since )|(?<=year ))(?:18|19|20)\d\d\b",
-        score=0.7,
     ),
-    PatternRule(
+    _date(
         name="date.year-1960-1999",
-        family="dates",
-        labels=DATE,
         reason="1960-1999 cannot be a time of day (minutes above 59): a year wherever it stands",
         examples=("1975",),
         pattern=r"(?<![\d.,/:-])19[6-9]\d(?![\d.,/:]\d|\d)",
-        score=0.7,
     ),
-    PatternRule(
+    _date(
         name="date.apostrophe-year",
-        family="dates",
-        labels=DATE,
         reason="a 2-digit year with an apostrophe",
         examples=("'84", "74'"),
         pattern=r"(?<![\w'’])['’]\d\d\b|\b\d\d['’](?!\w)",
-        score=0.7,
     ),
 ]
 for _rule in DATE_RULES:
