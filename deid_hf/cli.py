@@ -111,7 +111,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .reidentify import SealedMappingPipe
 
     options = _run_options(args)
-    model, p, seed = options.pop("model", "smollm2-135m"), options.pop("p", 1.0), options.pop("seed", None)
+    model, p, seed = options.pop("model", None), options.pop("p", 1.0), options.pop("seed", None)
     key = os.environ.get(args.key_env) or None
     if args.engine == "ray":
         from .corpus_ray import RayEngine

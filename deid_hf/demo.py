@@ -7,6 +7,6 @@ def deidentify_examples(examples: list[dict], seed: int | None = 0, strategy: st
     """Yield (example, result) for each example, de-identified by `deid-substitution` on the defaults."""
     from .pipelines import pipeline
 
-    pipe = pipeline("deid-substitution", model="smollm2-135m", strategy=strategy)
+    pipe = pipeline("deid-substitution", strategy=strategy)
     results = pipe([example["text"] for example in examples], seed=seed, batch_size=len(examples))
     yield from zip(examples, results)

@@ -28,6 +28,15 @@ def lm_kind(model) -> str:
     raise InputError(f"{name} has neither a fill-mask nor a causal-LM head: the p-filter needs one of them")
 
 
+def is_language_model(model) -> bool:
+    """True for a model with a fill-mask or causal-LM head (`lm_kind`)."""
+    try:
+        lm_kind(model)
+    except InputError:
+        return False
+    return True
+
+
 def is_onnx(model) -> bool:
     """True for an ONNX Runtime model (optimum's ``ORTModel*``)."""
     return type(model).__module__.startswith("optimum.onnxruntime")

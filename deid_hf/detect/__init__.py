@@ -26,6 +26,7 @@ __all__ = [
     "detector_names",
     "get_detector",
     "learned_detector",
+    "needs_language_model",
     "register_detector",
 ]
 
@@ -56,6 +57,8 @@ class DetectorEntry:
     argument: str | None = None
     #: the argument must be given (``token-classification:<model>``)
     required: bool = False
+    #: it scores words with the pipeline's language model (the pipeline loads one only for such detectors)
+    needs_lm: bool = False
 
     @property
     def usage(self) -> str:
@@ -76,12 +79,23 @@ def register_detector(
     help: str,
     argument: str | None = None,
     required: bool = False,
+    needs_lm: bool = False,
 ) -> None:
     """Register ``build(argument, model, tokenizer, scorer_options)`` under ``name`` (like Presidio's
-    ``add_recognizer``); ``argument`` names what may follow ``name:``. Re-registering a name replaces it."""
+    ``add_recognizer``); ``argument`` names what may follow ``name:``; ``needs_lm``: ``build`` needs the
+    pipeline's language model. Re-registering a name replaces it."""
     if not name or ":" in name or "," in name:
         raise InputError(f"a detector name must be non-empty without ':' or ',', got {name!r}")
-    DETECTORS[name] = DetectorEntry(name, build, help, argument, required)
+    DETECTORS[name] = DetectorEntry(name, build, help, argument, required, needs_lm)
+
+
+def needs_language_model(spec) -> bool:
+    """True when the detector ``spec`` (a name, a list of names or a `Detector`) scores words with the
+    pipeline's language model; unknown names count as not (`get_detector` rejects them)."""
+    if isinstance(spec, (list, tuple)):
+        return any(needs_language_model(part) for part in spec)
+    entry = DETECTORS.get(spec.partition(":")[0]) if isinstance(spec, str) else None
+    return entry is not None and entry.needs_lm
 
 
 def detector_names() -> list[str]:
@@ -190,6 +204,7 @@ register_detector(
     "zsts",
     lambda _, model, tokenizer, options: get_detector(list(ZSTS_DETECTORS), model, tokenizer, options),
     help="patterns + spacy + pfilter-propn (ZSTS), with the pipeline's LM",
+    needs_lm=True,
 )
 register_detector("patterns", lambda *_: PatternDetector(), help="regular expressions and Presidio's")
 register_detector(
@@ -203,12 +218,14 @@ register_detector(
     _pfilter("pfilter", proper_nouns=False),
     help="ZSTS p-filter: every word with LM probability below the threshold",
     argument="threshold",
+    needs_lm=True,
 )
 register_detector(
     "pfilter-propn",
     _pfilter("pfilter-propn", proper_nouns=True),
     help="the p-filter on words spaCy tags as proper nouns",
     argument="threshold",
+    needs_lm=True,
 )
 register_detector(
     "learned",

@@ -194,12 +194,40 @@ CLINICAL_ROOTS = (
 @functools.lru_cache(maxsize=1)
 def drug_names() -> frozenset[str]:
     """Lower-cased one-word drug names and brands of the `drug-named-entity-recognition` dictionary
-    (DrugBank, MeSH, Wikipedia; Fast Data Science), without Faker's person names."""
+    (DrugBank, MeSH, Wikipedia; Fast Data Science), without Faker's person names. Loading that dictionary
+    takes seconds, so the word list is kept in the deid-hf cache, one file per version of both packages."""
+    from importlib.metadata import version
+
+    from ..paths import cache_dir
+
+    versions = f"{version('drug-named-entity-recognition')}-faker{version('faker')}"
+    path = cache_dir() / "lexicon" / f"drug-names-{versions}.txt"
+    try:
+        return frozenset(path.read_text(encoding="utf-8").split())
+    except (OSError, UnicodeDecodeError):
+        pass
     from drug_named_entity_recognition import drugs_finder
 
-    return frozenset(
+    names = frozenset(
         w for w in drugs_finder.drug_variant_to_canonical if w.isalpha() and w not in person_names()
     )
+    _write_quietly(path, "\n".join(sorted(names)))
+    return names
+
+
+def _write_quietly(path, text: str) -> None:
+    """``text`` into ``path`` atomically (a temporary file renamed); nothing when the cache is read-only."""
+    import os
+    import tempfile
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        return
 
 
 def is_clinical_term(word: str) -> bool:

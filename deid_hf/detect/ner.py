@@ -225,15 +225,12 @@ class TokenClassificationDetector(Detector):
             else None
         )
         if backend == "onnx":
-            from ..export.onnx import load_ort_model, session_options
+            from ..export.onnx import shared_ort_model
 
             if not isinstance(model, str):
                 raise InputError("backend='onnx' needs the path of an exported model folder")
             tokenizer = tokenizer or AutoTokenizer.from_pretrained(model)
-            options = session_options() if provider == "cpu" else None
-            model = load_ort_model(
-                model, "token-classification", int8=int8, provider=provider, options=options
-            )
+            model = shared_ort_model(str(Path(model).resolve()), "token-classification", int8, provider)
         elif int8:
             raise InputError("int8=True needs backend='onnx' (the int8 model is the ONNX export)")
         elif isinstance(model, str):  # loaded here so that its config (window, policy, bias) is read

@@ -12,6 +12,7 @@ operators); optimisation is `ORTOptimizer` at level O1-O3, applied to ``model.on
 
 from __future__ import annotations
 
+import functools
 import tempfile
 from pathlib import Path
 
@@ -215,6 +216,15 @@ def load_ort_model(
         session_options=options,
         **use_cache,
     )
+
+
+@functools.lru_cache(maxsize=8)
+def shared_ort_model(path: str, kind: str, int8: bool = False, provider: str = "cpu"):
+    """`load_ort_model` once per process for each (folder, kind, graph, provider), on CPU with
+    `session_options`: the pipelines and detectors that run one model share its session (ONNX Runtime runs
+    are thread-safe)."""
+    options = session_options() if provider == "cpu" else None
+    return load_ort_model(path, kind, int8=int8, provider=provider, options=options)
 
 
 def cached_export(name: str, kind: str) -> Path:

@@ -1,5 +1,7 @@
 """transformers Pipeline subclasses, registered with ``PIPELINE_REGISTRY`` on import of deid_hf."""
 
+from pathlib import Path
+
 from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
 from transformers.pipelines import PIPELINE_REGISTRY
 
@@ -28,11 +30,35 @@ def register() -> None:
 DEFAULT_MODELS = {"deid-paraphrase": "smollm2-135m-paraphraser"}
 
 
+def needs_language_model(options: dict) -> bool:
+    """True when the ``deid-substitution`` options' detector or strategy scores or draws words with a
+    language model (``zsts``, ``pfilter``; the ``zsts`` strategy)."""
+    from ..config import PIPELINE_DEFAULTS
+    from ..detect import needs_language_model as detector_needs
+    from ..replace import needs_language_model as strategy_needs
+
+    strategy = options.get("strategy") or PIPELINE_DEFAULTS["strategy"]
+    detector = options.get("detector")
+    return strategy_needs(strategy) or detector_needs(detector)
+
+
+def shipped_detector_model():
+    """(model, tokenizer) of the shipped learned detector: its int8 ONNX Runtime graph (one session per
+    process, `shared_ort_model`) and its tokenizer."""
+    from ..export.onnx import shared_ort_model
+    from ..models import LEARNED_MODEL, load_tokenizer, model_path, verified_folder
+
+    folder = verified_folder(Path(model_path(LEARNED_MODEL))).resolve()
+    return shared_ort_model(str(folder), "token-classification", True, "cpu"), load_tokenizer(str(folder))
+
+
 def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, provider: str = "cpu", **kwargs):
     """`transformers.pipeline` with offline-registry names resolved to local checkpoints.
 
     ``model`` defaults to the task's offline default (``DEFAULT_MODELS``; the shipped paraphraser adapter is
-    merged into its base once on first use).
+    merged into its base once on first use). A ``deid-substitution`` whose detector and strategy use no
+    language model (`needs_language_model`) loads none: its model is the shipped detector's int8 graph,
+    shared with its ``learned`` detector.
 
     ``backend="onnx"``: ``model`` is an exported directory, an ``ORTModel*`` instance or an offline name
     (exported once into the cache); ``int8`` picks the quantized graph, ``provider`` the execution provider
@@ -45,6 +71,9 @@ def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, pro
     from ..lm import is_onnx
     from ..models import REGISTRY, model_path
 
+    if model is None and task == "deid-substitution" and not needs_language_model(kwargs):
+        model, tokenizer = shipped_detector_model()
+        kwargs.setdefault("tokenizer", tokenizer)
     model = model or DEFAULT_MODELS.get(task, "smollm2-135m")
     if backend == "onnx":
         from ..export.onnx import cached_export, load_ort_model
@@ -69,6 +98,8 @@ __all__ = [
     "DeidNDDPipeline",
     "DeidPFilterPipeline",
     "DeidSubstitutionPipeline",
+    "needs_language_model",
     "pipeline",
     "register",
+    "shipped_detector_model",
 ]

@@ -156,7 +156,30 @@ class SavableOptionsMixin:
             kwargs["errors"] = "raise"
         return super().__call__(inputs, *args, **kwargs)
 
+    def language_model(self) -> tuple:
+        """(model, tokenizer) when the pipeline's model is a language model, else (None, None): a
+        ``deid-substitution`` that needs none runs on the shipped detector's graph."""
+        from deid_hf.lm import is_language_model
+
+        return (self.model, self.tokenizer) if is_language_model(self.model) else (None, None)
+
     def save_pretrained(self, save_directory, **kwargs):
+        """A Hub repo that ``transformers.pipeline(model=folder, trust_remote_code=True)`` reloads: the
+        options in the language model's config (a pipeline built without one saves the default LM)."""
+        from deid_hf.lm import is_language_model
+
+        if is_language_model(self.model):
+            return self._save_with_language_model(save_directory, **kwargs)
+        from deid_hf.models import load_causal_lm
+
+        own = self.model, self.tokenizer
+        self.model, self.tokenizer = load_causal_lm()
+        try:
+            return self._save_with_language_model(save_directory, **kwargs)
+        finally:
+            self.model, self.tokenizer = own
+
+    def _save_with_language_model(self, save_directory, **kwargs):
         from deid_hf.export.cards import display_name, write_card
         from deid_hf.lm import lm_kind
 

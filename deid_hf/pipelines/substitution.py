@@ -84,7 +84,8 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
             if policy is None and strategy == "zsts":  # the paper's method labels no types
                 policy = "strict"
         policy = policy or "hipaa"
-        base = get_detector(detector, self.model, self.tokenizer, options["scorer_options"], policy=policy)
+        lm, lm_tokenizer = self.language_model()
+        base = get_detector(detector, lm, lm_tokenizer, options["scorer_options"], policy=policy)
         self.detector = SteeredDetector(
             base,
             patterns=options["patterns"] or (),
@@ -95,8 +96,8 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
         )
         self.strategy = get_strategy(
             strategy,
-            self.model,
-            self.tokenizer,
+            lm,
+            lm_tokenizer,
             key=key,
             policy=policy,
             **(options["strategy_options"] or {}),

@@ -61,6 +61,26 @@ def offered_strategies(has_key: bool = True) -> list[str]:
     return [name for name in STRATEGIES if unavailable(name, has_key) is None]
 
 
+def needs_language_model(strategy) -> bool:
+    """True when ``strategy`` (a name, a per-label mapping or a `Strategy`) draws its replacements with the
+    pipeline's language model; unknown names count as not (`get_strategy` rejects them)."""
+    if isinstance(strategy, Strategy):
+        return strategy.needs_lm
+    if isinstance(strategy, Mapping):
+        return any(needs_language_model(_operator_name(value)) for value in strategy.values())
+    return isinstance(strategy, str) and strategy in STRATEGIES and STRATEGIES[strategy].needs_lm
+
+
+def _operator_name(value):
+    """The registry name of one per-label entry (the entry itself when it is a `Strategy` or malformed)."""
+    if isinstance(value, Strategy):
+        return value
+    try:
+        return operator_spec(value)[0]
+    except InputError:
+        return value
+
+
 def get_strategy(
     strategy: str | Strategy | Mapping, model=None, tokenizer=None, key=None, policy=None, **options
 ) -> Strategy:
@@ -126,6 +146,7 @@ __all__ = [
     "STRATEGIES",
     "Strategy",
     "get_strategy",
+    "needs_language_model",
     "offered_strategies",
     "register_strategy",
     "strategy_names",

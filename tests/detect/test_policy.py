@@ -408,3 +408,35 @@ def test_a_validated_phone_number_stays_a_phone_whatever_a_model_calls_it():
     model = _FixedSpans("model", [("2125550143", "ID", 0.85)], trained_policy="hipaa")
     merged = get_detector(["patterns", model], policy="hipaa").detect(text)
     assert [(text[s.start : s.end], s.label) for s in merged] == [("2125550143", "ID"), ("4155550143", "ID")]
+
+
+def test_drug_names_are_kept_in_the_cache_and_read_back(tmp_path, monkeypatch):
+    from drug_named_entity_recognition import drugs_finder
+
+    from deid_hf.detect import lexicon
+
+    monkeypatch.setenv("DEID_HF_CACHE", str(tmp_path))
+    lexicon.drug_names.cache_clear()
+    try:
+        computed = lexicon.drug_names()
+        (written,) = (tmp_path / "lexicon").glob("drug-names-*.txt")
+        assert frozenset(written.read_text(encoding="utf-8").split()) == computed
+        assert "oxycontin" in computed and computed <= set(drugs_finder.drug_variant_to_canonical)
+        written.write_text("onlyword", encoding="utf-8")  # the cache file is what a later process reads
+        lexicon.drug_names.cache_clear()
+        assert lexicon.drug_names() == frozenset({"onlyword"})
+    finally:
+        lexicon.drug_names.cache_clear()
+
+
+def test_drug_names_without_a_writable_cache(tmp_path, monkeypatch):
+    from deid_hf.detect import lexicon
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("", encoding="utf-8")
+    monkeypatch.setenv("DEID_HF_CACHE", str(blocker))  # the cache cannot be created under a file
+    lexicon.drug_names.cache_clear()
+    try:
+        assert "oxycontin" in lexicon.drug_names()
+    finally:
+        lexicon.drug_names.cache_clear()
