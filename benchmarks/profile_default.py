@@ -1,0 +1,158 @@
+"""Where a document's time goes in the default `deid-substitution`: each detection stage, each detector of
+the ensemble, and inside the learned detector its tokenisation, forward pass and decoding, then the
+replacement; each stage's seconds and share of the pipeline call.
+
+Timers are wrapped around the stages of `deid_hf.detect.stages.DETECTION_STAGES`, the detectors'
+``detect_batch``, the learned detector's transformers pipeline steps (``preprocess``: tokenisation and
+windows; ``_forward``: the ONNX Runtime forward pass; ``postprocess``: decoding and aggregation) and
+`deid_hf.replace.apply.apply_strategy`; nested timers are shown indented and are part of their parent.
+Documents: PhysioNet dev notes of folds 0-3 and presidio_synth_pii records 750-1499 where ../shared/data
+has them, else the bundled examples. Nothing of the text is printed.
+
+Usage: python benchmarks/profile_default.py [--notes 100] [--records 100] [--detector default]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import time
+import types
+from collections import defaultdict
+from contextlib import contextmanager
+
+from _common import DATA, print_table, write_results
+
+import deid_hf
+from deid_hf.detect import stages
+from deid_hf.paths import bundled_examples
+
+SECONDS: dict[str, float] = defaultdict(float)
+DEPTH: dict[str, int] = {}
+_open: list[str] = []
+
+
+@contextmanager
+def timer(name: str):
+    DEPTH.setdefault(name, len(_open))
+    _open.append(name)
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        SECONDS[name] += time.perf_counter() - start
+        _open.pop()
+
+
+def timed(name: str, function):
+    """``function`` timed under ``name``; a generator it returns is timed item by item (the chunked
+    token-classification pipeline tokenises lazily, in a generator)."""
+
+    def wrapper(*args, **kwargs):
+        with timer(name):
+            result = function(*args, **kwargs)
+        return _timed_items(name, result) if isinstance(result, types.GeneratorType) else result
+
+    return wrapper
+
+
+def _timed_items(name: str, items):
+    while True:
+        with timer(name):
+            try:
+                item = next(items)
+            except StopIteration:
+                return
+        yield item
+
+
+def instrument(pipe) -> None:
+    """Timers around every stage, detector, learned-detector step and the replacement."""
+    stages.DETECTION_STAGES[:] = [
+        dataclasses.replace(s, run=timed(f"stage: {s.name}", s.run)) for s in stages.DETECTION_STAGES
+    ]
+    policy_detector = pipe.detector.base
+    for member in getattr(policy_detector, "members", ()):
+        label = f"detector: {member.name}"
+        if hasattr(member, "pipe"):  # the learned token classifier's transformers pipeline
+            for step, name in (("preprocess", "tokenise + windows"), ("_forward", "forward (ORT)")):
+                setattr(member.pipe, step, timed(f"  {name}", getattr(member.pipe, step)))
+            member.pipe.postprocess = timed("  decode + aggregate", member.pipe.postprocess)
+        member.detect_batch = timed(label, member.detect_batch)
+    import deid_hf.pipelines.substitution as substitution
+
+    substitution.apply_strategy = timed("replacement", substitution.apply_strategy)
+
+
+def documents(notes: int, records: int) -> list[str]:
+    texts = []
+    if (DATA / "physionet_deid_dev").exists() and notes:
+        from deid_hf.corpora import PHYSIONET_FILE, SEALED_FOLD, note_folds, physionet_documents
+
+        docs = physionet_documents(DATA / PHYSIONET_FILE)
+        folds = note_folds(docs)
+        tuning = [d for d in docs if folds[d.group] != SEALED_FOLD]
+        texts += [d.text for d in tuning[:notes]]
+    if (DATA / "presidio_synth_pii").exists() and records:
+        from deid_hf.corpora import PRESIDIO_FILE, PRESIDIO_HELD_OUT, presidio_documents
+
+        held_out = PRESIDIO_HELD_OUT[:records]
+        texts += [d.text for d in presidio_documents(DATA / PRESIDIO_FILE, held_out)]
+    return texts or [e["text"] for e in bundled_examples()]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--notes", type=int, default=100)
+    parser.add_argument("--records", type=int, default=100)
+    parser.add_argument("--detector", default="default")
+    parser.add_argument("--batch-size", type=int, default=16)
+    args = parser.parse_args()
+    texts = documents(args.notes, args.records)
+    pipe = deid_hf.pipeline("deid-substitution", detector=args.detector)
+    pipe(texts[:4], batch_size=4, seed=0)  # warm-up: lazy loads are not part of the profile
+    instrument(pipe)
+    start = time.perf_counter()
+    with timer("pipeline call"):
+        pipe(texts, batch_size=args.batch_size, seed=0)
+    total = time.perf_counter() - start
+    order = sorted(SECONDS, key=lambda name: list(SECONDS).index(name))
+    rows = [
+        {
+            "stage": ("  " * DEPTH[name]) + name.strip(),
+            "seconds": SECONDS[name],
+            "share": SECONDS[name] / total,
+        }
+        for name in order
+    ]
+    peer = presidio_seconds(texts)
+    print(f"{len(texts)} documents, {sum(len(t.split()) for t in texts)} tokens")
+    print(f"deid-hf {args.detector}: {total:.2f} s ({len(texts) / total:.1f} docs/s); ", end="")
+    print(f"Presidio analyzer + spaCy sm, same run: {peer:.2f} s ({len(texts) / peer:.1f} docs/s)\n")
+    print_table(rows, ["stage", "seconds", "share"])
+    write_results(
+        "profile_default",
+        {
+            "documents": len(texts),
+            "detector": args.detector,
+            "seconds": total,
+            "presidio_seconds": peer,
+            "rows": rows,
+        },
+    )
+
+
+def presidio_seconds(texts: list[str]) -> float:
+    """Presidio's analyzer (every entity it knows) over ``texts``, after a warm-up, in seconds."""
+    from detection import presidio_analyzer
+
+    analyzer = presidio_analyzer()
+    analyzer.analyze(texts[0], language="en")
+    start = time.perf_counter()
+    for text in texts:
+        analyzer.analyze(text, language="en")
+    return time.perf_counter() - start
+
+
+if __name__ == "__main__":
+    main()
