@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.table import Table
 
 from .arguments import detector_help, detector_names, strategy_name
-from .console import console
+from .console import console, show_rows
 
 #: the detection metrics `deid-hf evaluate detection` prints, in order
 DETECTION_METRICS = (
@@ -160,9 +160,7 @@ def cmd_evaluate_utility(args: argparse.Namespace) -> None:
         table.add_row(
             r["data"], r["strategy"], r["detector"], r["privacy"], f"{r['mean']:.3f} ± {r['std']:.3f}"
         )
-    console.print(table)
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=2))
+    show_rows(table, rows, args.json)
 
 
 def _add_utility(evaluate_sub) -> None:

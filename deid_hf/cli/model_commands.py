@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 
 from rich.table import Table
 
-from .console import console
+from .console import console, show_rows
 
 
 def cmd_models(args: argparse.Namespace) -> None:
@@ -43,9 +41,7 @@ def cmd_models(args: argparse.Namespace) -> None:
             row["path"] or "-",
             row["note"],
         )
-    console.print(table)
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=2))
+    show_rows(table, rows, args.json)
 
 
 def add_models(sub) -> None:
