@@ -156,7 +156,8 @@ class Schedule:
 
 class _Loop:
     """One run of `run_training`: the prepared model, optimizer, scheduler and held-out loader, the
-    progress state (what a checkpoint stores) and the progress bar."""
+    progress state (what a checkpoint stores) and the progress bar; ``options``: `run_training`'s keyword
+    arguments that shape the run (description, progress, label_shift, order, checkpoints, stop_after)."""
 
     def __init__(self, model, eval_rows, collate, settings: LoopSettings, schedule: Schedule, options: dict):
         import torch
@@ -188,13 +189,14 @@ class _Loop:
             else None
         )
 
-    def start(self, checkpoints: Path | None, identity: dict, resume: bool) -> None:
+    def start(self, identity: dict, resume: bool) -> None:
         """The progress state: fresh, or the newest checkpoint's (refused when written for another
         ``identity``); the held-out loss before training; the progress bar."""
         from tqdm.auto import tqdm
 
         identity = json.loads(json.dumps(identity))  # as a checkpoint stores it (tuples become lists)
         self.state = {"step": 0, "epoch": 0, "batch": 0, "eval_loss": [], "train_loss": None, **identity}
+        checkpoints = self.options["checkpoints"]
         found = latest_checkpoint(checkpoints) if resume and checkpoints is not None else None
         if found:
             saved = json.loads((found / PROGRESS_FILE).read_text())
@@ -221,9 +223,7 @@ class _Loop:
             loss = evaluation_loss(self.model, self.eval_loader, self.options["label_shift"])
             self.state["eval_loss"].append([self.state["step"], loss])
 
-    def epoch(
-        self, train_rows: Sequence, epoch: int, checkpoints: Path | None, stop_after: int | None
-    ) -> bool:
+    def epoch(self, train_rows: Sequence, epoch: int) -> bool:
         """Train one epoch (from the saved position when resuming into it); True when the run ends in it."""
         import torch
         from torch.utils.data import DataLoader
@@ -250,12 +250,12 @@ class _Loop:
             group_loss += loss.detach().item()
             if not last:
                 continue
-            if self.step(epoch, index, group_loss, checkpoints, stop_after):
+            if self.step(epoch, index, group_loss):
                 return True
             group_loss = 0.0
         return False
 
-    def step(self, epoch: int, index: int, group_loss: float, checkpoints: Path | None, stop_after) -> bool:
+    def step(self, epoch: int, index: int, group_loss: float) -> bool:
         """One optimizer step after the last micro-batch ``index`` of a group: schedule, progress,
         evaluation, checkpoint. True when the run ends here (``stop_after`` or ``max_steps``)."""
         self.accelerator.clip_grad_norm_(self.model.parameters(), 1.0)
@@ -263,6 +263,7 @@ class _Loop:
         self.scheduler.step()
         self.optimizer.zero_grad()
         state, total_steps = self.state, self.schedule.total_steps
+        checkpoints, stop_after = self.options["checkpoints"], self.options["stop_after"]
         state.update(step=state["step"] + 1, epoch=epoch, batch=index + 1, train_loss=group_loss)
         if index + 1 == self.schedule.batches_per_epoch:
             state.update(epoch=epoch + 1, batch=0)
@@ -301,13 +302,20 @@ def run_training(
     held-out loss; ``checkpoints`` None: no checkpoints (and nothing to resume).
     """
     schedule = Schedule.of(settings, len(train_rows))
-    options = {"description": description, "progress": progress, "label_shift": label_shift, "order": order}
+    options = {
+        "description": description,
+        "progress": progress,
+        "label_shift": label_shift,
+        "order": order,
+        "checkpoints": checkpoints,
+        "stop_after": stop_after,
+    }
     loop = _Loop(model, eval_rows, collate, settings, schedule, options)
-    loop.start(checkpoints, identity, resume)
+    loop.start(identity, resume)
     # resumed at or past stop_after: nothing more to train (the caller may write the model as it stands)
     loop.stopped = stop_after is not None and stop_after <= loop.state["step"] < schedule.total_steps
     for epoch in range(loop.state["epoch"], 0 if loop.stopped else schedule.epochs):
-        if loop.epoch(train_rows, epoch, checkpoints, stop_after):
+        if loop.epoch(train_rows, epoch):
             break
     loop.bar.close()
     return LoopResult(
