@@ -20,8 +20,8 @@ LAYERS = [
     # where things live, how a language model is read, labelled corpora and their splits
     {"paths", "lm", "models", "corpora"},
     # components built on a model: detection, replacement, NDD, DP paraphrase, ONNX export (pipelines load
-    # exported models) and model cards
-    {"detect", "replace", "ndd", "paraphrase", "export", "config", "reidentify"},
+    # exported models) and model cards; the training loop the trainers and the utility evaluation share
+    {"detect", "replace", "ndd", "paraphrase", "export", "config", "reidentify", "training_loop"},
     # transformers pipelines and the corpus run over them
     {"pipelines", "corpus", "corpus_files", "corpus_guard", "corpus_ray"},
     # applications: training, evaluation, audits, the demo, the CLI, the package's entry point

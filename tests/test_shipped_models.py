@@ -59,7 +59,7 @@ def test_damaged_folder_names_the_bad_file(tmp_path, monkeypatch, damage):
     with pytest.raises(ModelUnavailableError, match="model_quantized.onnx") as caught:
         TokenClassificationDetector(str(copy), backend="onnx", int8=True)
     assert "\n" not in str(caught.value)
-    monkeypatch.setattr(models, "HUB_DIR", tmp_path / "hub")  # the registry name refuses it too
+    monkeypatch.setattr(models.registry, "HUB_DIR", tmp_path / "hub")  # the registry name refuses it too
     with pytest.raises(ModelUnavailableError, match="model_quantized.onnx"):
         models.model_path(models.LEARNED_MODEL)
     row = next(r for r in models.status() if r["name"] == models.LEARNED_MODEL)

@@ -206,11 +206,10 @@ class TokenClassificationDetector(Detector):
         stride: int | None = None,
         threshold: float | None = None,
     ):
-        from transformers import AutoTokenizer, pipeline
+        from transformers import pipeline
 
         from ..errors import InputError
         from ..models import MANIFEST, model_path, verified_folder
-        from .lexicon import VOCABULARY_FILE, Vocabulary
 
         if backend not in ("pytorch", "onnx"):
             raise InputError(f"backend must be 'pytorch' or 'onnx', got {backend!r}")
@@ -219,28 +218,8 @@ class TokenClassificationDetector(Detector):
         if folder is not None and (folder / MANIFEST).is_file():
             verified_folder(folder)
         #: the corpus vocabulary of the model's training data (`detect.policy.shipped_vocabulary`)
-        self.vocabulary = (
-            Vocabulary.from_json((folder / VOCABULARY_FILE).read_text(encoding="utf-8"))
-            if folder is not None and (folder / VOCABULARY_FILE).is_file()
-            else None
-        )
-        if backend == "onnx":
-            from ..export.onnx import shared_ort_model
-
-            if not isinstance(model, str):
-                raise InputError("backend='onnx' needs the path of an exported model folder")
-            tokenizer = tokenizer or AutoTokenizer.from_pretrained(model)
-            model = shared_ort_model(str(Path(model).resolve()), "token-classification", int8, provider)
-        elif int8:
-            raise InputError("int8=True needs backend='onnx' (the int8 model is the ONNX export)")
-        elif isinstance(model, str):  # loaded here so that its config (window, policy, bias) is read
-            from transformers import AutoModelForTokenClassification
-
-            tokenizer = tokenizer or AutoTokenizer.from_pretrained(model)
-            import torch
-
-            # fp32 whatever the stored dtype (a shipped folder stores fp16 and int8 linear weights)
-            model = AutoModelForTokenClassification.from_pretrained(model, dtype=torch.float32)
+        self.vocabulary = _training_vocabulary(folder)
+        model, tokenizer = _load_model(model, tokenizer, backend=backend, int8=int8, provider=provider)
         config = getattr(model, "config", None)
         window = getattr(config, "deid_hf_window", None) or {}
         options = {}
@@ -262,11 +241,7 @@ class TokenClassificationDetector(Detector):
         self.pipe.outside_bias = outside_bias
         self.threshold = float(threshold)
         self.pipe.outside_index = (getattr(config, "label2id", None) or {}).get("O")
-        if batch_size is not None and (
-            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
-        ):
-            raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
-        self.batch_size = batch_size or (1 if int8 else 16)
+        self.batch_size = _batch_size(batch_size, int8)
         self.min_score = min_score
         #: the identifier policy its gold labels follow (a deid-hf trained folder records it): an identifier
         #: policy of that name keeps its spans as they are instead of filtering them (`detect.policy`)
@@ -296,3 +271,49 @@ class TokenClassificationDetector(Detector):
             ]
             for text, found in zip(texts, outputs)
         ]
+
+
+def _training_vocabulary(folder: Path | None):
+    """The corpus vocabulary a trained folder ships (`lexicon.VOCABULARY_FILE`), else None."""
+    from .lexicon import VOCABULARY_FILE, Vocabulary
+
+    if folder is None or not (folder / VOCABULARY_FILE).is_file():
+        return None
+    return Vocabulary.from_json((folder / VOCABULARY_FILE).read_text(encoding="utf-8"))
+
+
+def _load_model(model, tokenizer, *, backend: str, int8: bool, provider: str):
+    """(model, tokenizer) for the pipeline: the ONNX export on ONNX Runtime, or a folder's PyTorch model
+    loaded in fp32 (so that its config is read); a model object passes through."""
+    from transformers import AutoTokenizer
+
+    from ..errors import InputError
+
+    if backend == "onnx":
+        from ..export.onnx import shared_ort_model
+
+        if not isinstance(model, str):
+            raise InputError("backend='onnx' needs the path of an exported model folder")
+        tokenizer = tokenizer or AutoTokenizer.from_pretrained(model)
+        return shared_ort_model(str(Path(model).resolve()), "token-classification", int8, provider), tokenizer
+    if int8:
+        raise InputError("int8=True needs backend='onnx' (the int8 model is the ONNX export)")
+    if isinstance(model, str):  # loaded here so that its config (window, policy, bias) is read
+        import torch
+        from transformers import AutoModelForTokenClassification
+
+        tokenizer = tokenizer or AutoTokenizer.from_pretrained(model)
+        # fp32 whatever the stored dtype (a shipped folder stores fp16 and int8 linear weights)
+        model = AutoModelForTokenClassification.from_pretrained(model, dtype=torch.float32)
+    return model, tokenizer
+
+
+def _batch_size(batch_size: int | None, int8: bool) -> int:
+    """``batch_size`` checked; None: 1 for the int8 graph (see `TokenClassificationDetector`), else 16."""
+    from ..errors import InputError
+
+    if batch_size is not None and (
+        isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
+    ):
+        raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
+    return batch_size or (1 if int8 else 16)

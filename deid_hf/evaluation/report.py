@@ -125,49 +125,45 @@ def privacy_label(privacy: PrivacyReport | dict) -> str:
     return report.label
 
 
-def write_report(out: Path, detection: dict | None, utility: list[dict], curve: list[dict]) -> dict:
-    """report.md, report.html, tradeoff.png (and report.json) in ``out``."""
-    with extra("eval", "the report's plot"):
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-    out.mkdir(parents=True, exist_ok=True)
-    if curve:
-        fig, ax = plt.subplots(figsize=(6, 3.6))
-        for strategy in sorted({r["strategy"] for r in curve}):
-            points = sorted((r["p"], r["mean"], r["std"]) for r in curve if r["strategy"] == strategy)
-            ax.errorbar(
-                [x[0] for x in points],
-                [x[1] for x in points],
-                yerr=[x[2] for x in points],
-                marker="o",
-                capsize=3,
-                label=strategy,
-            )
-        for r in curve:
-            ax.annotate(
-                r["privacy"].replace("epsilon", "ε"),
-                (r["p"], r["mean"]),
-                fontsize=7,
-                textcoords="offset points",
-                xytext=(0, 6),
-                ha="center",
-            )
-        original = next(
-            (r for r in utility if r["strategy"] == "original" and r["data"] == curve[0]["data"]), None
+def _plot_tradeoff(plt, path: Path, utility: list[dict], curve: list[dict]) -> None:
+    """The trade-off plot (``plt``: matplotlib.pyplot): score over p per strategy, each point annotated with
+    its privacy, beside the original model's score."""
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for strategy in sorted({r["strategy"] for r in curve}):
+        points = sorted((r["p"], r["mean"], r["std"]) for r in curve if r["strategy"] == strategy)
+        ax.errorbar(
+            [x[0] for x in points],
+            [x[1] for x in points],
+            yerr=[x[2] for x in points],
+            marker="o",
+            capsize=3,
+            label=strategy,
         )
-        if original:
-            ax.axhline(original["mean"], color="grey", linestyle="--", label="original")
-        ax.set_xlabel("p (probability a detected item is replaced)")
-        ax.set_ylabel("test score")
-        ax.set_title(f"privacy-utility trade-off, {curve[0]['data']}")
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(out / "tradeoff.png", dpi=120)
-        plt.close(fig)
-    md = ["# deid-hf evaluation report", ""]
+    for r in curve:
+        ax.annotate(
+            r["privacy"].replace("epsilon", "ε"),
+            (r["p"], r["mean"]),
+            fontsize=7,
+            textcoords="offset points",
+            xytext=(0, 6),
+            ha="center",
+        )
+    original = next(
+        (r for r in utility if r["strategy"] == "original" and r["data"] == curve[0]["data"]), None
+    )
+    if original:
+        ax.axhline(original["mean"], color="grey", linestyle="--", label="original")
+    ax.set_xlabel("p (probability a detected item is replaced)")
+    ax.set_ylabel("test score")
+    ax.set_title(f"privacy-utility trade-off, {curve[0]['data']}")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _report_tables(detection: dict | None, utility: list[dict], curve: list[dict]) -> list[tuple]:
+    """(title, header, rows) of every table of the report."""
     tables = []
     if detection:
         rows = [
@@ -204,32 +200,55 @@ def write_report(out: Path, detection: dict | None, utility: list[dict], curve: 
                 ],
             )
         )
-    body = []
+    return tables
+
+
+def _markdown(tables: list[tuple], with_plot: bool) -> str:
+    md = ["# deid-hf evaluation report", ""]
     for title, header, rows in tables:
         md += [f"## {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         md += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows] + [""]
-        body.append(
-            f"<h2>{html.escape(title)}</h2><table><tr>"
-            + "".join(f"<th>{html.escape(h)}</th>" for h in header)
-            + "</tr>"
-            + "".join(
-                "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows
-            )
-            + "</table>"
-        )
-    if curve:
+    if with_plot:
         md += ["![privacy-utility trade-off](tradeoff.png)", ""]
+    return "\n".join(md)
+
+
+def _html(tables: list[tuple], with_plot: bool) -> str:
+    body = [
+        f"<h2>{html.escape(title)}</h2><table><tr>"
+        + "".join(f"<th>{html.escape(h)}</th>" for h in header)
+        + "</tr>"
+        + "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+        + "</table>"
+        for title, header, rows in tables
+    ]
+    if with_plot:
         body.append('<h2>Privacy-utility trade-off</h2><img src="tradeoff.png" alt="trade-off plot">')
-    (out / "report.md").write_text("\n".join(md))
     style = (
         "body{font-family:sans-serif;margin:2em;max-width:60em}table{border-collapse:collapse;margin:1em 0}"
         "td,th{border:1px solid #bbb;padding:4px 8px;text-align:left}th{background:#eee}"
     )
-    (out / "report.html").write_text(
+    return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>deid-hf report"
         f"</title><style>{style}</style></head><body><h1>deid-hf evaluation report"
         f"</h1>{''.join(body)}</body></html>"
     )
+
+
+def write_report(out: Path, detection: dict | None, utility: list[dict], curve: list[dict]) -> dict:
+    """report.md, report.html, tradeoff.png (and report.json) in ``out``."""
+    with extra("eval", "the report's plot"):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+    out.mkdir(parents=True, exist_ok=True)
+    if curve:
+        _plot_tradeoff(plt, out / "tradeoff.png", utility, curve)
+    tables = _report_tables(detection, utility, curve)
+    (out / "report.md").write_text(_markdown(tables, bool(curve)))
+    (out / "report.html").write_text(_html(tables, bool(curve)))
     payload = {"detection": detection, "utility": utility, "curve": curve}
     (out / "report.json").write_text(json.dumps(payload, indent=2))
     return payload

@@ -5,13 +5,14 @@ original split.
 Data: SNIPS intent detection (slot values are the gold sensitive spans) and BTC / WNUT17 NER (entities are
 the gold spans). The training split is de-identified through `deid-hf run` (`run_corpus`) with either the
 gold spans (the paper's p = 1 setting) or a detector. The classifier is the offline MiniLM encoder with a
-fresh head, trained by a plain accelerate loop (AdamW, linear warm-up/decay schedule, evaluation at the end),
-deterministic under a seed.
+fresh head, trained by deid-hf's one accelerate loop (`deid_hf.training_loop`: AdamW, linear warm-up/decay
+schedule) for a fixed number of optimizer steps and tested at the end, deterministic under a seed.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import statistics
 import tempfile
 from collections.abc import Sequence
@@ -191,54 +192,34 @@ class TrainConfig:
     encoder: str = "minilm"
 
 
-def train_and_test(
-    task: str,
-    train: Sequence[Example],
-    test: Sequence[Example],
-    *,
-    seed: int,
-    config: TrainConfig | None = None,
-) -> dict:
-    """Fine-tune MiniLM + fresh head on ``train`` with accelerate; ``score`` is accuracy (intent) or entity
-    F1 (NER) on ``test``, ``final_loss`` the last training loss."""
-    import torch
+def _classifier(task: str, train: Sequence[Example], test: Sequence[Example], encoder: str):
+    """(model, labels): ``encoder`` with a fresh head over the task's labels (intents, or BIO tags of the
+    entity types)."""
+    from transformers import AutoModelForSequenceClassification, AutoModelForTokenClassification
 
-    with extra("eval", "utility training"):
-        from accelerate import Accelerator
-        from accelerate.utils import set_seed
-    from torch.utils.data import DataLoader
-    from transformers import (
-        AutoModelForSequenceClassification,
-        AutoModelForTokenClassification,
-        get_linear_schedule_with_warmup,
-    )
+    from ..models import model_path
 
-    from ..models import load_tokenizer, model_path
-
-    config = config or TrainConfig()
-    if task not in ("intent", "ner"):
-        raise InputError(f"task must be 'intent' or 'ner', got {task!r}")
-    set_seed(seed)
-    tokenizer = load_tokenizer(config.encoder)
     if task == "intent":
         labels = sorted({ex.label for ex in train} | {ex.label for ex in test})
-        model = AutoModelForSequenceClassification.from_pretrained(
-            model_path(config.encoder), num_labels=len(labels)
-        )
+        head = AutoModelForSequenceClassification
     else:
         kinds = sorted({t[2:] for ex in [*train, *test] for t in ex.tags if t != "O"})
         labels = ["O"] + [f"{b}-{k}" for k in kinds for b in ("B", "I")]
-        model = AutoModelForTokenClassification.from_pretrained(
-            model_path(config.encoder), num_labels=len(labels)
-        )
-    index = {label: i for i, label in enumerate(labels)}
+        head = AutoModelForTokenClassification
+    return head.from_pretrained(model_path(encoder), num_labels=len(labels)), labels
+
+
+def _batch_encoder(tokenizer, task: str, index: dict[str, int], max_length: int):
+    """The collate function: a batch of examples tokenized, with the intent or the first sub-word's tag
+    as labels."""
+    import torch
 
     def encode(batch: Sequence[Example]):
         enc = tokenizer(
             [ex.tokens for ex in batch],
             is_split_into_words=True,
             truncation=True,
-            max_length=config.max_length,
+            max_length=max_length,
             padding=True,
             return_tensors="pt",
         )
@@ -256,53 +237,88 @@ def train_and_test(
             )
         return enc
 
-    accelerator = Accelerator(cpu=not torch.cuda.is_available())
-    generator = torch.Generator().manual_seed(seed)
-    loader = DataLoader(
-        list(train), batch_size=config.batch_size, shuffle=True, collate_fn=encode, generator=generator
-    )
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate)
-    scheduler = get_linear_schedule_with_warmup(
-        optimizer, int(config.warmup_ratio * config.max_steps), config.max_steps
-    )
-    model, optimizer, loader, scheduler = accelerator.prepare(model, optimizer, loader, scheduler)
-    model.train()
-    step = 0
-    while step < config.max_steps:
-        for batch in loader:
-            loss = model(**batch).loss
-            accelerator.backward(loss)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
-            step += 1
-            if step >= config.max_steps:
-                break
+    return encode
+
+
+def _test_score(model, device, encode, task: str, test: Sequence[Example], labels: list[str]) -> float:
+    """Accuracy (intent) or entity F1 (NER, the first sub-word's tag per word) of ``model`` on ``test``."""
+    import torch
+
+    index = {label: i for i, label in enumerate(labels)}
     model.eval()
     gold, predicted = [], []
     for start in range(0, len(test), 64):
         batch = list(test[start : start + 64])
-        enc = encode(batch).to(accelerator.device)
+        enc = encode(batch).to(device)
         with torch.no_grad():
             logits = model(**{k: v for k, v in enc.items() if k != "labels"}).logits
         if task == "intent":
             predicted += logits.argmax(-1).tolist()
             gold += [index[ex.label] for ex in batch]
-        else:
-            for n, ex in enumerate(batch):
-                word_ids, best = enc.word_ids(n), logits[n].argmax(-1).tolist()
-                tags = ["O"] * len(ex.tags)
-                for k, w in enumerate(word_ids):
-                    if w is not None and (k == 0 or word_ids[k - 1] != w):
-                        tags[w] = labels[best[k]]
-                gold.append(ex.tags)
-                predicted.append(tags)
-    score = (
-        sum(a == b for a, b in zip(gold, predicted)) / len(gold)
-        if task == "intent"
-        else entity_f1(gold, predicted)
+            continue
+        for n, ex in enumerate(batch):
+            word_ids, best = enc.word_ids(n), logits[n].argmax(-1).tolist()
+            tags = ["O"] * len(ex.tags)
+            for k, w in enumerate(word_ids):
+                if w is not None and (k == 0 or word_ids[k - 1] != w):
+                    tags[w] = labels[best[k]]
+            gold.append(ex.tags)
+            predicted.append(tags)
+    if task == "intent":
+        return sum(a == b for a, b in zip(gold, predicted)) / len(gold)
+    return entity_f1(gold, predicted)
+
+
+def train_and_test(
+    task: str,
+    train: Sequence[Example],
+    test: Sequence[Example],
+    *,
+    seed: int,
+    config: TrainConfig | None = None,
+) -> dict:
+    """Fine-tune MiniLM + fresh head on ``train`` through `deid_hf.training_loop` (``config.max_steps``
+    optimizer steps, no checkpoints); ``score`` is accuracy (intent) or entity F1 (NER) on ``test``,
+    ``final_loss`` the last training loss."""
+    with extra("eval", "utility training"):
+        from accelerate.utils import set_seed
+
+    from ..models import load_tokenizer
+    from ..training_loop import LoopSettings, run_training
+
+    config = config or TrainConfig()
+    if task not in ("intent", "ner"):
+        raise InputError(f"task must be 'intent' or 'ner', got {task!r}")
+    set_seed(seed)
+    model, labels = _classifier(task, train, test, config.encoder)
+    index = {label: i for i, label in enumerate(labels)}
+    encode = _batch_encoder(load_tokenizer(config.encoder), task, index, config.max_length)
+    steps_per_epoch = max(math.ceil(len(train) / config.batch_size), 1)
+    settings = LoopSettings(
+        epochs=math.ceil(config.max_steps / steps_per_epoch),
+        batch_size=config.batch_size,
+        gradient_accumulation_steps=1,
+        learning_rate=config.learning_rate,
+        warmup_ratio=config.warmup_ratio,
+        eval_every=config.max_steps,
+        save_every=config.max_steps,
+        seed=seed,
+        max_steps=config.max_steps,
     )
-    return {"score": score, "final_loss": loss.item(), "steps": step}
+    run = run_training(
+        model,
+        list(train),
+        [],
+        encode,
+        settings,
+        None,
+        identity={},
+        progress=False,
+        description="utility training",
+        label_shift=0,
+    )
+    score = _test_score(run.model, run.accelerator.device, encode, task, test, labels)
+    return {"score": score, "final_loss": run.state["train_loss"], "steps": run.state["step"]}
 
 
 def _first_subword_label(word_ids, k, example, index) -> int:

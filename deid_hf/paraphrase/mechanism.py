@@ -82,6 +82,54 @@ class ClampedTemperatureLogitsProcessor(LogitsProcessor):
         return scores.clamp(self.bounds.low, self.bounds.high) / self.temperature
 
 
+def _changed_options(generate_options: dict, epsilon_token: float | None, allow_non_dp: bool) -> dict:
+    """The options that change the sampling distribution (``epsilon`` when ``epsilon_token`` is None);
+    InputError for unknown options, or for changes without ``allow_non_dp``."""
+    changed = {k: v for k, v in generate_options.items() if k in NON_DP_OPTIONS and v != NON_DP_OPTIONS[k]}
+    unknown = set(generate_options) - set(NON_DP_OPTIONS) - {"pad_token_id", "eos_token_id"}
+    if unknown:
+        raise InputError(f"unsupported generate option(s): {', '.join(sorted(unknown))}")
+    if epsilon_token is None:
+        changed["epsilon"] = None
+    if changed and not allow_non_dp:
+        raise InputError(
+            f"{', '.join(sorted(changed))} would break the DP guarantee of pure sampling; pass "
+            f"allow_non_dp=True to use them without a guarantee"
+        )
+    return changed
+
+
+def _sampling_report(
+    changed: dict, epsilon_token: float | None, bounds: ClampBounds, temperature: float, max_new_tokens: int
+) -> PrivacyReport:
+    """The privacy of one `dp_generate` call: the exponential mechanism when nothing changed the sampling
+    distribution, else no guarantee (with the options that changed it)."""
+    dp = not changed
+    clamped = epsilon_token is not None
+    reasons = ", ".join(sorted(k for k in changed if k != "epsilon"))
+    return PrivacyReport(
+        mechanism="exponential" if dp else "none",
+        dp=dp,
+        # the bound for max_new_tokens; the pipeline reports each text's own (epsilon * tokens generated)
+        epsilon=total_epsilon(epsilon_token, max_new_tokens) if dp else None,
+        epsilon_per_token=epsilon_per_token(temperature, bounds.sensitivity) if dp else None,
+        guarantee=(
+            f"epsilon = {epsilon_token:g} per token, at most {epsilon_token * max_new_tokens:g} for "
+            f"{max_new_tokens} tokens (Mattern et al. 2022, sec. 4.2)"
+        )
+        if dp
+        else f"no DP guarantee ({reasons + ' change' if reasons else 'plain sampling changes'} "
+        f"the sampling distribution)",
+        details={
+            "sampling": "clamped logits, temperature sampling" if clamped else "plain sampling",
+            "clamp": asdict(bounds) if clamped else None,
+            "sensitivity": bounds.sensitivity if clamped else None,
+            "temperature": temperature,
+            "max_new_tokens": max_new_tokens,
+        },
+    )
+
+
 def dp_generate(
     model,
     inputs: dict,
@@ -98,17 +146,7 @@ def dp_generate(
     ``allow_non_dp=True``, in which case the report says there is no DP guarantee; with it,
     ``epsilon_token=None`` is plain sampling (no clamping, ``temperature`` default 1), the reference point.
     """
-    changed = {k: v for k, v in generate_options.items() if k in NON_DP_OPTIONS and v != NON_DP_OPTIONS[k]}
-    unknown = set(generate_options) - set(NON_DP_OPTIONS) - {"pad_token_id", "eos_token_id"}
-    if unknown:
-        raise InputError(f"unsupported generate option(s): {', '.join(sorted(unknown))}")
-    if epsilon_token is None:
-        changed["epsilon"] = None
-    if changed and not allow_non_dp:
-        raise InputError(
-            f"{', '.join(sorted(changed))} would break the DP guarantee of pure sampling; pass "
-            f"allow_non_dp=True to use them without a guarantee"
-        )
+    changed = _changed_options(generate_options, epsilon_token, allow_non_dp)
     if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 1:
         raise InputError(f"max_new_tokens must be a positive integer, got {max_new_tokens!r}")
     options = {**NON_DP_OPTIONS, **generate_options}
@@ -126,27 +164,4 @@ def dp_generate(
         **options,
     )
     generated = out[:, inputs["input_ids"].shape[1] :]
-    dp = not changed
-    reasons = ", ".join(sorted(k for k in changed if k != "epsilon"))
-    report = PrivacyReport(
-        mechanism="exponential" if dp else "none",
-        dp=dp,
-        # the bound for max_new_tokens; the pipeline reports each text's own (epsilon * tokens generated)
-        epsilon=total_epsilon(epsilon_token, max_new_tokens) if dp else None,
-        epsilon_per_token=epsilon_per_token(temperature, bounds.sensitivity) if dp else None,
-        guarantee=(
-            f"epsilon = {epsilon_token:g} per token, at most {epsilon_token * max_new_tokens:g} for "
-            f"{max_new_tokens} tokens (Mattern et al. 2022, sec. 4.2)"
-        )
-        if dp
-        else f"no DP guarantee ({reasons + ' change' if reasons else 'plain sampling changes'} "
-        f"the sampling distribution)",
-        details={
-            "sampling": "clamped logits, temperature sampling" if processors else "plain sampling",
-            "clamp": asdict(bounds) if processors else None,
-            "sensitivity": bounds.sensitivity if processors else None,
-            "temperature": temperature,
-            "max_new_tokens": max_new_tokens,
-        },
-    )
-    return generated, report
+    return generated, _sampling_report(changed, epsilon_token, bounds, temperature, max_new_tokens)

@@ -17,6 +17,54 @@ from .randomized_response import randomized_response_epsilon
 from .report import PrivacyReport
 
 
+def _label_privacy(
+    p: float, name: str, pi: Mapping[str, float] | None, reason: str, units: set[str]
+) -> dict[str, Any]:
+    """One label's entry: strategy, epsilon, dp, guarantee (and the support of pi when there is one)."""
+    if pi is None:
+        return {"strategy": name, "epsilon": None, "dp": False, "guarantee": f"no DP guarantee ({reason})"}
+    epsilon = randomized_response_epsilon(p, pi, units)
+    finite = math.isfinite(epsilon)
+    return {
+        "strategy": name,
+        "epsilon": epsilon if finite else None,
+        "dp": finite,
+        "guarantee": f"epsilon = {epsilon:.4g} (randomized response, Adelani et al. 2020 lemma, p = {p})"
+        if finite
+        else f"epsilon = infinity: with p = {p} < 1 some private units outside the support of pi "
+        f"survive unreplaced and are then certainly original",
+        "pi_support": len(pi),
+    }
+
+
+def _without_guarantee(
+    p: float,
+    labels: dict[str, dict[str, Any]],
+    operators: Mapping[str, tuple[str, Mapping[str, float] | None, str]],
+    strategy: str,
+    per_label: dict[str, dict[str, Any]],
+) -> PrivacyReport:
+    """The report when some label has no finite epsilon: its reasons, and "none" as the mechanism when some
+    label's output depends on the original (else the lemma holds with epsilon = inf)."""
+    without = {label: r for label, r in labels.items() if r["epsilon"] is None}
+    reasons = sorted({r["guarantee"] for r in without.values()})
+    guarantee = (
+        reasons[0]
+        if len(reasons) == 1
+        else "; ".join(f"{label}: {r['guarantee']}" for label, r in without.items())
+    )
+    independent = all(operators[label][1] is not None for label in without)
+    return PrivacyReport(
+        mechanism="randomized_response" if independent else "none",
+        dp=False,
+        epsilon=None,
+        guarantee=guarantee,
+        p=p,
+        strategy=strategy,
+        details={"per_label": per_label},
+    )
+
+
 def per_label_privacy(
     p: float,
     private: Mapping[str, set[str]],
@@ -25,51 +73,12 @@ def per_label_privacy(
     """Report for replacement probability ``p``; ``private``: label -> private units seen;
     ``operators``: label -> (operator name, pi or None when the output depends on the original, the reason
     there is then no guarantee). ``details["per_label"]``: strategy, epsilon, dp, guarantee per label."""
-    labels: dict[str, dict[str, Any]] = {}
-    for label in sorted(private):
-        name, pi, reason = operators[label]
-        if pi is None:
-            labels[label] = {
-                "strategy": name,
-                "epsilon": None,
-                "dp": False,
-                "guarantee": f"no DP guarantee ({reason})",
-            }
-            continue
-        epsilon = randomized_response_epsilon(p, pi, private[label])
-        finite = math.isfinite(epsilon)
-        labels[label] = {
-            "strategy": name,
-            "epsilon": epsilon if finite else None,
-            "dp": finite,
-            "guarantee": f"epsilon = {epsilon:.4g} (randomized response, Adelani et al. 2020 lemma, p = {p})"
-            if finite
-            else f"epsilon = infinity: with p = {p} < 1 some private units outside the support of pi "
-            f"survive unreplaced and are then certainly original",
-            "pi_support": len(pi),
-        }
+    labels = {label: _label_privacy(p, *operators[label], private[label]) for label in sorted(private)}
     names = sorted({name for name, _, _ in operators.values()})
     strategy = names[0] if len(names) == 1 else "per_label"
-    without = {label: r for label, r in labels.items() if r["epsilon"] is None}
     per_label = {label: {k: v for k, v in r.items() if k != "pi_support"} for label, r in labels.items()}
-    if without:
-        reasons = sorted({r["guarantee"] for r in without.values()})
-        guarantee = (
-            reasons[0]
-            if len(reasons) == 1
-            else "; ".join(f"{label}: {r['guarantee']}" for label, r in without.items())
-        )
-        # "none" when some label's output depends on the original; else the lemma holds with epsilon = inf
-        independent = all(operators[label][1] is not None for label in without)
-        return PrivacyReport(
-            mechanism="randomized_response" if independent else "none",
-            dp=False,
-            epsilon=None,
-            guarantee=guarantee,
-            p=p,
-            strategy=strategy,
-            details={"per_label": per_label},
-        )
+    if any(r["epsilon"] is None for r in labels.values()):
+        return _without_guarantee(p, labels, operators, strategy, per_label)
     epsilon = max((r["epsilon"] for r in labels.values()), default=0.0)
     return PrivacyReport(
         mechanism="randomized_response",

@@ -286,13 +286,13 @@ def train_detector(
     """Fine-tune ``config.model`` (or the given ``model`` / ``tokenizer``) on ``documents``; returns metrics.
 
     ``held_out`` sets are measured after training (PyTorch backend) and go into the card; ``stop_after`` /
-    ``resume`` as in `deid_hf.train.loop.run_training`. The folder is written when training completes, or
+    ``resume`` as in `deid_hf.training_loop.run_training`. The folder is written when training completes, or
     with ``write_stopped=True`` also from a run stopped early (``--resume --stop-after N`` at the newest
     checkpoint's step writes that checkpoint; the card states the steps done of the schedule).
     """
     from accelerate.utils import set_seed
 
-    from .loop import LoopSettings, length_grouped_order, run_training
+    from ..training_loop import LoopSettings, length_grouped_order, run_training
 
     config = config or DetectorConfig()
     documents = [d for d in documents if d.text.strip()]
@@ -319,30 +319,15 @@ def train_detector(
         label_shift=0,
         order=length_grouped_order([len(r["input_ids"]) for r in train_rows], config.batch_size),
     )
-    metrics = _run_metrics(run, len(train_docs), len(train_rows), len(eval_docs))
+    metrics = run.metrics(
+        train_documents=len(train_docs), train_windows=len(train_rows), eval_documents=len(eval_docs)
+    )
     if run.stopped and not write_stopped:
         return metrics
     from .shipped_folder import write_model
 
     write_model(run.model, tokenizer, output_dir, config, metrics, held_out or {}, documents, export_onnx)
     return metrics
-
-
-def _run_metrics(run, train_documents: int, train_windows: int, eval_documents: int) -> dict:
-    state = run.state
-    return {
-        "steps": state["step"],
-        "total_steps": run.total_steps,
-        "train_documents": train_documents,
-        "train_windows": train_windows,
-        "eval_documents": eval_documents,
-        "train_loss": state["train_loss"],
-        "eval_loss": state["eval_loss"][-1][1],
-        "eval_loss_before": state["eval_loss"][0][1],
-        "eval_loss_curve": state["eval_loss"],
-        "resumed_from": run.resumed_from,
-        "completed": not run.stopped,
-    }
 
 
 def _model_and_tokenizer(name: str, model, tokenizer):

@@ -5,10 +5,10 @@ directions) and SNLI pairs whose five annotator labels are all entailment (premi
 JSONL of ``{"source", "paraphrase"}``. The loss covers the paraphrase tokens only (the prompt is context).
 Pairs are split into train / held-out by unordered pair, so a pair and its reverse never straddle the split.
 
-The loop is `deid_hf.train.loop` (shared with the detector trainer): gradient accumulation, linear warm-up
-and decay, evaluation loss on the held-out slice, atomic checkpoints, ``resume=True`` reaching the same
-weights as an uninterrupted run. The result is a normal transformers checkpoint with calibrated clamp bounds
-in its config (``deid_hf_clamp``) and a model card.
+The loop is `deid_hf.training_loop` (shared with the detector trainer and the utility evaluation):
+gradient accumulation, linear warm-up and decay, evaluation loss on the held-out slice, atomic checkpoints,
+``resume=True`` reaching the same weights as an uninterrupted run. The result is a normal transformers
+checkpoint with calibrated clamp bounds in its config (``deid_hf_clamp``) and a model card.
 """
 
 from __future__ import annotations
@@ -177,6 +177,20 @@ def _model_and_tokenizer(config: ParaphraserConfig, model, tokenizer):
     return model, tokenizer
 
 
+def _with_lora(model, config: ParaphraserConfig):
+    """``model`` wrapped in a LoRA adapter of ``config``'s rank over the `LORA_TARGETS` it has."""
+    from peft import LoraConfig, get_peft_model
+
+    adapter = LoraConfig(
+        r=config.lora_rank,
+        lora_alpha=config.lora_alpha,
+        lora_dropout=0.05,
+        target_modules=[m for m in LORA_TARGETS if any(n.endswith(m) for n, _ in model.named_modules())],
+        task_type="CAUSAL_LM",
+    )
+    return get_peft_model(model, adapter)
+
+
 def train_paraphraser(
     pairs: Sequence[tuple[str, str]],
     output_dir: str | Path,
@@ -198,7 +212,7 @@ def train_paraphraser(
     """
     from accelerate.utils import set_seed
 
-    from .loop import LoopSettings, run_training
+    from ..training_loop import LoopSettings, run_training
 
     config = config or ParaphraserConfig()
     pairs = [(s.strip(), p.strip()) for s, p in pairs if s.strip() and p.strip()]
@@ -209,16 +223,7 @@ def train_paraphraser(
     set_seed(config.seed)
     model, tokenizer = _model_and_tokenizer(config, model, tokenizer)
     if config.lora_rank:
-        from peft import LoraConfig, get_peft_model
-
-        adapter = LoraConfig(
-            r=config.lora_rank,
-            lora_alpha=config.lora_alpha,
-            lora_dropout=0.05,
-            target_modules=[m for m in LORA_TARGETS if any(n.endswith(m) for n, _ in model.named_modules())],
-            task_type="CAUSAL_LM",
-        )
-        model = get_peft_model(model, adapter)
+        model = _with_lora(model, config)
     train, held_out = split_pairs(pairs, config.eval_fraction, config.seed)
     train_rows = [encode_pair(tokenizer, s, p, config.max_length) for s, p in train]
     eval_rows = [encode_pair(tokenizer, s, p, config.max_length) for s, p in held_out]
@@ -235,25 +240,65 @@ def train_paraphraser(
         progress=progress,
         description="fine-tuning paraphraser",
     )
-    state, stopped, total_steps, resumed_from = run.state, run.stopped, run.total_steps, run.resumed_from
-    metrics = {
-        "steps": state["step"],
-        "total_steps": total_steps,
-        "train_pairs": len(train),
-        "held_out_pairs": len(held_out),
-        "train_loss": state["train_loss"],
-        "eval_loss": state["eval_loss"][-1][1],
-        "eval_loss_before": state["eval_loss"][0][1],
-        "eval_loss_curve": state["eval_loss"],
-        "resumed_from": resumed_from,
-        "completed": not stopped,
-    }
-    if not stopped:
+    metrics = run.metrics(train_pairs=len(train), held_out_pairs=len(held_out))
+    if not run.stopped:
         if checkpoint_dir is None:  # a completed run needs its checkpoints no more
             shutil.rmtree(checkpoints, ignore_errors=True)
         _write_model(run.model, tokenizer, output_dir, config, metrics, held_out)
         write_manifest(output_dir)
     return metrics
+
+
+def _save_weights(model, tokenizer, output_dir: Path, config: ParaphraserConfig, bounds) -> None:
+    """The adapter alone (fp16) with its bounds beside it (the registry merges it), or the whole model with
+    its bounds in its config; the tokenizer beside either."""
+    output_dir.mkdir(parents=True, exist_ok=True)
+    if config.lora_rank:
+        weights = {k: v.half() if "lora_" in k else v for k, v in model.state_dict().items()}
+        model.save_pretrained(output_dir, safe_serialization=True, state_dict=weights)
+        (output_dir / ADAPTER_FILE).write_text(
+            json.dumps({"deid_hf_clamp": asdict(bounds), "base_model": config.model}, indent=2)
+        )
+    else:
+        bounds.store(model)
+        model.save_pretrained(output_dir, safe_serialization=True)
+    tokenizer.save_pretrained(output_dir)
+
+
+def _card_text(config: ParaphraserConfig, metrics: dict, bounds) -> dict:
+    """The model card's sections: what was trained on what, how to use it, its privacy and its limits."""
+    from ..export.cards import display_name
+
+    return {
+        "title": f"{Path(config.model).name} fine-tuned as a DP paraphraser for deid-hf",
+        "summary": (
+            f"`{display_name(config.model)}` fine-tuned to paraphrase in the "
+            f'"source => paraphrase" format '
+            f"(Witteveen & Andrews 2019; Mattern et al. 2022) on {metrics['train_pairs']} pairs "
+            f"({config.pairs}), {metrics['steps']} optimizer steps"
+            f"{_adapter_note(config)}"
+            f". Held-out loss per "
+            f"paraphrase token: {metrics['eval_loss_before']:.3f} before, "
+            f"{metrics['eval_loss']:.3f} after fine-tuning."
+        ),
+        "usage": 'pipe = deid_hf.pipeline("deid-paraphrase", model="<this folder>")\n'
+        'pipe("Text to paraphrase.", epsilon=75.0, max_new_tokens=48)',
+        "privacy": (
+            f"Clamp bounds [{bounds.low:.3f}, {bounds.high:.3f}] (10% logit quantile, 90% quantile "
+            f"of the top logit, on held-out pairs; stored as `deid_hf_clamp` in "
+            f"{'`' + ADAPTER_FILE + '`' if config.lora_rank else 'the config'}), "
+            f"sensitivity "
+            f"{bounds.sensitivity:.3f}: sampling at temperature T = 2 * {bounds.sensitivity:.3f} "
+            f"/ epsilon is an exponential mechanism with epsilon per generated token, epsilon * n "
+            f"for n tokens (Mattern et al. 2022, sec. 4.2). The fine-tuning data is not "
+            f"protected by that guarantee."
+        ),
+        "limits": (
+            "A 135M-parameter model paraphrases loosely; at the per-token epsilon needed for "
+            "fluent text the guarantee is weak (see the deid-hf README for the measured "
+            "trade-off). Named entities of the input can be copied into the output."
+        ),
+    }
 
 
 def _write_model(
@@ -264,23 +309,13 @@ def _write_model(
     metrics: dict,
     held_out: Iterable[tuple[str, str]],
 ) -> None:
-    from ..export.cards import display_name, write_card
+    from ..export.cards import write_card
     from ..paraphrase import ClampBounds, completion, prompt
 
     model.eval()
     sample = [prompt(s) + completion(p, "") for s, p in list(held_out)[:64]]
     bounds = ClampBounds.calibrate(model, tokenizer, sample)
-    output_dir.mkdir(parents=True, exist_ok=True)
-    if config.lora_rank:  # the adapter alone (fp16), its bounds beside it; the registry merges it
-        weights = {k: v.half() if "lora_" in k else v for k, v in model.state_dict().items()}
-        model.save_pretrained(output_dir, safe_serialization=True, state_dict=weights)
-        (output_dir / ADAPTER_FILE).write_text(
-            json.dumps({"deid_hf_clamp": asdict(bounds), "base_model": config.model}, indent=2)
-        )
-    else:
-        bounds.store(model)
-        model.save_pretrained(output_dir, safe_serialization=True)
-    tokenizer.save_pretrained(output_dir)
+    _save_weights(model, tokenizer, output_dir, config, bounds)
     (output_dir / TRAINING_FILE).write_text(
         json.dumps({"config": asdict(config), "metrics": metrics}, indent=2)
     )
@@ -291,36 +326,7 @@ def _write_model(
         base_model=config.model,
         datasets=datasets,
         tags=["paraphrase", "differential-privacy", *(["peft", "lora"] if config.lora_rank else [])],
-        text={
-            "title": f"{Path(config.model).name} fine-tuned as a DP paraphraser for deid-hf",
-            "summary": (
-                f"`{display_name(config.model)}` fine-tuned to paraphrase in the "
-                f'"source => paraphrase" format '
-                f"(Witteveen & Andrews 2019; Mattern et al. 2022) on {metrics['train_pairs']} pairs "
-                f"({config.pairs}), {metrics['steps']} optimizer steps"
-                f"{_adapter_note(config)}"
-                f". Held-out loss per "
-                f"paraphrase token: {metrics['eval_loss_before']:.3f} before, "
-                f"{metrics['eval_loss']:.3f} after fine-tuning."
-            ),
-            "usage": 'pipe = deid_hf.pipeline("deid-paraphrase", model="<this folder>")\n'
-            'pipe("Text to paraphrase.", epsilon=75.0, max_new_tokens=48)',
-            "privacy": (
-                f"Clamp bounds [{bounds.low:.3f}, {bounds.high:.3f}] (10% logit quantile, 90% quantile "
-                f"of the top logit, on held-out pairs; stored as `deid_hf_clamp` in "
-                f"{'`' + ADAPTER_FILE + '`' if config.lora_rank else 'the config'}), "
-                f"sensitivity "
-                f"{bounds.sensitivity:.3f}: sampling at temperature T = 2 * {bounds.sensitivity:.3f} "
-                f"/ epsilon is an exponential mechanism with epsilon per generated token, epsilon * n "
-                f"for n tokens (Mattern et al. 2022, sec. 4.2). The fine-tuning data is not "
-                f"protected by that guarantee."
-            ),
-            "limits": (
-                "A 135M-parameter model paraphrases loosely; at the per-token epsilon needed for "
-                "fluent text the guarantee is weak (see the deid-hf README for the measured "
-                "trade-off). Named entities of the input can be copied into the output."
-            ),
-        },
+        text=_card_text(config, metrics, bounds),
     )
 
 

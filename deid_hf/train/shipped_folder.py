@@ -177,29 +177,73 @@ def _default_data(config, held: str) -> str:
     )
 
 
-def _write_card(folder: Path, config, metrics: dict, sources: list[str]) -> None:
-    from ..export.cards import write_card
-    from ..models import REGISTRY
-    from .loop import recipe_digest
+def _silver_note(config) -> str:
+    """The card's sentence on the silver (distilled) training data."""
     from .silver import WIKIGOLD_SILVER_ARTICLES
 
-    base = REGISTRY[config.model].base_model if config.model in REGISTRY else config.model
-    name = f"deid-detector-{Path(config.model).name}"
+    if not (config.silver_per_source and config.data == "default"):
+        return "No silver (distilled) data."
+    return (
+        f"Silver (distilled) data: up to {config.silver_per_source} texts per source"
+        f"{' (all texts of ' + ', '.join(config.silver_whole) + ')' if config.silver_whole else ''} labelled "
+        f"by the `{config.silver_detector}` detector under the {config.silver_policy} policy "
+        f"(deid_hf.train.silver; wikigold's silver text is its first {WIKIGOLD_SILVER_ARTICLES} articles, "
+        f"the others are held out)."
+    )
+
+
+def _card_summary(config, metrics: dict, sources: list[str]) -> str:
+    """The card's summary: the base, the data, the schedule, the recipe, the held-out metrics, the files."""
+    from .loop import recipe_digest
+
     schedule = "" if metrics["completed"] else f" (stopped early, of {metrics['total_steps']} planned)"
     held = (
         f"patients of fold {config.held_out_fold} of {config.folds} (patient-level folds) held out"
         if config.held_out_fold is not None
         else "every dev patient trained on; the held-out patients of the corpus are measured separately"
     )
-    silver = (
-        f"Silver (distilled) data: up to {config.silver_per_source} texts per source"
-        f"{' (all texts of ' + ', '.join(config.silver_whole) + ')' if config.silver_whole else ''} labelled "
-        f"by the `{config.silver_detector}` detector under the {config.silver_policy} policy "
-        f"(deid_hf.train.silver; wikigold's silver text is its first {WIKIGOLD_SILVER_ARTICLES} articles, "
-        f"the others are held out)."
-        if config.silver_per_source and config.data == "default"
-        else "No silver (distilled) data."
+    return (
+        f"`{config.model}` fine-tuned for token classification over the deid-hf label schema in BIO "
+        f"({len(BIO_LABELS)} labels: {', '.join(LABELS)}) on {metrics['train_documents']} "
+        f"documents ({metrics['train_windows']} windows of {config.max_length} tokens, stride "
+        f"{config.stride}), {metrics['steps']} optimizer steps"
+        f"{schedule}"
+        f", seed {config.seed}. Training data: {', '.join(sources)}"
+        f"{_default_data(config, held) if config.data == 'default' else ''}. {_silver_note(config)}\n\n"
+        f"Recipe: `deid-hf train-detector OUT` with the defaults of `DetectorConfig` (digest "
+        f"`{recipe_digest(config)}`; the full config is in `{TRAINING_FILE}`).\n\n"
+        f"Held-out token metrics (EVALUATION.md of deid-hf, label-agnostic; the model alone, no "
+        f"identifier policy):\n\n{_metrics_table(metrics)}\n\n"
+        f"Files: `model_quantized.onnx` (ONNX, int8 dynamic quantization: what deid-hf runs; config "
+        f"{metrics.get('onnx', {}).get('quantization', 'not exported')}), `model.safetensors` "
+        f"(PyTorch: linear layers int8 per output channel in the compressed-tensors format, the rest "
+        f"fp16; transformers loads it with `compressed-tensors` installed), the tokenizer, "
+        f"`deid_hf_vocabulary.json` (words frequent across the gold training corpora outside any "
+        f"identifier: the identifier policy's corpus vocabulary), `{TRAINING_FILE}` and "
+        f"`deid_hf_manifest.json` (size and SHA-256 of every file)."
     )
+
+
+#: the card's intended use and limits
+CARD_LIMITS = (
+    "Intended use: finding personal information (names, places, dates, contact details, "
+    "identifying numbers) in English free text before replacement, as one detector of a "
+    "deid-hf ensemble or alone where speed matters. Limits: the tokenizer is uncased, so "
+    "capitalisation carries no signal (see the per case-group figures); trained on synthetic "
+    "records and on the notes of one hospital's ICU (MIMIC-II, surrogate PHI), so other "
+    "note types, institutions and languages will see lower recall; the clinical training set "
+    "is small (a few hundred PHI spans). Detection is never perfect and a privacy guarantee "
+    "holds only for what is detected: review a sample."
+)
+
+
+def _write_card(folder: Path, config, metrics: dict, sources: list[str]) -> None:
+    from ..export.cards import write_card
+    from ..models import REGISTRY
+    from .loop import recipe_digest
+
+    base = REGISTRY[config.model].base_model if config.model in REGISTRY else config.model
+    name = f"deid-detector-{Path(config.model).name}"
     write_card(
         folder,
         kind="token-classification",
@@ -212,26 +256,7 @@ def _write_card(folder: Path, config, metrics: dict, sources: list[str]) -> None
         extra={"deid_hf_recipe": recipe_digest(config)},
         text={
             "title": f"{Path(config.model).name} fine-tuned as a PII/PHI token classifier for deid-hf",
-            "summary": (
-                f"`{config.model}` fine-tuned for token classification over the deid-hf label schema in BIO "
-                f"({len(BIO_LABELS)} labels: {', '.join(LABELS)}) on {metrics['train_documents']} "
-                f"documents ({metrics['train_windows']} windows of {config.max_length} tokens, stride "
-                f"{config.stride}), {metrics['steps']} optimizer steps"
-                f"{schedule}"
-                f", seed {config.seed}. Training data: {', '.join(sources)}"
-                f"{_default_data(config, held) if config.data == 'default' else ''}. {silver}\n\n"
-                f"Recipe: `deid-hf train-detector OUT` with the defaults of `DetectorConfig` (digest "
-                f"`{recipe_digest(config)}`; the full config is in `{TRAINING_FILE}`).\n\n"
-                f"Held-out token metrics (EVALUATION.md of deid-hf, label-agnostic; the model alone, no "
-                f"identifier policy):\n\n{_metrics_table(metrics)}\n\n"
-                f"Files: `model_quantized.onnx` (ONNX, int8 dynamic quantization: what deid-hf runs; config "
-                f"{metrics.get('onnx', {}).get('quantization', 'not exported')}), `model.safetensors` "
-                f"(PyTorch: linear layers int8 per output channel in the compressed-tensors format, the rest "
-                f"fp16; transformers loads it with `compressed-tensors` installed), the tokenizer, "
-                f"`deid_hf_vocabulary.json` (words frequent across the gold training corpora outside any "
-                f"identifier: the identifier policy's corpus vocabulary), `{TRAINING_FILE}` and "
-                f"`deid_hf_manifest.json` (size and SHA-256 of every file)."
-            ),
+            "summary": _card_summary(config, metrics, sources),
             "usage": (
                 f"from transformers import pipeline\n"
                 f'pipe = pipeline("token-classification", model="{name}", '
@@ -240,15 +265,6 @@ def _write_card(folder: Path, config, metrics: dict, sources: list[str]) -> None
                 f'deid_hf.pipeline("deid-substitution", detector=deid_hf.detect.TokenClassificationDetector('
                 f'"{name}", backend="onnx", int8=True))'
             ),
-            "limits": (
-                "Intended use: finding personal information (names, places, dates, contact details, "
-                "identifying numbers) in English free text before replacement, as one detector of a "
-                "deid-hf ensemble or alone where speed matters. Limits: the tokenizer is uncased, so "
-                "capitalisation carries no signal (see the per case-group figures); trained on synthetic "
-                "records and on the notes of one hospital's ICU (MIMIC-II, surrogate PHI), so other "
-                "note types, institutions and languages will see lower recall; the clinical training set "
-                "is small (a few hundred PHI spans). Detection is never perfect and a privacy guarantee "
-                "holds only for what is detected: review a sample."
-            ),
+            "limits": CARD_LIMITS,
         },
     )

@@ -1,0 +1,7 @@
+"""``python -m deid_hf.cli``."""
+
+import sys
+
+from . import main
+
+sys.exit(main())
