@@ -1,4 +1,5 @@
-"""`deid-hf audit canary|reid|all IN`: the audits on a corpus file, with a progress bar, into one report."""
+"""`deid-hf audit canary|reid|all IN` and `deid-hf audit dp`: the audits, with a progress bar, into one
+report."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ CONSISTENT_SUFFIX = "+consistent"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The sub-commands and options of ``deid-hf audit``."""
     sub = parser.add_subparsers(dest="audit", required=True)
+    _add_dp_arguments(sub)
     for name, help_text in (
         ("canary", "canary recall: synthetic identifiers in copies of a sample, and the share that survive"),
         ("reid", "re-identification: a TF-IDF attacker names the person behind each de-identified document"),
@@ -44,6 +46,51 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                 f"NAME{CONSISTENT_SUFFIX}: that strategy with one substitution table for the corpus",
             )
             audit.add_argument("--top-k", type=int, default=5)
+
+
+def _add_dp_arguments(sub) -> None:
+    dp = sub.add_parser(
+        "dp", help="DP paraphraser: a distinguishing attack gives a measured lower bound on its epsilon"
+    )
+    dp.add_argument("--out", default="audit", help="folder of the report (audit.json/.md/.html)")
+    dp.add_argument(
+        "--model", default=None, help="paraphraser (default: the shipped smollm2-135m-paraphraser)"
+    )
+    dp.add_argument("--epsilons", default="1,10,75", help="comma-separated per-token epsilons attacked")
+    dp.add_argument("--trials", type=int, default=200, help="outputs sampled from each sentence of a pair")
+    dp.add_argument("--max-new-tokens", type=int, default=24)
+    dp.add_argument("--seed", type=int, default=0)
+
+
+def run_dp(args: argparse.Namespace, console) -> int:
+    """`deid-hf audit dp`: the attack at each epsilon, into the report."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress
+
+    from ..pipelines import pipeline
+    from .dp_attack import run_dp_audit
+    from .report import write_audit_report
+
+    try:
+        epsilons = [float(e) for e in args.epsilons.split(",") if e.strip()]
+    except ValueError:
+        raise InputError(f"--epsilons must be comma-separated numbers, got {args.epsilons!r}") from None
+    if not epsilons or any(e <= 0 for e in epsilons):
+        raise InputError(f"--epsilons must be positive numbers, got {args.epsilons!r}")
+    pipe = pipeline("deid-paraphrase", model=args.model)
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn()) as bar:
+        task = bar.add_task("distinguishing attacks", total=None)
+        section = run_dp_audit(
+            pipe,
+            epsilons,
+            trials=args.trials,
+            max_new_tokens=args.max_new_tokens,
+            seed=args.seed,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
+    configuration = {"paraphraser": args.model or "smollm2-135m-paraphraser", "epsilons": epsilons}
+    written = write_audit_report(args.out, {"dp": section}, configuration)
+    console.print(f"wrote the audit report to {written['md']}")
+    return 0
 
 
 def pipeline_options(args: argparse.Namespace) -> dict:
@@ -130,6 +177,8 @@ def reid_variants(args, options: dict, texts, groups, bar) -> dict[str, Callable
 
 def run(args: argparse.Namespace, console) -> int:
     """Run the audit(s) asked for and write the report; prints where it went."""
+    if args.audit == "dp":
+        return run_dp(args, console)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     from ..pipelines import pipeline

@@ -71,6 +71,27 @@ def reid_tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
     return [("Re-identification attack", head, rows)]
 
 
+def dp_tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, header, rows) of the DP paraphraser's distinguishing attack."""
+    head = ["epsilon per token", "pair", "nominal epsilon", "measured lower bound", "FPR", "FNR"]
+    rows = [
+        [
+            f"{r['epsilon_token']:g}",
+            str(r["pair"]),
+            f"{r['epsilon_nominal']:g}",
+            f"{r['epsilon_lower_bound']:.2f}",
+            _rate(r["false_positive_rate"]),
+            _rate(r["false_negative_rate"]),
+        ]
+        for r in result["results"]
+    ]
+    return [("DP paraphraser: distinguishing attack", head, rows)]
+
+
+#: the report's sections, in order, with their tables
+SECTIONS = {"canary": canary_tables, "reid": reid_tables, "dp": dp_tables}
+
+
 def summary_lines(report: dict) -> list[str]:
     """What was measured, in sentences."""
     lines = [f"Configuration: {json.dumps(report.get('configuration', {}), sort_keys=True)}."]
@@ -90,13 +111,19 @@ def summary_lines(report: dict) -> list[str]:
             f"{reid['people_with_two_or_more']} people attacked among {reid['people']} candidates; "
             f"chance top-1 {_rate(reid['chance']['top1'])}, original text top-1 {_rate(original['top1'])}."
         )
+    if dp := report.get("dp"):
+        proved = max(r["epsilon_lower_bound"] for r in dp["results"])
+        lines.append(
+            f"DP paraphraser: {dp['attack']}; {dp['trials']} outputs of each of {dp['pairs']} pairs per "
+            f"epsilon; the largest epsilon proved at 95% confidence is {proved:.2f}."
+        )
     return lines
 
 
 def markdown(report: dict, plots: dict[str, str]) -> str:
     parts = ["# deid-hf audit", "", f"deid-hf {report['version']}.", ""]
     parts += [f"- {line}" for line in summary_lines(report)] + [""]
-    for section, tables in (("canary", canary_tables), ("reid", reid_tables)):
+    for section, tables in SECTIONS.items():
         if section not in report:
             continue
         for title, head, rows in tables(report[section]):
@@ -112,7 +139,7 @@ def html_page(report: dict, images: dict[str, bytes]) -> str:
     esc = html.escape
     body = [f"<h1>deid-hf audit</h1><p>deid-hf {esc(report['version'])}</p><ul>"]
     body += [f"<li>{esc(line)}</li>" for line in summary_lines(report)] + ["</ul>"]
-    for section, tables in (("canary", canary_tables), ("reid", reid_tables)):
+    for section, tables in SECTIONS.items():
         if section not in report:
             continue
         for title, head, rows in tables(report[section]):
@@ -201,15 +228,15 @@ def _write_atomically(path: Path, data: bytes) -> None:
 
 
 def write_audit_report(out: str | Path, sections: dict, configuration: dict | None = None) -> dict[str, Path]:
-    """Write ``sections`` (``{"canary": run_canary_audit(...), "reid": run_reid_audit(...)}``, either or
-    both) as ``audit.json``, ``audit.md``, ``audit.html`` and one PNG per section into the folder ``out``;
-    returns the paths. Without matplotlib (``deid-hf[eval]``) the plots are left out, and the report says
-    so."""
+    """Write ``sections`` (``{"canary": run_canary_audit(...), "reid": run_reid_audit(...), "dp":
+    run_dp_audit(...)}``, any of them) as ``audit.json``, ``audit.md``, ``audit.html`` and one PNG per
+    plotted section into the folder ``out``; returns the paths. Without matplotlib (``deid-hf[eval]``) the
+    plots are left out, and the report says so."""
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise InputError(f"the report folder {out} is a file: name a folder")
-    if not {"canary", "reid"} & set(sections):
-        raise InputError("nothing to report: run the canary or the reid audit")
+    if not set(SECTIONS) & set(sections):
+        raise InputError("nothing to report: run the canary, reid or dp audit")
     out.mkdir(parents=True, exist_ok=True)
     report = {"version": __version__, "configuration": configuration or {}, **sections}
     images, plots, written = {}, {}, {}

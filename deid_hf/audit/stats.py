@@ -42,3 +42,39 @@ def bootstrap_interval(
         return None
     values.sort()
     return values[int(0.025 * (len(values) - 1))], values[math.ceil(0.975 * (len(values) - 1))]
+
+
+def clopper_pearson_upper(hits: int, total: int, alpha: float) -> float:
+    """The exact (Clopper-Pearson) one-sided upper confidence bound at level ``1 - alpha`` of a share of
+    ``hits`` in ``total`` draws: the p at which seeing ``hits`` or fewer has probability ``alpha``."""
+    if total <= 0 or not 0 <= hits <= total:
+        raise ValueError(f"need 0 <= hits <= total and total > 0, got {hits} of {total}")
+    if hits == total:
+        return 1.0
+    low, high = hits / total, 1.0
+    for _ in range(100):  # bisection: the binomial CDF falls as p grows
+        middle = (low + high) / 2
+        if _binomial_cdf(hits, total, middle) > alpha:
+            low = middle
+        else:
+            high = middle
+    return high
+
+
+def _binomial_cdf(hits: int, total: int, p: float) -> float:
+    """P(X <= hits) for X ~ Binomial(total, p), summed in log space."""
+    if p <= 0:
+        return 1.0
+    if p >= 1:
+        return 0.0 if hits < total else 1.0
+    log_p, log_q = math.log(p), math.log1p(-p)
+    terms = [
+        math.lgamma(total + 1)
+        - math.lgamma(k + 1)
+        - math.lgamma(total - k + 1)
+        + k * log_p
+        + (total - k) * log_q
+        for k in range(hits + 1)
+    ]
+    top = max(terms)
+    return min(1.0, math.exp(top) * sum(math.exp(t - top) for t in terms))
