@@ -49,6 +49,12 @@ BOUNDARY_CASES = [
     ("apostrophe name", "Dr. O'Brien called.", [("Brien", "PERSON")], ["O'Brien"]),
     ("hyphenated name", "Jean-Luc Picard came.", [("Luc Picard", "PERSON")], ["Jean-Luc Picard"]),
     ("hyphenated name in parts", "Jean-Luc came.", [("Jean", "PERSON"), ("Luc", "PERSON")], ["Jean-Luc"]),
+    (
+        "further mention in a hyphenated word",
+        "Kenji Tanaka came. Tanaka-Smith left.",
+        [("Kenji Tanaka", "PERSON")],
+        ["Kenji Tanaka", "Tanaka-Smith"],
+    ),
     ("name particle", "Vincent van Gogh painted it.", [("Vincent van Gogh", "PERSON")], ["Vincent van Gogh"]),
     ("ALL-CAPS line", "PT SEEN BY DR TANAKA TODAY", [("TANAKA", "PERSON")], ["TANAKA"]),
     ("ALL-CAPS possessive", "PT TANAKA'S WIFE CALLED", [("TANAKA'S", "PERSON")], ["TANAKA"]),
