@@ -38,6 +38,7 @@ COLUMNS = [
     "neighbour_taken",
     "token_precision",
     "token_recall",
+    "missed_tokens",
     "docs_per_s",
 ]
 PRESIDIO_SPLITS = {"tuning": PRESIDIO_TUNING, "held-out": PRESIDIO_HELD_OUT}
@@ -92,7 +93,11 @@ def measure(corpus: str, detector: str, docs) -> dict:
             row[key] += value
     gold = [GoldDocument(d.text, tuple(GoldSpan(s, e, lab) for s, e, lab in d.spans)) for d in docs]
     report = detection_report(gold, predicted)
-    row.update(token_precision=report["token_precision"], token_recall=report["token_recall"])
+    row.update(
+        token_precision=report["token_precision"],
+        token_recall=report["token_recall"],
+        missed_tokens=report["fn"],
+    )
     row["docs_per_s"] = len(docs) / seconds
     return row
 

@@ -93,6 +93,7 @@ def fast_pipe():
         ("Dr. Tanaka reviewed the chart.", "reviewed the chart."),
         ("Visited Mayo Clinic yesterday.", "Visited "),
         ("Kenji Tanaka's wife Yuki called.", "'s wife "),
+        ("SEEN BY DR RONAYNE GOOD PEDAL PULSES", " GOOD PEDAL PULSES"),
     ],
 )
 def test_the_issue_sentences_keep_their_neighbouring_words(fast_pipe, text, kept):

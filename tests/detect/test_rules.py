@@ -181,6 +181,8 @@ def test_learned_span_rules(rule, text, piece, label, kept):
 CONTEXT_CASES = [
     ("context.after-doctor-title", "seen by Dr. Wojcik and Dr. Ferrante", {"Wojcik", "Ferrante"}),
     ("context.after-doctor-title", "Dr. Tanaka reviewed the chart.", {"Tanaka"}),
+    ("context.after-doctor-title", "SEEN BY DR RONAYNE GOOD PEDAL PULSES", {"RONAYNE"}),
+    ("context.after-patient-title", "WIFE OF MR JOHN SMITH CALLED", {"JOHN SMITH"}),
     ("context.after-clinician-title", "plan reviewed with NP Halvorsen", {"Halvorsen"}),
     ("context.initial-and-surname", "signed R. Lindqvist", {"R. Lindqvist"}),
     ("context.signature", "note by Laura Pennington, RN", {"Laura Pennington"}),

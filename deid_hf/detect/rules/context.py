@@ -107,15 +107,14 @@ def names_are_capitalised(text: str, position: int) -> bool:
     return uses_capitals(text) and not careless_casing(text) and not in_caps_line(text, position)
 
 
-def _ends_capitalised_name(word: str, first: str, text: str, position: int) -> bool:
-    """A lower-case word after a capitalised name word, no name particle ("van", "de"), where casing tells
-    names: the verb of "Dr. Tanaka reviewed" ends the name."""
-    return (
-        first[:1].isupper()
-        and word.islower()
-        and word not in NAME_PARTICLES
-        and names_are_capitalised(text, position)
-    )
+def _ends_name(word: str, first: str, text: str, position: int) -> bool:
+    """Whether ``word``, after the name word beginning with ``first``, is no part of the name. Where casing
+    tells names, a lower-case word after a capitalised one, no name particle ("van", "de"): the verb of
+    "Dr. Tanaka reviewed". Where it says nothing (an ALL-CAPS line, a text without capitals), a frequent
+    word that is no known name: "DR RONAYNE GOOD PEDAL", "dr tanaka reviewed"."""
+    if names_are_capitalised(text, position):
+        return first.isupper() and word.islower() and word not in NAME_PARTICLES
+    return zipf(word) >= COMMON_WORD_ZIPF and not is_name_word(word) and word.lower() not in NAME_PARTICLES
 
 
 def name_run(
@@ -130,7 +129,7 @@ def name_run(
 ):
     """(start, end) of up to ``limit`` name words (initials allowed between them) from ``start``; None if
     the first word is not a name word (a known name with ``known_first``). A lower-case word after a
-    capitalised one ends the run where casing tells names (`_ends_capitalised_name`)."""
+    capitalised one, or a frequent word where casing says nothing, ends the run (`_ends_name`)."""
     pattern = re.compile(rf"(?:({_INITIAL})\s+)?({_W})")
     pos, end, count = start, None, 0
     first = None
@@ -144,7 +143,7 @@ def name_run(
         if (
             not name_word(word, max_zipf, any_known, vocabulary, strong)
             or (count == 0 and known_first and not is_name_word(word))
-            or (first is not None and _ends_capitalised_name(word, text[first], text, m.start(2)))
+            or (first is not None and _ends_name(word, text[first], text, m.start(2)))
         ):
             if initial and end is None:  # "L. RUUSKA" fails; a lone initial is not a name
                 return None
