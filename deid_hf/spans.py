@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 
+import regex
+
 from .errors import InputError
 
 #: Common label schema of all detectors (docs: concepts/detectors.md, "Label schema").
@@ -109,4 +111,50 @@ def trim_edge_words(text: str, span: Span, unwanted: Callable[[str], bool]) -> S
     end = words[last][1] if last < len(words) - 1 else span.end
     if not any(ch.isalnum() for ch in text[start:end]):
         return None
+    return span if (start, end) == (span.start, span.end) else dataclasses.replace(span, start=start, end=end)
+
+
+#: letters of scripts that separate words with spaces, and digits: what one word is made of
+_WORD_CHAR = regex.compile(r"[\p{Latin}\p{Greek}\p{Cyrillic}\p{Hangul}\p{Nd}]")
+_LETTER = regex.compile(r"[\p{Latin}\p{Greek}\p{Cyrillic}\p{Hangul}]")
+#: a hyphen or apostrophe between two letters joins them into one word ("Swan-Ganz", "O'Brien")...
+_JOINERS = "-'’"
+#: ...but an apostrophe before a clitic ends the word before it ("Tanaka's", "she'll")
+_CLITIC = re.compile(r"['’](?:s|d|ll|re|ve|t|m)(?![^\W\d_])", re.IGNORECASE)
+#: at most this many characters added on each side when a span is snapped out to whole words
+SNAP_MAX = 32
+
+
+def _letter_at(text: str, position: int) -> bool:
+    return 0 <= position < len(text) and _LETTER.match(text, position) is not None
+
+
+def cuts_word(text: str, position: int) -> bool:
+    """Whether ``position`` lies inside one word of ``text``: between two letters or digits of a script
+    written with spaces, or at a hyphen or apostrophe between two letters ("Swan-|Ganz", "O'|Brien"; not
+    before a clitic: "Tanaka|'s")."""
+    if not 0 < position < len(text):
+        return False
+    before, after = text[position - 1], text[position]
+    if _WORD_CHAR.match(before) and _WORD_CHAR.match(after):
+        return True
+    if after in _JOINERS and _letter_at(text, position - 1) and _letter_at(text, position + 1):
+        return not _CLITIC.match(text, position)
+    if before in _JOINERS and _letter_at(text, position) and _letter_at(text, position - 2):
+        return not _CLITIC.match(text, position - 1)
+    return False
+
+
+def snap_to_words(text: str, span: Span) -> Span:
+    """``span`` widened so that neither edge cuts a word (`cuts_word`), by at most SNAP_MAX characters a side
+    (a longer run of word characters is left as it is)."""
+    start, end = span.start, span.end
+    while start > span.start - SNAP_MAX and cuts_word(text, start):
+        start -= 1
+    while end < span.end + SNAP_MAX and cuts_word(text, end):
+        end += 1
+    if cuts_word(text, start):
+        start = span.start
+    if cuts_word(text, end):
+        end = span.end
     return span if (start, end) == (span.start, span.end) else dataclasses.replace(span, start=start, end=end)

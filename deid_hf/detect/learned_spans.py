@@ -32,7 +32,7 @@ _HONORIFICS = re.compile(
 #: a numeric date with dots ("04.03.2021", "3.4.21"), which the date rules leave to context
 _DOTTED_DATE = re.compile(r"^\d{1,2}\.\d{1,2}\.(?:\d{2}|\d{4})$")
 #: lower-case words of a name ("Staël de Holstein", "van Gogh"): kept in a learned name span
-_NAME_PARTICLES = frozenset(
+NAME_PARTICLES = frozenset(
     "al bin da das de dei del della den der des di dos du ibn la le ten ter van von".split()  # noqa: SIM905
 )
 #: a possessive that ends a span ("Budjana 's", "CHICAGO'S", "Chicago's.")
@@ -74,7 +74,7 @@ def _is_common_edge_word(written: str) -> bool:
         and word.islower()
         and zipf(word) >= COMMON_WORD_ZIPF
         and word not in person_names()
-        and word not in _NAME_PARTICLES
+        and word not in NAME_PARTICLES
     )
 
 

@@ -9,7 +9,7 @@ import itertools
 import re
 from dataclasses import replace
 
-from ..spans import Span, label_priority, merge_spans
+from ..spans import Span, label_priority, merge_spans, snap_to_words
 from .lexicon import zipf
 from .text_shape import PROPAGATED_NAME_COMMON_ZIPF
 
@@ -40,7 +40,8 @@ def split_mention(mention: str) -> list[tuple[int, int, str]]:
 
 def add_repeated_mentions(text: str, spans: list[Span]) -> list[Span]:
     """Also mark every other whole-word occurrence of a detected item (a name detected once is protected
-    everywhere in the document; ZSTS's substitution table then replaces it consistently).
+    everywhere in the document; ZSTS's substitution table then replaces it consistently); one inside a
+    hyphenated word is widened to it ("Tanaka" of "Tanaka-Smith": `spans.snap_to_words`).
 
     One pass over the text (candidates indexed by their first two characters), so that a long document
     with thousands of distinct items stays linear instead of one search per item."""
@@ -61,7 +62,7 @@ def add_repeated_mentions(text: str, spans: list[Span]) -> list[Span]:
                 k = bisect.bisect_right(starts, i) - 1
                 if k < 0 or covered[k].end < end:
                     span = surfaces[surface]
-                    found.append(Span(i, end, span.label, span.score, "repeat"))
+                    found.append(snap_to_words(text, Span(i, end, span.label, span.score, "repeat")))
     return merge_spans(found)
 
 
@@ -136,5 +137,5 @@ def add_name_mentions(text: str, spans: list[Span]) -> list[Span]:
                 continue
             if common and re.search(r"(?:^|[.!?]\s+|\n\s*)$", text[max(0, start - 100) : start]):
                 continue
-            found.append(Span(start, end, "PERSON", 1.0, "repeat"))
+            found.append(snap_to_words(text, Span(start, end, "PERSON", 1.0, "repeat")))
     return merge_spans(found)

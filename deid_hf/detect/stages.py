@@ -20,6 +20,7 @@ from .clinical import extend_places
 from .learned_spans import keep_trained
 from .mentions import add_name_mentions, add_repeated_mentions, consistent_mentions
 from .rules import decided, recording_active
+from .rules.boundaries import exact_boundaries
 from .rules.dates import find_dates
 from .rules.identifiers import apply_policy
 from .rules.phones import find_phones
@@ -151,6 +152,10 @@ def _letterless_names(owner, document: Document) -> list[Span]:
     return [letterless_names(document.text, s) for s in document.spans]
 
 
+def _word_boundaries(owner, document: Document) -> list[Span]:
+    return exact_boundaries(document.text, document.spans)
+
+
 def _patterns_and_deny_list(owner, document: Document) -> list[Span]:
     return merge_spans([*document.spans, *(s for d in owner.extra for s in d.detect(document.text))])
 
@@ -184,6 +189,13 @@ DETECTION_STAGES: list[Stage] = [
     _each("merge", "policy", _merge, "overlaps merged, places extended over a head word", record="added"),
     _each("score threshold", "user options", _score_threshold, "spans scored below the threshold dropped"),
     _each("letterless names", "user options", _letterless_names, "a name without letters relabelled"),
+    _each(
+        "word boundaries",
+        "user options",
+        _word_boundaries,
+        "edges moved out to whole words, common lower-case words cut from names' edges",
+        record="none",
+    ),
     _each("patterns and deny list", "user options", _patterns_and_deny_list, "the user's patterns and terms"),
     _each("mentions", "user options", _mentions, "further mentions of what was found, and of name parts"),
     _each("allow list", "user options", _allow_list, "allow-listed words trimmed from the spans' edges"),

@@ -6,6 +6,7 @@ import pytest
 from deid_hf.detect.clinical import ClinicalContextDetector
 from deid_hf.detect.learned_spans import keep_trained
 from deid_hf.detect.rules import RULES, Rule, recording, register_rule
+from deid_hf.detect.rules.boundaries import exact_boundaries
 from deid_hf.detect.rules.dates import find_dates
 from deid_hf.detect.rules.identifiers import apply_policy
 from deid_hf.detect.rules.phones import find_phones
@@ -179,6 +180,9 @@ def test_learned_span_rules(rule, text, piece, label, kept):
 # (rule, text, what that context rule finds)
 CONTEXT_CASES = [
     ("context.after-doctor-title", "seen by Dr. Wojcik and Dr. Ferrante", {"Wojcik", "Ferrante"}),
+    ("context.after-doctor-title", "Dr. Tanaka reviewed the chart.", {"Tanaka"}),
+    ("context.after-doctor-title", "SEEN BY DR RONAYNE GOOD PEDAL PULSES", {"RONAYNE"}),
+    ("context.after-patient-title", "WIFE OF MR JOHN SMITH CALLED", {"JOHN SMITH"}),
     ("context.after-clinician-title", "plan reviewed with NP Halvorsen", {"Halvorsen"}),
     ("context.initial-and-surname", "signed R. Lindqvist", {"R. Lindqvist"}),
     ("context.signature", "note by Laura Pennington, RN", {"Laura Pennington"}),
@@ -186,6 +190,11 @@ CONTEXT_CASES = [
     ("context.after-kinship-word", "her son Teodor visited", {"Teodor"}),
     ("context.after-call-word", "paged Kevin Oduya re labs", {"Kevin Oduya"}),
     ("context.facility-name", "came from Briarwood Hospital", {"Briarwood Hospital"}),
+    (
+        "context.facility-name",
+        "Visited Mayo Clinic today. Memorial Hospital called.",
+        {"Mayo Clinic", "Memorial Hospital"},
+    ),
     ("context.university", "studies at University of Leeds", {"University of Leeds"}),
     ("context.ward-name", "back to Ellisfield 4 tonight", {"Ellisfield"}),
     ("context.hospital-initialism", "transferred to BMC; due to SDH", {"BMC"}),
@@ -200,7 +209,23 @@ def test_context_rules(rule, text, found):
     assert {text[d.start : d.end] for d in log if d.rule == rule} == found
 
 
-TABLES = [DATE_CASES, PHONE_CASES, IDENTIFIER_CASES, LEARNED_CASES, CONTEXT_CASES]
+# (rule, text, a detector's span: piece, label; what is kept of it; tests/detect/test_boundaries.py has more)
+BOUNDARY_CASES = [
+    ("boundary.whole-words", "The Swan-Ganz was placed.", "Ganz", "OTHER", {"Swan-Ganz"}),
+    ("boundary.name-edge-words", "Dr. Tanaka reviewed the chart.", "Tanaka reviewed", "PERSON", {"Tanaka"}),
+]
+
+
+@pytest.mark.parametrize(("rule", "text", "piece", "label", "kept"), BOUNDARY_CASES)
+def test_boundary_rules(rule, text, piece, label, kept):
+    span = _span(text, piece, label, 0.9, "spacy")
+    with recording() as log:
+        found = exact_boundaries(text, [span])
+    assert {text[s.start : s.end] for s in found} == kept
+    assert {d.rule for d in log} == {rule}
+
+
+TABLES = [DATE_CASES, PHONE_CASES, IDENTIFIER_CASES, LEARNED_CASES, CONTEXT_CASES, BOUNDARY_CASES]
 
 
 def test_every_registered_rule_has_a_row_a_reason_and_examples():

@@ -41,13 +41,14 @@ def test_the_stages_run_in_one_declared_order():
         "merge",
         "score threshold",
         "letterless names",
+        "word boundaries",
         "patterns and deny list",
         "mentions",
         "allow list",
         "entity filter",
         "one label per surface",
     ]
-    assert [s.part for s in DETECTION_STAGES] == ["policy"] * 6 + ["user options"] * 6 + ["replacement"]
+    assert [s.part for s in DETECTION_STAGES] == ["policy"] * 6 + ["user options"] * 7 + ["replacement"]
 
 
 @pytest.fixture

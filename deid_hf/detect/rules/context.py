@@ -10,13 +10,17 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..casing import in_caps_line
+from ..learned_spans import NAME_PARTICLES
 from ..lexicon import Vocabulary, is_clinical_term, is_name_word, person_names, stop_words, zipf
 from ..text_shape import (
     ASCII_WORD,
     ASCII_WORD_NO_BACKTRACK,
+    COMMON_WORD_ZIPF,
     FACILITY_NAME_MAX_ZIPF,
     SIGNATURE_NAME_MAX_ZIPF,
     WARD_NAME_MAX_ZIPF,
+    careless_casing,
+    sentence_start,
     uses_capitals,
 )
 from . import Rule, register_rule
@@ -97,6 +101,22 @@ def name_word(
     return is_name_word(w) or (any_known and w in person_names()) or zipf(w) < max_zipf
 
 
+def names_are_capitalised(text: str, position: int) -> bool:
+    """Casing tells names at ``position``: the text capitalises (`uses_capitals`), never begins a sentence in
+    lower case (`careless_casing`) and the line is no ALL-CAPS line."""
+    return uses_capitals(text) and not careless_casing(text) and not in_caps_line(text, position)
+
+
+def _ends_name(word: str, first: str, text: str, position: int) -> bool:
+    """Whether ``word``, after the name word beginning with ``first``, is no part of the name. Where casing
+    tells names, a lower-case word after a capitalised one, no name particle ("van", "de"): the verb of
+    "Dr. Tanaka reviewed". Where it says nothing (an ALL-CAPS line, a text without capitals), a frequent
+    word that is no known name: "DR RONAYNE GOOD PEDAL", "dr tanaka reviewed"."""
+    if names_are_capitalised(text, position):
+        return first.isupper() and word.islower() and word not in NAME_PARTICLES
+    return zipf(word) >= COMMON_WORD_ZIPF and not is_name_word(word) and word.lower() not in NAME_PARTICLES
+
+
 def name_run(
     text: str,
     start: int,
@@ -108,7 +128,8 @@ def name_run(
     strong: bool = False,
 ):
     """(start, end) of up to ``limit`` name words (initials allowed between them) from ``start``; None if
-    the first word is not a name word (a known name with ``known_first``)."""
+    the first word is not a name word (a known name with ``known_first``). A lower-case word after a
+    capitalised one, or a frequent word where casing says nothing, ends the run (`_ends_name`)."""
     pattern = re.compile(rf"(?:({_INITIAL})\s+)?({_W})")
     pos, end, count = start, None, 0
     first = None
@@ -119,8 +140,10 @@ def name_run(
         initial, word = m.group(1), m.group(2)
         if initial and not (len(initial) == 2 or text[m.end(1) : m.start(2)].strip() == ""):
             break
-        if not name_word(word, max_zipf, any_known, vocabulary, strong) or (
-            count == 0 and known_first and not is_name_word(word)
+        if (
+            not name_word(word, max_zipf, any_known, vocabulary, strong)
+            or (count == 0 and known_first and not is_name_word(word))
+            or (first is not None and _ends_name(word, text[first], text, m.start(2)))
         ):
             if initial and end is None:  # "L. RUUSKA" fails; a lone initial is not a name
                 return None
@@ -258,7 +281,14 @@ def _facility_words(text: str, m: re.Match, vocabulary) -> list[re.Match]:
         ):
             break
         kept.insert(0, w)
+    if len(kept) > 1 and _capitalised_by_position(text, m.start(1) + kept[0].start(), kept[0].group()):
+        kept.pop(0)  # "Visited Mayo Clinic": the capital of a sentence's first word says nothing
     return kept
+
+
+def _capitalised_by_position(text: str, start: int, word: str) -> bool:
+    """A frequent word, no known name, that begins a sentence: its capital tells no name."""
+    return zipf(word) >= COMMON_WORD_ZIPF and not is_name_word(word) and sentence_start(text, start)
 
 
 def _before_facility_word(text, vocabulary, bounds):
