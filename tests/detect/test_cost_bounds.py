@@ -97,3 +97,13 @@ def test_pathological_shapes_cost_bounded_in_our_code(units, size):
     assert cost < PROSE_FACTOR * prose + 0.2
     assert len(seen) == len(bounded) == len(text)
     assert max(map(len, seen.split()), default=0) <= MAX_RUN
+
+
+@pytest.mark.parametrize("unit", ["+1 ", "ab\n", "a.", "(", "1", "a"])
+def test_fast_detector_on_pathological_shapes_costs_about_prose(unit):
+    """The whole `fast` detector (spaCy and every pattern, phone matching included) on a shape costs about
+    what prose of the same size costs ("+1 " runs and many short lines were slow in phone matching)."""
+    fast = get_detector("fast")
+    size = 20_000
+    prose = min(seconds(fast.detect_batch, [shaped(PROSE, size)]) for _ in range(2))
+    assert seconds(fast.detect_batch, [model_text(shaped(unit, size))]) < PROSE_FACTOR * prose + 0.2
