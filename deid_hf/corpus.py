@@ -26,7 +26,7 @@ from .corpus_guard import (
     output_lock,
     run_fingerprint,
 )
-from .errors import InputError, each_alone_on_failure
+from .errors import InputError, each_alone_on_failure, first_line
 from .privacy import aggregate_per_label
 from .privacy.report import PrivacyReport
 
@@ -77,10 +77,6 @@ def _record_group(record: dict, text: str, group_field: str) -> dict:
     if record.get(group_field) in (None, ""):
         raise InputError(f"field {group_field!r} (the group) is missing or empty")
     return {"text": text, "group": record[group_field]}
-
-
-def _first_line(exc: Exception) -> str:
-    return (str(exc).splitlines() or [""])[0][:200]
 
 
 def _batches(pending: list[int], size: int) -> Iterator[list[int]]:
@@ -307,7 +303,7 @@ def process_batch(pipe, records, batch, text_field, p, seed, group_field=None) -
     )
     for (i, _), result in zip(valid, results):
         if isinstance(result, Exception):
-            entries[i] = {"index": i, "error": f"{type(result).__name__}: {_first_line(result)}"}
+            entries[i] = {"index": i, "error": f"{type(result).__name__}: {first_line(result)}"}
         elif result.get("error"):
             entries[i] = {"index": i, "error": result["error"]}
         else:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from deid_hf.errors import DeidError, InputError, each_alone_on_failure
+from deid_hf.errors import DeidError, InputError, each_alone_on_failure, first_line
 from deid_hf.text import model_text
 
 #: per-item error handling of a batch call (``errors=``): "report" puts the error in that item's output,
@@ -70,7 +70,7 @@ def items_of(model_inputs: dict) -> list[dict]:
 def error_message(exc: Exception) -> str:
     if isinstance(exc, DeidError):
         return str(exc)
-    return f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
+    return f"{type(exc).__name__}: {first_line(exc)}"
 
 
 def run_items(items: list[dict], process) -> list[dict]:

@@ -10,7 +10,7 @@ from collections import OrderedDict
 from collections.abc import Hashable
 from typing import NamedTuple
 
-from ..errors import DeidError, InputError, each_alone_on_failure
+from ..errors import DeidError, InputError, each_alone_on_failure, first_line
 from .batching import OverBudget
 from .config import ServeConfig, strategy_spec
 
@@ -33,7 +33,7 @@ class ItemError(Exception):
 def safe_error(exc: BaseException) -> str:
     """A message for the client: deid-hf's own errors as they are, anything else by type only."""
     if isinstance(exc, (DeidError, ItemError, OverBudget)):
-        return str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
+        return first_line(exc, 300) or type(exc).__name__
     return f"internal error ({type(exc).__name__})"
 
 
