@@ -4,13 +4,15 @@ Submitted items wait in a bounded queue. One worker takes the first waiting item
 until it holds ``max_batch`` items or ``max_wait_ms`` have passed since it took the first, groups the batch
 by key (items with equal options run in one call), runs each group in a worker thread and resolves each
 item's future with its own result or its own exception: one bad item never fails the others. A single
-worker thread runs the model, so the pipelines need not be thread-safe.
+worker thread runs the model (save after a time budget ran out, below), so the pipelines need not be
+thread-safe.
 
 Time budget (``item_budget_s``): a batch of n texts may hold the model thread for n times the budget. A
 batch over it gets `OverBudget` for each of its items, and the batcher moves on in a fresh model thread, so
 the requests behind it are not starved; Python cannot stop a thread, so the old one finishes that call in
-the background (its result is dropped). At most `MAX_ABANDONED` such calls run at once: beyond that the
-batcher waits for one of them before it starts the next batch.
+the background (its result is dropped), sharing the pipelines with the next calls (a call only reads
+their models). At most `MAX_ABANDONED` such calls run at once: beyond that the batcher waits for one of
+them before it starts the next batch.
 """
 
 from __future__ import annotations
