@@ -26,7 +26,7 @@ from .corpus_guard import (
     output_lock,
     run_fingerprint,
 )
-from .errors import InputError
+from .errors import InputError, each_alone_on_failure, first_line
 from .privacy import aggregate_per_label
 from .privacy.report import PrivacyReport
 
@@ -132,6 +132,42 @@ def run_locked(
     mapping_out = Path(mapping_out) if mapping_out is not None else None
     check_paths(input_path, output, mapping_out)
     records = read_records(input_path, split)
+    _check_run(pipe, records, text_field, group_field, seed, fit_corpus)
+    partial = output.with_name(output.name + ".partial.jsonl")
+    fingerprint = run_fingerprint(pipe, input_path, text_field, split, p, seed, group_field)
+    if fit_corpus:  # the vocabulary of the input decides the output: a resume must fit the same way
+        fingerprint["fit_corpus"] = True
+    if restart:
+        partial.unlink(missing_ok=True)
+    done = _read_partial(partial, fingerprint)
+    if done:
+        restore_shared_table(pipe, records, done, text_field, p, seed)
+    pending = [i for i in range(len(records)) if i not in done]
+    if progress:
+        progress(len(done), len(records))
+    with _open_partial(partial, fingerprint) as log:
+        for entries in _entry_batches(pipe, records, pending, batch_size, text_field, p, seed, group_field):
+            _append_durably(log, entries)
+            done.update((e["index"], e) for e in entries)
+            if progress:
+                progress(len(done), len(records))
+    report = _write_results(records, [done[i] for i in range(len(records))], input_path, output, mapping_out)
+    partial.unlink()
+    return report
+
+
+def _entry_batches(pipe, records, pending, batch_size, text_field, p, seed, group_field) -> Iterator[list]:
+    """`process_batch` entries of the pending records, a batch at a time (any order with another engine)."""
+    if hasattr(pipe, "process_batches"):  # another engine, e.g. deid_hf.corpus_ray.RayEngine
+        yield from pipe.process_batches(records, pending, batch_size, text_field, p, seed, group_field)
+        return
+    for batch in _batches(pending, batch_size):
+        yield process_batch(pipe, records, batch, text_field, p, seed, group_field)
+
+
+def _check_run(pipe, records: list, text_field: str, group_field, seed, fit_corpus: bool) -> None:
+    """InputError before any work when no record has the text field or an option cannot be honoured;
+    with ``fit_corpus``, fits the identifier policy's corpus statistics on the whole input."""
     if records and not any(isinstance(r, dict) and text_field in r for r in records):
         fields = sorted({k for r in records if isinstance(r, dict) for k in r if k != "__unreadable__"})
         raise InputError(
@@ -150,39 +186,86 @@ def run_locked(
         fit(
             [r.get(text_field) for r in records if isinstance(r, dict) and isinstance(r.get(text_field), str)]
         )
-    partial = output.with_name(output.name + ".partial.jsonl")
-    fingerprint = run_fingerprint(pipe, input_path, text_field, split, p, seed, group_field)
-    if fit_corpus:  # the vocabulary of the input decides the output: a resume must fit the same way
-        fingerprint["fit_corpus"] = True
-    if restart:
-        partial.unlink(missing_ok=True)
-    done = _read_partial(partial, fingerprint)
-    pending = [i for i in range(len(records)) if i not in done]
-    if progress:
-        progress(len(done), len(records))
+
+
+def restore_shared_table(pipe, records: list, done: dict[int, dict], text_field: str, p, seed) -> None:
+    """Before a resume with a corpus-wide substitution table (``shared_table``): replay the finished
+    records, in the order they were processed, through the strategy with their stored spans (no detection
+    runs), so that the table holds what it held when the run stopped: every original keeps its surrogate and
+    a seeded resume is byte-identical. Nothing is read from or written to disk but the input and the partial
+    output (which holds offsets and surrogates, never an original). Without a seed the draws cannot be
+    replayed: InputError."""
+    table = getattr(pipe, "table", None)
+    if table is None:
+        return
+    if seed is None:
+        raise InputError(
+            "a shared substitution table cannot be resumed without a seed (its surrogates were drawn at "
+            "random and the partial output holds no originals): pass --restart (restart=True), or run "
+            "with --seed to make the run resumable"
+        )
+    from .pipelines.substitution import document_rng
+    from .replace.apply import apply_strategy
+    from .spans import Span
+    from .text import model_text
+
+    for i in sorted(done):
+        if "record" not in done[i]:
+            continue
+        original = records[i][text_field]
+        units = [
+            Span(u["start"], u["end"], u["label"], u["score"], u["source"])
+            for u in done[i]["record"]["deid_spans"]
+        ]
+        spans = _spans_of_units(model_text(original), units, pipe.strategy)
+        apply_strategy(model_text(original), spans, pipe.strategy, p, document_rng(seed, original), table)
+
+
+def _spans_of_units(text: str, units: list, strategy) -> list:
+    """The detected spans behind a record's replacement units: a per-word operator's words of one span
+    (same label, score and source, whitespace between) joined again; other units are their spans."""
+    from .spans import Span
+
+    spans: list = []
+    for unit in units:
+        last = spans[-1] if spans else None
+        if (
+            last is not None
+            and strategy.for_label(unit.label).per_word
+            and (last.label, last.score, last.source) == (unit.label, unit.score, unit.source)
+            and text[last.end : unit.start].isspace()
+        ):
+            spans[-1] = Span(last.start, unit.end, last.label, last.score, last.source)
+        else:
+            spans.append(unit)
+    return spans
+
+
+def _open_partial(partial: Path, fingerprint: dict):
+    """The partial output opened for appending, its fingerprint written first when it is new."""
     fresh = not partial.exists() or partial.stat().st_size == 0
     try:
-        log = open(partial, "a", encoding="utf-8")  # noqa: SIM115 - closed by the with below
+        log = open(partial, "a", encoding="utf-8")  # noqa: SIM115 - the caller closes it
     except OSError as exc:
         raise InputError(f"cannot write {partial}: {exc.strerror}") from None
-    with log:
-        if fresh:
-            log.write(json.dumps({"fingerprint": fingerprint}) + "\n")
-        if hasattr(pipe, "process_batches"):  # another engine, e.g. deid_hf.corpus_ray.RayEngine
-            batches = pipe.process_batches(records, pending, batch_size, text_field, p, seed, group_field)
-        else:
-            batches = (
-                process_batch(pipe, records, b, text_field, p, seed, group_field)
-                for b in _batches(pending, batch_size)
-            )
-        for entries in batches:
-            log.write("".join(json_line(e) for e in entries))
-            log.flush()
-            os.fsync(log.fileno())
-            done.update((e["index"], e) for e in entries)
-            if progress:
-                progress(len(done), len(records))
-    ordered = [done[i] for i in range(len(records))]
+    if fresh:
+        log.write(json.dumps({"fingerprint": fingerprint}) + "\n")
+    return log
+
+
+def _append_durably(log, entries: list[dict]) -> None:
+    try:
+        log.write("".join(json_line(e) for e in entries))
+        log.flush()
+        os.fsync(log.fileno())
+    except OSError as exc:  # a full disk: what is already there stays, a re-run resumes from it
+        raise InputError(
+            f"cannot write {log.name}: {exc.strerror or exc}; free space and run again"
+        ) from None
+
+
+def _write_results(records, ordered: list[dict], input_path: Path, output: Path, mapping_out) -> dict:
+    """Write the output, the mapping (``mapping_out``) and the report; returns the report."""
     write_records([{**records[e["index"]], **e["record"]} for e in ordered if "record" in e], output)
     if mapping_out is not None:
         from .reidentify import write_mapping
@@ -201,11 +284,12 @@ def run_locked(
     tmp = report_path.with_name(f".{report_path.name}.tmp")
     tmp.write_text(json.dumps(report, indent=2), encoding="utf-8")
     durable_replace(tmp, report_path)
-    partial.unlink()
     return report
 
 
 def process_batch(pipe, records, batch, text_field, p, seed, group_field=None) -> list[dict]:
+    """The partial-output entries of the records ``batch`` (indices): ``record``, ``privacy`` (and
+    ``restore``) of each processed record, ``error`` of each bad one."""
     valid, entries = [], {}
     for i in batch:
         try:
@@ -213,34 +297,21 @@ def process_batch(pipe, records, batch, text_field, p, seed, group_field=None) -
             valid.append((i, text if group_field is None else _record_group(records[i], text, group_field)))
         except InputError as exc:
             entries[i] = {"index": i, "error": str(exc)}
-    try:
-        results = (
-            pipe([text for _, text in valid], p=p, seed=seed, batch_size=len(valid), errors="report")
-            if valid
-            else []
-        )
-    except Exception:  # noqa: BLE001 - isolate the failing record(s): one at a time
-        results = []
-        for _, text in valid:
-            try:
-                results.append(pipe(text, p=p, seed=seed))
-            except Exception as exc:  # noqa: BLE001 - reported per record, never aborts the run
-                results.append(exc)
+    results = each_alone_on_failure(
+        lambda texts: pipe(texts, p=p, seed=seed, batch_size=len(texts), errors="report"),
+        [text for _, text in valid],
+    )
     for (i, _), result in zip(valid, results):
-        if isinstance(result, dict) and result.get("error"):
-            entries[i] = {"index": i, "error": result["error"]}
-            continue
         if isinstance(result, Exception):
-            entries[i] = {
-                "index": i,
-                "error": f"{type(result).__name__}: {str(result).splitlines()[0][:200]}",
-            }
-            continue
-        # only what changed: the output takes the other fields, with their types, from the input
-        record = {text_field: result["text"], "deid_spans": result["spans"]}
-        entries[i] = {"index": i, "record": record, "privacy": result["privacy"]}
-        if "restore" in result:  # sealed by `SealedMappingPipe`: ciphertext only
-            entries[i]["restore"] = result["restore"]
+            entries[i] = {"index": i, "error": f"{type(result).__name__}: {first_line(result)}"}
+        elif result.get("error"):
+            entries[i] = {"index": i, "error": result["error"]}
+        else:
+            # only what changed: the output takes the other fields, with their types, from the input
+            record = {text_field: result["text"], "deid_spans": result["spans"]}
+            entries[i] = {"index": i, "record": record, "privacy": result["privacy"]}
+            if "restore" in result:  # sealed by `SealedMappingPipe`: ciphertext only
+                entries[i]["restore"] = result["restore"]
     return [entries[i] for i in batch]
 
 

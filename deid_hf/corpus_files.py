@@ -33,7 +33,7 @@ def read_records(path: str | Path, split: str = "train") -> list[dict]:
         return loaded.to_list()
     if path.suffix == ".jsonl":
         records = []
-        for n, raw in enumerate(path.read_bytes().splitlines(), 1):
+        for n, raw in enumerate(_without_bom(path.read_bytes()).splitlines(), 1):
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:
@@ -59,6 +59,11 @@ def read_records(path: str | Path, split: str = "train") -> list[dict]:
     )
 
 
+def _without_bom(data: bytes) -> bytes:
+    """The file's bytes without a leading UTF-8 byte order mark (editors on Windows write one)."""
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
 def _csv_records(path: Path) -> list[dict]:
     """A CSV's rows as records (pandas' column types); a row that is not valid UTF-8 or has another number
     of fields than the header becomes a record error in its place; a quote never closed is an InputError."""
@@ -67,7 +72,7 @@ def _csv_records(path: Path) -> list[dict]:
 
     import pandas as pd
 
-    text = path.read_bytes().decode("utf-8", errors="surrogateescape")
+    text = _without_bom(path.read_bytes()).decode("utf-8", errors="surrogateescape")
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     rows: list[tuple[int, list[str]]] = []
     try:
@@ -171,14 +176,18 @@ def json_line(record) -> str:
 def write_records(records: list[dict], path: Path) -> None:
     """Write atomically: a temporary file in the same directory, then rename."""
     tmp = path.with_name(f".{path.name}.tmp")
-    if path.suffix == ".jsonl":
-        with open(tmp, "w", encoding="utf-8") as out:
-            out.writelines(json_line(record) for record in records)
-    else:
-        import pandas as pd
+    try:
+        if path.suffix == ".jsonl":
+            with open(tmp, "w", encoding="utf-8") as out:
+                out.writelines(json_line(record) for record in records)
+        else:
+            import pandas as pd
 
-        frame = pd.DataFrame(_stable_columns(records))
-        frame.to_csv(tmp, index=False) if path.suffix == ".csv" else frame.to_parquet(tmp, index=False)
+            frame = pd.DataFrame(_stable_columns(records))
+            frame.to_csv(tmp, index=False) if path.suffix == ".csv" else frame.to_parquet(tmp, index=False)
+    except OSError as exc:  # a full disk, a quota: the partial output stays, a re-run resumes
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
     durable_replace(tmp, path)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import json
 import os
 from collections.abc import Iterator
@@ -40,12 +41,40 @@ def run_fingerprint(
                 "split": split,
                 "p": p,
                 "seed": seed,
-                "pipeline": {"task": getattr(pipe, "task_name", None), "model": model, **options},
+                "pipeline": {
+                    "task": getattr(pipe, "task_name", None),
+                    "model": model,
+                    **options,
+                    **digested_options(options, key),
+                },
                 "version": __version__,
             },
             default=lambda value: f"<{type(value).__module__}.{type(value).__qualname__}>",
         )
     )
+
+
+#: pipeline options that may hold identifiers (names to always replace, patterns built from them): the
+#: fingerprint holds a digest of them, never the terms, since the partial output sits beside the output
+PRIVATE_OPTIONS = ("deny_list", "patterns")
+
+
+def digested_options(options: dict, key) -> dict:
+    """`PRIVATE_OPTIONS` given, as digests: HMAC-SHA256 under the run's key, else scrypt (slow, so that
+    guessing a term from its digest costs a costly derivation per guess)."""
+    digests = {}
+    for name in PRIVATE_OPTIONS:
+        if options.get(name) in (None, [], {}, ()):
+            continue
+        data = json.dumps(options[name], sort_keys=True, default=repr).encode("utf-8", "surrogatepass")
+        if key is not None:
+            from .replace.keys import resolve_key, subkey
+
+            secret = subkey(resolve_key(key, None, "run"), "deid-hf run options")
+            digests[name] = "hmac:" + hmac.new(secret, data, hashlib.sha256).hexdigest()
+        else:
+            digests[name] = "scrypt:" + hashlib.scrypt(data, salt=b"deid-hf run", n=2**14, r=8, p=1).hex()
+    return digests
 
 
 def same_file(a: Path, b: Path) -> bool:

@@ -220,3 +220,64 @@ def test_unclosed_csv_quote_names_its_line(tmp_path, pipe):
     source.write_text('id,text\n1,fine\n2,"never closed\n3,more\n')
     with pytest.raises(InputError, match="quoted field opened on line 3 is never closed"):
         run_corpus(pipe, source, tmp_path / "out.csv", seed=1)
+
+
+def recurring_names(n: int) -> list[dict]:
+    """Records whose patients and clinicians recur: most originals are first seen before an interruption."""
+    first, last = ["Maria", "Edward", "Hannah"], ["Gonzalez", "Hernandez", "Cuomo"]
+    return [
+        {
+            "id": i,
+            "text": f"{first[i % 3]} {last[i * 2 % 3]} was seen on 2021-03-{1 + i:02d} by Dr. {last[i % 2]}.",
+        }
+        for i in range(n)
+    ]
+
+
+def test_shared_table_resumes_byte_identical(tmp_path):
+    """The corpus-wide table is rebuilt from the finished records on resume (issue 31, medium 5)."""
+
+    def fresh():  # each run its own pipeline and table, as in a new `deid-hf run` process
+        return deid_hf.pipeline(
+            "deid-substitution", detector="fast", strategy="full_entity", shared_table=True
+        )
+
+    source = write_jsonl(tmp_path / "in.jsonl", recurring_names(12))
+    output = tmp_path / "out.jsonl"
+    interrupted_run(fresh(), source, output, seed=4)
+    partial = output.with_name(output.name + ".partial.jsonl").read_text()
+    for name in ("Maria", "Gonzalez", "Hernandez", "Cuomo", "2021-03-01"):
+        assert name not in partial  # the partial output holds no original
+    run_corpus(fresh(), source, output, seed=4)
+    run_corpus(fresh(), source, tmp_path / "full.jsonl", seed=4)
+    assert output.read_text() == (tmp_path / "full.jsonl").read_text()
+    surrogates = {}  # every original keeps one surrogate across the interruption
+    for record, written in zip(recurring_names(12), read_jsonl(output)):
+        for unit in written["deid_spans"]:
+            original = record["text"][unit["start"] : unit["end"]]
+            surrogates.setdefault((unit["label"], original), set()).add(unit["replacement"])
+    assert all(len(found) == 1 for found in surrogates.values())
+
+
+def test_shared_table_without_a_seed_refuses_to_resume(tmp_path):
+    pipe = deid_hf.pipeline("deid-substitution", detector="fast", strategy="full_entity", shared_table=True)
+    source = write_jsonl(tmp_path / "in.jsonl", recurring_names(6))
+    interrupted_run(pipe, source, tmp_path / "out.jsonl")
+    with pytest.raises(InputError, match="shared substitution table.*seed.*--restart"):
+        run_corpus(pipe, source, tmp_path / "out.jsonl")
+    assert run_corpus(pipe, source, tmp_path / "out.jsonl", restart=True)["written"] == 6
+
+
+@pytest.mark.parametrize(
+    "name, content",
+    [
+        ("in.jsonl", '{"text": "Maria Gonzalez lives in Paris."}\n{"text": "Call Tom."}\n'),
+        ("in.csv", "text\nMaria Gonzalez lives in Paris.\nCall Tom.\n"),
+    ],
+)
+def test_a_utf8_byte_order_mark_keeps_the_first_record(tmp_path, pipe, name, content):
+    source = tmp_path / name
+    source.write_bytes(b"\xef\xbb\xbf" + content.encode())
+    report = run_corpus(pipe, source, tmp_path / "out.jsonl", seed=1)
+    assert report["errors"] == [] and report["written"] == 2
+    assert "Maria" not in (tmp_path / "out.jsonl").read_text()

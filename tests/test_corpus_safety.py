@@ -204,3 +204,54 @@ def test_second_run_on_a_locked_output_is_refused(tmp_path, pipe):
         run_corpus(pipe, source, tmp_path / "out.jsonl", seed=1)
     assert not (tmp_path / "out.jsonl.partial.jsonl").exists()
     run_corpus(pipe, source, tmp_path / "out.jsonl", seed=1)  # free again
+
+
+def test_deny_list_terms_are_never_written_in_the_partial_output(tmp_path):
+    from deid_hf.corpus_guard import run_fingerprint
+
+    def denying(*terms):
+        return deid_hf.pipeline("deid-substitution", detector="fast", strategy="typed", deny_list=list(terms))
+
+    source = write_jsonl(tmp_path / "in.jsonl", [{"text": t} for t in TEXTS])
+    fingerprint = run_fingerprint(denying("Quornwell", "Zeldarine"), source, "text", "train", 1.0, 1)
+    assert "Quornwell" not in json.dumps(fingerprint) and "Zeldarine" not in json.dumps(fingerprint)
+    # the digest still tells deny lists apart (a resume under another list is refused)
+    other = run_fingerprint(denying("Quornwell"), source, "text", "train", 1.0, 1)
+    assert other["pipeline"]["deny_list"] != fingerprint["pipeline"]["deny_list"]
+    again = run_fingerprint(denying("Quornwell", "Zeldarine"), source, "text", "train", 1.0, 1)
+    assert again == fingerprint
+
+
+def test_output_is_on_disk_before_the_partial_output_is_deleted(tmp_path, pipe, monkeypatch):
+    """fsync of the output and of its directory (the rename) come before the partial file goes."""
+    source = write_jsonl(tmp_path / "in.jsonl", [{"text": t} for t in TEXTS])
+    output = tmp_path / "out.jsonl"
+    events = []
+    real_fsync, real_unlink = os.fsync, os.unlink
+
+    def fsync(fd):
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+        return real_fsync(fd)
+
+    def unlink(path, *args, **kwargs):
+        events.append(("unlink", str(path)))
+        return real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "unlink", unlink)
+    run_corpus(pipe, source, output, seed=1)
+    gone = events.index(("unlink", str(output) + ".partial.jsonl"))
+    synced = [path for kind, path in events[:gone] if kind == "fsync"]
+    assert str(output.with_name(".out.jsonl.tmp")) in synced  # the output's bytes, before its rename
+    assert str(tmp_path) in synced  # the directory, after the rename
+
+
+def test_a_full_disk_is_a_clear_error_and_the_run_resumes(tmp_path, pipe):
+    source = write_jsonl(tmp_path / "in.jsonl", [{"text": t} for t in TEXTS])
+    output = tmp_path / "out.jsonl"
+    (tmp_path / ".out.jsonl.tmp").symlink_to("/dev/full")  # every write there: ENOSPC
+    with pytest.raises(InputError, match="cannot write .*out.jsonl: No space left on device"):
+        run_corpus(pipe, source, output, seed=1)
+    assert not output.exists() and output.with_name("out.jsonl.partial.jsonl").exists()
+    run_corpus(pipe, source, output, seed=1)  # space again: the run finishes from its partial output
+    assert len(read_jsonl(output)) == len(TEXTS)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from deid_hf.errors import DeidError, InputError
+from deid_hf.errors import DeidError, InputError, each_alone_on_failure, first_line
 from deid_hf.text import model_text
 
 #: per-item error handling of a batch call (``errors=``): "report" puts the error in that item's output,
@@ -70,29 +70,25 @@ def items_of(model_inputs: dict) -> list[dict]:
 def error_message(exc: Exception) -> str:
     if isinstance(exc, DeidError):
         return str(exc)
-    return f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
+    return f"{type(exc).__name__}: {first_line(exc)}"
 
 
 def run_items(items: list[dict], process) -> list[dict]:
     """``process(good_items) -> results`` on the items without an error; a failure of the whole batch is
-    retried item by item under ``errors="report"`` so that one bad item never takes the others down.
-    Bad items get ``{"error": message}``."""
+    retried item by item under ``errors="report"`` (`each_alone_on_failure`) so that one bad item never takes
+    the others down. Bad items get ``{"error": message}``."""
     good = [item for item in items if item["error"] is None]
-    results: dict[int, dict] = {}
-    if good:
-        try:
-            results = dict(zip(map(id, good), process(good)))
-        except Exception as exc:
-            if any(item["errors"] == "raise" for item in good):
-                raise
-            if len(good) == 1:
-                results = {id(good[0]): {"error": error_message(exc)}}
-            for item in good if len(good) > 1 else []:
-                try:
-                    results[id(item)] = process([item])[0]
-                except Exception as exc:  # noqa: BLE001 - reported in that item's output
-                    results[id(item)] = {"error": error_message(exc)}
-    return [results[id(item)] if item["error"] is None else {"error": item["error"]} for item in items]
+    if not good:
+        results = []
+    elif any(item["errors"] == "raise" for item in good):
+        results = process(good)
+    else:
+        results = [
+            {"error": error_message(r)} if isinstance(r, Exception) else r
+            for r in each_alone_on_failure(process, good)
+        ]
+    found = dict(zip(map(id, good), results))
+    return [found[id(item)] if item["error"] is None else {"error": item["error"]} for item in items]
 
 
 def is_batch(inputs) -> bool:

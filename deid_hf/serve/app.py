@@ -13,15 +13,17 @@ import contextlib
 import hmac
 import json
 import logging
+import time
 from typing import Any
 
 from ..extras import extra
-from .batching import DynamicBatcher, QueueFull
+from .batching import DynamicBatcher, OverBudget, QueueFull
 from .config import ServeConfig
 from .engine import Engine, ItemError, Options, safe_error
 
 with extra("serve", "deid-hf serve"):
     from fastapi import Depends, FastAPI, HTTPException, Request
+    from fastapi.exceptions import RequestValidationError
     from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
@@ -66,12 +68,18 @@ class _TooLarge(Exception):
     pass
 
 
-class Guard:
-    """ASGI middleware: request bodies over ``limit`` bytes get 413 (announced or streamed); any exception
-    that escapes a route becomes a 500 logged by type only (a traceback could quote a text)."""
+class _TooSlow(Exception):
+    pass
 
-    def __init__(self, app, limit: int):
-        self.app, self.limit = app, limit
+
+class Guard:
+    """ASGI middleware: request bodies over ``limit`` bytes get 413 (announced or streamed, also when the
+    app answered the cut body with an error of its own), bodies not received within ``body_timeout``
+    seconds get 408 (a slow client cannot hold a connection), and any exception that escapes a route
+    becomes a 500 logged by type only (a traceback could quote a text)."""
+
+    def __init__(self, app, limit: int, body_timeout: float | None = None):
+        self.app, self.limit, self.body_timeout = app, limit, body_timeout
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -79,31 +87,56 @@ class Guard:
         announced = dict(scope.get("headers") or []).get(b"content-length")
         if announced is not None and announced.isdigit() and int(announced) > self.limit:
             return await _plain(send, 413, f"request body over {self.limit} bytes")
-        received, started = 0, False
+        received, started, refused, body_done = 0, False, None, False
+        deadline = (
+            None if self.body_timeout is None else asyncio.get_running_loop().time() + self.body_timeout
+        )
 
         async def limited_receive():
-            nonlocal received
-            message = await receive()
+            nonlocal received, refused, body_done
+            if body_done or deadline is None:
+                message = await receive()
+            else:
+                try:
+                    remaining = max(deadline - asyncio.get_running_loop().time(), 0)
+                    message = await asyncio.wait_for(receive(), remaining)
+                except TimeoutError:
+                    refused = _TooSlow()
+                    raise refused from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
+                body_done = not message.get("more_body", False)
                 if received > self.limit:
-                    raise _TooLarge
+                    refused = _TooLarge()
+                    raise refused
             return message
 
         async def tracking_send(message):
             nonlocal started
+            if refused is not None:  # the app answered the cut body itself (FastAPI: 400): ours instead
+                if message["type"] == "http.response.start" and not started:
+                    started = True
+                    await _refusal(send, refused, self.limit, self.body_timeout)
+                return
             started = started or message["type"] == "http.response.start"
             await send(message)
 
         try:
             await self.app(scope, limited_receive, tracking_send)
-        except _TooLarge:
+        except (_TooLarge, _TooSlow) as exc:
             if not started:
-                await _plain(send, 413, f"request body over {self.limit} bytes")
+                await _refusal(send, exc, self.limit, self.body_timeout)
         except Exception as exc:  # noqa: BLE001 - never let a traceback with text reach the logs
             log.error("unhandled %s on %s", type(exc).__name__, scope.get("path"))
             if not started:
                 await _plain(send, 500, "internal error")
+
+
+async def _refusal(send, exc: Exception, limit: int, body_timeout) -> None:
+    if isinstance(exc, _TooLarge):
+        await _plain(send, 413, f"request body over {limit} bytes")
+    else:
+        await _plain(send, 408, f"request body not received within {body_timeout:g} s")
 
 
 async def _plain(send, status: int, detail: str) -> None:
@@ -113,15 +146,44 @@ async def _plain(send, status: int, detail: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+class GuessThrottle:
+    """Failed key (or UI password) attempts per client: after `MAX_FAILURES` within `WINDOW_S` seconds
+    the client is refused (429) until the oldest of them leaves the window, whatever it sends."""
+
+    MAX_FAILURES = 10
+    WINDOW_S = 60.0
+    #: clients remembered at most (the oldest forgotten first): memory stays bounded
+    MAX_CLIENTS = 10_000
+
+    def __init__(self):
+        self._failures: dict[str, list[float]] = {}
+
+    def wait_s(self, client: str) -> float:
+        """Seconds until ``client`` may try again (0: now)."""
+        now = time.monotonic()
+        recent = [t for t in self._failures.get(client, []) if now - t < self.WINDOW_S]
+        if recent:
+            self._failures[client] = recent
+        else:
+            self._failures.pop(client, None)
+        return self.WINDOW_S - (now - recent[0]) if len(recent) >= self.MAX_FAILURES else 0.0
+
+    def failed(self, client: str) -> None:
+        self._failures.setdefault(client, []).append(time.monotonic())
+        while len(self._failures) > self.MAX_CLIENTS:
+            del self._failures[next(iter(self._failures))]
+
+
 class Service:
     """The endpoints, bound to one configuration, engine and batcher."""
 
     def __init__(self, config: ServeConfig, engine: Engine):
         self.config, self.engine = config, engine
         self.batcher = DynamicBatcher(
-            engine.run_group, config.max_batch, config.max_wait_ms, config.max_queue
+            engine.run_group, config.max_batch, config.max_wait_ms, config.max_queue, config.item_budget_s
         )
         self.ready, self.load_error = False, None
+        self.throttle = GuessThrottle()
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app):
@@ -144,10 +206,17 @@ class Service:
         """API key in ``X-API-Key`` or ``Authorization: Bearer``, compared in constant time."""
         if self.config.api_key is None:
             return
+        client = request.client.host if request.client else "unknown"
+        wait = self.throttle.wait_s(client)
+        if wait:
+            raise HTTPException(
+                429, "too many wrong API keys: try again later", headers={"Retry-After": str(int(wait) + 1)}
+            )
         given = request.headers.get("x-api-key")
         if given is None and request.headers.get("authorization", "").lower().startswith("bearer "):
             given = request.headers["authorization"][7:]
         if given is None or not hmac.compare_digest(given.encode(), self.config.api_key.encode()):
+            self.throttle.failed(client)
             raise HTTPException(401, "missing or wrong API key", headers={"WWW-Authenticate": "Bearer"})
 
     def _items(self, request: TextsRequest) -> tuple[bool, list]:
@@ -189,6 +258,8 @@ class Service:
                 "%d of %d item(s) failed: %s", len(failures), len(results), ", ".join(sorted(set(failures)))
             )
         if single:
+            if isinstance(results[0], OverBudget):
+                raise HTTPException(504, safe_error(results[0]))
             if isinstance(results[0], BaseException):
                 raise HTTPException(422, safe_error(results[0]))
             return results[0]
@@ -248,9 +319,19 @@ class Service:
             "waiting": self.batcher.waiting,
             "max_queue": self.config.max_queue,
             "max_batch": self.config.max_batch,
+            "abandoned": self.batcher.abandoned,
             **self.batcher.stats,
         }
         return JSONResponse(body, status_code=200 if self.ready else 503)
+
+
+async def _validation_error(request, exc) -> JSONResponse:
+    """422 naming where and what is wrong, never the submitted value (a text may be in it)."""
+    errors = [
+        {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
+        for e in exc.errors()
+    ]
+    return JSONResponse({"detail": errors}, status_code=422)
 
 
 def _checked(build):
@@ -273,7 +354,8 @@ def create_app(config: ServeConfig | None = None, engine: Engine | None = None) 
         version=_version(),
         lifespan=service.lifespan,
     )
-    app.add_middleware(Guard, limit=config.max_body_bytes)
+    app.add_middleware(Guard, limit=config.max_body_bytes, body_timeout=config.body_timeout_s)
+    app.add_exception_handler(RequestValidationError, _validation_error)
     app.state.service = service
     guarded = [Depends(service.authenticate)]
     app.post("/v1/deidentify", dependencies=guarded, summary="De-identify one text or a batch")(
@@ -285,7 +367,7 @@ def create_app(config: ServeConfig | None = None, engine: Engine | None = None) 
     if config.ui:
         from .ui import mount_ui
 
-        mount_ui(app, config, service.batcher)
+        mount_ui(app, config, service.batcher, throttle=service.throttle)
     return app
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from .config import ServeConfig
 
@@ -51,14 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-seed", action="store_true", help="accept per-request seeds (tests only)")
     parser.add_argument("--allow-mapping", action="store_true", help="accept return_mapping=true")
     parser.add_argument("--allow-reidentify", action="store_true", help="enable /v1/reidentify")
-    parser.add_argument("--max-batch", type=int, default=defaults.max_batch, help="texts per model call")
-    parser.add_argument(
-        "--max-wait-ms", type=float, default=defaults.max_wait_ms, help="wait to fill a batch"
-    )
-    parser.add_argument("--max-queue", type=int, default=defaults.max_queue, help="waiting texts; then 503")
-    parser.add_argument("--max-body-bytes", type=int, default=defaults.max_body_bytes, help="then 413")
-    parser.add_argument("--max-text-chars", type=int, default=defaults.max_text_chars, help="then 413")
-    parser.add_argument("--max-items", type=int, default=defaults.max_items, help="texts per request")
+    add_limits(parser, defaults)
     parser.add_argument(
         "--api-key-env",
         default=None,
@@ -66,6 +60,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-ui", action="store_true", help="do not mount the Gradio UI at /ui")
     parser.add_argument("--log-level", default="info", help="debug, info, warning, error")
+
+
+def add_limits(parser: argparse.ArgumentParser, defaults: ServeConfig) -> None:
+    """Batching, queue, size and time limits."""
+    parser.add_argument("--max-batch", type=int, default=defaults.max_batch, help="texts per model call")
+    parser.add_argument(
+        "--max-wait-ms", type=float, default=defaults.max_wait_ms, help="wait to fill a batch"
+    )
+    parser.add_argument("--max-queue", type=int, default=defaults.max_queue, help="waiting texts; then 503")
+    parser.add_argument(
+        "--item-budget-s",
+        type=float,
+        default=defaults.item_budget_s,
+        help="model seconds per text; a batch past it gets 504 (or per-item errors)",
+    )
+    parser.add_argument("--max-body-bytes", type=int, default=defaults.max_body_bytes, help="then 413")
+    parser.add_argument("--max-text-chars", type=int, default=defaults.max_text_chars, help="then 413")
+    parser.add_argument("--max-items", type=int, default=defaults.max_items, help="texts per request")
+    parser.add_argument(
+        "--body-timeout-s", type=float, default=defaults.body_timeout_s, help="to send a body; then 408"
+    )
 
 
 def _pipeline_config(args: argparse.Namespace) -> dict:
@@ -118,17 +133,37 @@ def config_from_args(args: argparse.Namespace) -> ServeConfig:
         max_batch=args.max_batch,
         max_wait_ms=args.max_wait_ms,
         max_queue=args.max_queue,
+        item_budget_s=args.item_budget_s,
         max_body_bytes=args.max_body_bytes,
         max_text_chars=args.max_text_chars,
         max_items=args.max_items,
+        body_timeout_s=args.body_timeout_s,
         api_key=api_key,
         ui=not args.no_ui,
     )
+
+
+#: hosts that only this machine reaches
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def exposure_warning(host: str, config: ServeConfig) -> str | None:
+    """A warning when the service listens beyond this machine with no API key."""
+    if config.api_key is None and host not in LOOPBACK and not host.startswith("127."):
+        return (
+            f"warning: serving on {host} with no API key: anyone who reaches this address can use the "
+            "service; set one with --api-key-env"
+        )
+    return None
 
 
 def run(args: argparse.Namespace) -> None:
     """Serve the HTTP API (and the UI at /ui) until interrupted."""
     config = config_from_args(args)
     from .app import serve
+
+    warning = exposure_warning(args.host, config)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
 
     serve(config, host=args.host, port=args.port, log_level=args.log_level)

@@ -73,10 +73,15 @@ class ServeConfig:
     max_wait_ms: float = 10.0
     #: texts waiting at most; beyond it requests get 503
     max_queue: int = 1024
+    #: seconds of model time per text: a batch of n texts past n times this gets 504 (one text) or a
+    #: per-item error, and the next batches run in a fresh model thread (`batching.DynamicBatcher`)
+    item_budget_s: float = 30.0
     #: limits answered with 413
     max_body_bytes: int = 10_000_000
     max_text_chars: int = 100_000
     max_items: int = 256
+    #: seconds a client has to send its whole request body; then 408
+    body_timeout_s: float = 60.0
     #: clients must send it in the X-API-Key header (or Authorization: Bearer); None: no authentication
     api_key: str | None = field(default=None, repr=False)
     ui: bool = True
@@ -89,6 +94,10 @@ class ServeConfig:
         check_positive_ints(self, "max_batch", "max_queue", "max_body_bytes", "max_text_chars", "max_items")
         if self.max_wait_ms < 0:
             raise InputError(f"max_wait_ms must be >= 0, got {self.max_wait_ms}")
+        if not self.body_timeout_s > 0:
+            raise InputError(f"body_timeout_s must be > 0, got {self.body_timeout_s}")
+        if not self.item_budget_s > 0:
+            raise InputError(f"item_budget_s must be > 0, got {self.item_budget_s}")
         if self.api_key is not None and len(self.api_key) < 16:
             raise InputError("the API key must have at least 16 characters")
         from ..config import validate

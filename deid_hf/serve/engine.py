@@ -10,7 +10,8 @@ from collections import OrderedDict
 from collections.abc import Hashable
 from typing import NamedTuple
 
-from ..errors import DeidError, InputError
+from ..errors import DeidError, InputError, each_alone_on_failure, first_line
+from .batching import OverBudget
 from .config import ServeConfig, strategy_spec
 
 
@@ -31,8 +32,8 @@ class ItemError(Exception):
 
 def safe_error(exc: BaseException) -> str:
     """A message for the client: deid-hf's own errors as they are, anything else by type only."""
-    if isinstance(exc, (DeidError, ItemError)):
-        return str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
+    if isinstance(exc, (DeidError, ItemError, OverBudget)):
+        return first_line(exc, 300) or type(exc).__name__
     return f"internal error ({type(exc).__name__})"
 
 
@@ -101,18 +102,7 @@ class Engine:
 
     def run_group(self, key: Hashable, texts: list[str]) -> list:
         options = Options(*key)
-        try:
-            return self._run(options, texts)
-        except Exception:  # noqa: BLE001 - isolate the failing text(s): one at a time
-            if len(texts) == 1:
-                raise
-            results = []
-            for text in texts:
-                try:
-                    results.extend(self._run(options, [text]))
-                except Exception as exc:  # noqa: BLE001 - reported for this item only
-                    results.append(exc)
-            return results
+        return each_alone_on_failure(lambda group: self._run(options, group), texts)
 
     def _run(self, options: Options, texts: list[str]) -> list:
         pipe = self.pipeline(options.detector, options.strategy)

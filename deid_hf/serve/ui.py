@@ -145,7 +145,9 @@ class LocalPage:
         await self.app(scope, receive, rewriting_send)
 
 
-def mount_ui(app, config: ServeConfig, batcher: DynamicBatcher, path: str = "/ui"):
+def mount_ui(app, config: ServeConfig, batcher: DynamicBatcher, path: str = "/ui", throttle=None):
+    """The UI at ``path``; with an API key, a login whose password is the key (``throttle``, a
+    `app.GuessThrottle`: wrong passwords of all clients together, since the login does not say who asks)."""
     with extra("serve", "the deid-hf UI"):
         import gradio as gr
     auth = None
@@ -153,7 +155,13 @@ def mount_ui(app, config: ServeConfig, batcher: DynamicBatcher, path: str = "/ui
         key = config.api_key
 
         def auth(_user: str, password: str) -> bool:
-            return hmac.compare_digest(password.encode(), key.encode())
+            if throttle is not None and throttle.wait_s("ui login"):
+                return False
+            if hmac.compare_digest(password.encode(), key.encode()):
+                return True
+            if throttle is not None:
+                throttle.failed("ui login")
+            return False
 
     app.add_middleware(LocalPage, prefix=path)
     return gr.mount_gradio_app(app, build_ui(config, batcher), path=path, auth=auth, show_api=False)

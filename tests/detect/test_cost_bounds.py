@@ -97,3 +97,19 @@ def test_pathological_shapes_cost_bounded_in_our_code(units, size):
     assert cost < PROSE_FACTOR * prose + 0.2
     assert len(seen) == len(bounded) == len(text)
     assert max(map(len, seen.split()), default=0) <= MAX_RUN
+
+
+@pytest.mark.parametrize("unit", ["+1 ", "ab\n", "a.", "(", "1", "a"])
+def test_fast_detector_grows_linearly_on_pathological_shapes(unit):
+    """The whole `fast` detector (spaCy and every pattern, phone matching included) grows linearly on each
+    shape ("+1 " runs and many short lines were slow in phone matching). Every run gets a text of its own:
+    detectors cache their results by text."""
+    fast = get_detector("fast")
+    runs = iter(range(1_000))
+
+    def cost(size: int) -> float:
+        return min(
+            seconds(fast.detect_batch, [f"{next(runs)} " + model_text(shaped(unit, size))]) for _ in range(2)
+        )
+
+    assert cost(4 * 5_000) < GROWTH * cost(5_000) + 0.05

@@ -75,3 +75,22 @@ def test_a_failure_inside_the_pipeline_is_isolated(pipes, monkeypatch):
     assert "<PERSON>" in out[0]["text"] and "<LOCATION>" in out[2]["text"]
     with pytest.raises(RuntimeError):
         pipe([GOOD[0], "BOOM here"], batch_size=2, seed=1, errors="raise")
+
+
+def test_each_alone_on_failure_fails_only_the_bad_item():
+    from deid_hf.errors import each_alone_on_failure
+
+    calls = []
+
+    def process(items):
+        calls.append(list(items))
+        if "bad" in items:
+            raise ValueError("cannot process")
+        return [item.upper() for item in items]
+
+    first, bad, last = each_alone_on_failure(process, ["a", "bad", "c"])
+    assert (first, last) == ("A", "C") and isinstance(bad, ValueError)
+    assert calls == [["a", "bad", "c"], ["a"], ["bad"], ["c"]]  # the batch, then each alone
+    calls.clear()
+    assert each_alone_on_failure(process, ["a", "b"]) == ["A", "B"] and calls == [["a", "b"]]
+    assert isinstance(each_alone_on_failure(process, ["bad"])[0], ValueError) and len(calls) == 2
