@@ -19,7 +19,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="YAML/JSON pipeline configuration (docs/guides/configuration.md): per-label operators, policy, "
         "allow and deny lists, patterns; the flags below override it",
     )
-    parser.add_argument("--model", default=None, help=f"LM of the pipeline (default {defaults.model})")
+    parser.add_argument(
+        "--model",
+        default=None,
+        help="LM of the LM-based detectors and strategies (default: smollm2-135m, loaded only when needed)",
+    )
     parser.add_argument(
         "--detector", default=None, help=f"default detector of requests ({defaults.detector})"
     )

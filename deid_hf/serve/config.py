@@ -47,7 +47,9 @@ def strategy_spec(key: str) -> str | dict:
 
 @dataclass
 class ServeConfig:
-    model: str = "smollm2-135m"
+    #: language model of the LM-based detectors and strategies (None: smollm2-135m, loaded only when a
+    #: pipeline needs one)
+    model: str | None = None
     detector: str = "default"
     #: an operator name or a per-label dict (``{"DATE_TIME": "date_shift", "default": "full_entity"}``)
     strategy: str | dict = "full_entity"

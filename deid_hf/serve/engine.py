@@ -48,7 +48,7 @@ class Engine:
     def __init__(self, config: ServeConfig):
         self.config = config
         self._pipes: OrderedDict[tuple[str, str], object] = OrderedDict()
-        self._lm = None  # (model, tokenizer) shared by every pipeline
+        self._lm = None  # (model, tokenizer) of the LM, loaded by the first pipeline that needs one, shared
         self._default = None  # the configured pipeline, never dropped
 
     def pipeline(self, detector: str, strategy: str):
@@ -61,7 +61,7 @@ class Engine:
             return self._pipes[key]
         import os
 
-        from ..pipelines import pipeline
+        from ..pipelines import needs_language_model, pipeline
         from ..replace.keys import DEFAULT_KEY_ENV
 
         configured = strategy == self.config.strategy_key
@@ -73,11 +73,13 @@ class Engine:
             # keys groups (one date offset and one pseudonym per person in a group, across restarts)
             "key": os.environ.get(DEFAULT_KEY_ENV) or None,
         }
-        if self._lm is None:
+        if self._lm is not None:
+            pipe = pipeline("deid-substitution", model=self._lm[0], tokenizer=self._lm[1], **options)
+        elif self.config.model is None and not needs_language_model(options):
+            pipe = pipeline("deid-substitution", **options)  # on the shipped detector's graph, no LM
+        else:
             pipe = pipeline("deid-substitution", model=self.config.model, **options)
             self._lm = (pipe.model, pipe.tokenizer)
-        else:
-            pipe = pipeline("deid-substitution", model=self._lm[0], tokenizer=self._lm[1], **options)
         self._pipes[key] = pipe
         while len(self._pipes) > self.MAX_PIPELINES:
             self._pipes.popitem(last=False)

@@ -58,8 +58,28 @@ def test_a_body_sent_too_slowly_gets_408():
             b"Content-Length: 100\r\n\r\n" + b'{"text": "'
         )  # and nothing more
         sock.settimeout(60)
-        answer = sock.recv(4096).decode()
+        answer = read_response(sock)
     assert answer.startswith("HTTP/1.1 408") and "not received within 1 s" in answer
+
+
+def read_response(sock) -> str:
+    """The whole response: its headers, then as many body bytes as its content-length says (they may
+    come in several segments)."""
+    data = b""
+    while b"\r\n\r\n" not in data and (chunk := sock.recv(4096)):
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(
+        (
+            int(line.split(b":")[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length")
+        ),
+        0,
+    )
+    while len(body) < length and (chunk := sock.recv(4096)):
+        body += chunk
+    return (head + b"\r\n\r\n" + body).decode()
 
 
 def test_validation_errors_never_echo_the_submitted_value():
