@@ -27,7 +27,7 @@ def renamed_getattr(module: str, renamed: Mapping[str, str], namespace: Mapping)
 
     def __getattr__(name: str):
         if name in renamed:
-            warn_renamed(f"{module}.{name}", renamed[name])
+            warn_renamed(f"{module}.{name}", f"{module}.{renamed[name]}")
             return namespace[renamed[name]]
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
