@@ -14,6 +14,7 @@ from re import _constants as c
 from re import _parser as sre_parse
 
 from ..errors import InputError
+from ..policies import Policy
 from ..spans import Span
 from .base import Detector
 from .mentions import add_name_mentions
@@ -134,7 +135,7 @@ class UserOptionsDetector(Detector):
         return self.base.fit
 
     @property
-    def trained_policy(self) -> str | None:
+    def trained_policy(self) -> Policy | str | None:
         return self.base.trained_policy
 
     @property
