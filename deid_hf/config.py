@@ -1,11 +1,13 @@
-"""One validated configuration for `deid-substitution`: the same dict in Python
-(``deid_hf.pipeline("deid-substitution", **config)``), in a YAML/JSON file (``deid-hf run --config``) and
-in a saved pipeline (``config.deid_hf``, written by ``save_pretrained``). Schema (every key optional):
+"""One validated configuration for `deid-substitution`, the frozen dataclass `PipelineConfig`: the same
+options in Python (``deid_hf.pipeline("deid-substitution", **config)``), in a YAML/JSON file (``deid-hf run
+--config``) and in a saved pipeline (``config.deid_hf``, written by ``save_pretrained``). Every default
+and every check lives in its fields; `validate` and `PIPELINE_DEFAULTS` are dict views of it. Schema
+(every key optional):
 
 - ``model``: LM of the pipeline (offline name or path; CLI and `load_config` users)
 - ``detector``: name or list of names (see `deid_hf.detect.get_detector`); ``scorer_options``: dict
-- ``policy``: identifier policy name, passed to the detector when it takes one (e.g. "hipaa"; under
-  "hipaa" ages over 89 also become "90+")
+- ``policy``: identifier policy (`deid_hf.policies.Policy`: "hipaa", "strict"), passed to the detector
+  (under "hipaa" ages over 89 also become "90+")
 - ``score_threshold``: drop detected spans scoring below it (0..1)
 - ``entities``: only these labels are replaced (others are left as they are)
 - ``allow_list``: words/phrases never replaced (trimmed off span edges: "Patient", "Dr")
