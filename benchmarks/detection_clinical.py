@@ -34,7 +34,7 @@ from deid_hf.detect import CLINICAL_DETECTORS, DEFAULT_DETECTORS, get_detector
 from deid_hf.detect.base import Detector
 from deid_hf.detect.casing import CAPS_SHARE, caps_share
 from deid_hf.detect.ner import TokenClassificationDetector
-from deid_hf.detect.policy import PolicyDetector
+from deid_hf.detect.policy import IdentifierPolicyDetector
 from deid_hf.evaluation.detection import detection_report, load_gold
 from deid_hf.models import TRAINING_FILE
 
@@ -170,8 +170,10 @@ def main():
             continue
         detector = get_detector(spec, pipe.model, pipe.tokenizer, policy=policy)
         if ablation:
-            detector = PolicyDetector(get_detector(spec, pipe.model, pipe.tokenizer), policy, **ablation)
-        if isinstance(detector, PolicyDetector) and detector.corpus_vocabulary:
+            detector = IdentifierPolicyDetector(
+                get_detector(spec, pipe.model, pipe.tokenizer), policy, **ablation
+            )
+        if isinstance(detector, IdentifierPolicyDetector) and detector.corpus_vocabulary:
             detector.fit(texts)
         pipe.detector = detector
         results = {}

@@ -11,6 +11,18 @@ from .errors import InputError
 
 #: the longest input any helper feeds a model at once (tokens), whatever its position embeddings allow
 MAX_WINDOW = 512
+#: the backends a pipeline or detector runs on: PyTorch ("pt", transformers' spelling) or ONNX Runtime
+BACKENDS = ("pt", "onnx")
+#: other spellings a ``backend=`` accepts, and the backend each means
+BACKEND_ALIASES = {"pytorch": "pt"}
+
+
+def check_backend(backend) -> str:
+    """``backend`` in its canonical spelling (`BACKENDS`; "pytorch" is "pt"); else an InputError."""
+    backend = BACKEND_ALIASES.get(backend, backend) if isinstance(backend, str) else backend
+    if backend not in BACKENDS:
+        raise InputError(f"backend must be 'pt' (or 'pytorch') or 'onnx', got {backend!r}")
+    return backend
 
 
 def lm_kind(model) -> str:

@@ -56,7 +56,7 @@ def strategies() -> str:
 
     rows = []
     for name, cls in STRATEGIES.items():
-        dp = cls.policy is not Strategy.policy
+        dp = cls.replacement_distribution is not Strategy.replacement_distribution
         notes = []
         if cls.per_word:
             notes.append("per word")

@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "deid_hf"
 #: lowest first; a component is ``deid_hf.<first name>`` (``deid_hf`` itself: the package's ``__init__``)
 LAYERS = [
     # pure: no models, no I/O beyond reading arguments
-    {"_version", "errors", "extras", "spans", "privacy", "validate", "text"},
+    {"_version", "errors", "extras", "spans", "privacy", "validate", "text", "policies", "deprecation"},
     # where things live, how a language model is read, labelled corpora and their splits
     {"paths", "lm", "models", "corpora"},
     # components built on a model: detection, replacement, NDD, DP paraphrase, ONNX export (pipelines load

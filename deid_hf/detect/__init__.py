@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from .. import models
 from ..errors import InputError
+from ..policies import Policy, check_policy
 from .base import Detector, EnsembleDetector
 from .ner import SpacyDetector, TokenClassificationDetector
 from .patterns import PatternDetector
@@ -126,19 +127,24 @@ def check_detector_name(spec: str) -> str:
 
 
 def get_detector(
-    spec="default", model=None, tokenizer=None, scorer_options: dict | None = None, policy: str | None = None
+    spec="default",
+    model=None,
+    tokenizer=None,
+    scorer_options: dict | None = None,
+    policy: Policy | str | None = None,
 ) -> Detector:
     """A detector from a registered name (`detector_names`), a list of names/detectors (their ensemble), or a
     `Detector` instance. The p-filters score words with ``model``/``tokenizer`` (the pipeline's LM);
     ``pfilter-propn`` only flags words spaCy tags as proper nouns; ``scorer_options`` go to their word scorer
-    (e.g. ``{"path": "fast"}`` for a masked LM, see `make_scorer`). ``policy`` ("hipaa", "strict"; see
-    `policy.PolicyDetector`) wraps the detector in that identifier policy; None: the bare detector."""
+    (e.g. ``{"path": "fast"}`` for a masked LM, see `make_scorer`). ``policy`` (a `Policy`:
+    "hipaa" wraps the detector in `policy.IdentifierPolicyDetector`; "strict" keeps every span, so it gives
+    the bare detector); None: the bare detector."""
     if policy is not None:
-        from .policy import PolicyDetector, check_policy
+        from .policy import IdentifierPolicyDetector
 
-        if check_policy(policy) == "strict":
+        if check_policy(policy) == Policy.STRICT:
             return get_detector(spec, model, tokenizer, scorer_options)
-        return PolicyDetector(get_detector(spec, model, tokenizer, scorer_options), policy)
+        return IdentifierPolicyDetector(get_detector(spec, model, tokenizer, scorer_options), policy)
     if isinstance(spec, Detector):
         return spec
     if isinstance(spec, (list, tuple)):

@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from ..policies import Policy
 from ..spans import Span, merge_spans
 from .mentions import add_repeated_mentions, consistent_mentions, one_label_per_surface
 
@@ -30,9 +31,10 @@ class Detector(ABC):
     #: ``fit(texts) -> self`` learns corpus statistics from a whole corpus (a detector under an identifier
     #: policy); None: there is nothing to learn
     fit: Callable[[Sequence[str]], Detector] | None = None
-    #: the identifier policy whose gold this model was trained on ("hipaa"): the policy keeps its spans as
-    #: found (`learned_spans.keep_trained`); None: an ordinary detector
-    trained_policy: str | None = None
+    #: the identifier policy whose gold this model was trained on (`Policy.HIPAA`, or its name as a model's
+    #: config stores it): the policy keeps its spans as found (`learned_spans.keep_trained`); None: an
+    #: ordinary detector
+    trained_policy: Policy | str | None = None
     #: the corpus vocabulary that ships with this model (`lexicon.Vocabulary`), None without one
     vocabulary: Vocabulary | None = None
 

@@ -178,9 +178,10 @@ def outside_biased_pipeline():
 class TokenClassificationDetector(Detector):
     """Any HF token-classification model through the transformers pipeline (``aggregation_strategy``).
 
-    ``backend="onnx"`` runs the model's ONNX export (``model.onnx``, or ``model_quantized.onnx`` with
-    ``int8=True``, `deid_hf.export.onnx`) on ONNX Runtime (``provider`` cpu / cuda / tensorrt) through
-    Optimum's ``ORTModelForTokenClassification`` in the same pipeline. Long texts are cut into overlapping
+    ``backend``: "pt" (PyTorch; "pytorch" is accepted too) or "onnx", which runs the model's ONNX export
+    (``model.onnx``, or ``model_quantized.onnx`` with ``int8=True``, `deid_hf.export.onnx`) on ONNX Runtime
+    (``provider`` cpu / cuda / tensorrt) through Optimum's ``ORTModelForTokenClassification`` in the same
+    pipeline. Long texts are cut into overlapping
     windows (``stride``; default: the window the model was trained with, ``config.deid_hf_window``).
     ``threshold`` is the operating point (`outside_bias_of`; default: the folder's ``deid_hf_threshold``,
     else 0.5). Batches
@@ -200,7 +201,7 @@ class TokenClassificationDetector(Detector):
         min_score: float = 0.0,
         device=None,
         *,
-        backend: str = "pytorch",
+        backend: str = "pt",
         int8: bool = False,
         provider: str = "cpu",
         stride: int | None = None,
@@ -209,10 +210,10 @@ class TokenClassificationDetector(Detector):
         from transformers import pipeline
 
         from ..errors import InputError
+        from ..lm import check_backend
         from ..models import MANIFEST, model_path, verified_folder
 
-        if backend not in ("pytorch", "onnx"):
-            raise InputError(f"backend must be 'pytorch' or 'onnx', got {backend!r}")
+        backend = check_backend(backend)
         model = model_path(model) if isinstance(model, str) else model
         folder = Path(model) if isinstance(model, str) else None
         if folder is not None and (folder / MANIFEST).is_file():
@@ -234,7 +235,7 @@ class TokenClassificationDetector(Detector):
             model=model,
             tokenizer=tokenizer,
             aggregation_strategy=aggregation_strategy,
-            device=device if backend == "pytorch" else None,
+            device=device if backend == "pt" else None,
             pipeline_class=outside_biased_pipeline(),
             **options,
         )

@@ -20,7 +20,7 @@
 
 The rules are named objects (`deid_hf.detect.rules`): the date rules (`rules.dates`), the phone rules
 (`rules.phones`), which detector spans are kept (`rules.identifiers`, with `evidence`) and the clean-up of a
-policy-trained model's spans (`learned_spans`). `PolicyDetector` runs the policy's stages of
+policy-trained model's spans (`learned_spans`). `IdentifierPolicyDetector` runs the policy's stages of
 `stages.DETECTION_STAGES`: case restoration, the detectors, the policy, the context rules, the date and phone
 rules, the merge.
 """
@@ -31,6 +31,8 @@ import functools
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..deprecation import renamed_getattr
+from ..policies import DEFAULT_POLICY, POLICIES, Policy, check_policy
 from ..spans import Span
 from .base import Detector, EnsembleDetector
 from .clinical import ClinicalContextDetector
@@ -38,15 +40,7 @@ from .evidence import evidence, evidence_span
 from .learned_spans import keep_trained
 from .lexicon import VOCABULARY_FILE, DocumentFrequency, Vocabulary
 from .rules.dates import DATE_PATTERNS, find_dates
-from .rules.identifiers import (
-    CONTEXT_ID_SCORE,
-    DEFAULT_POLICY,
-    NAMED,
-    POLICIES,
-    STRONG_ID,
-    apply_policy,
-    check_policy,
-)
+from .rules.identifiers import CONTEXT_ID_SCORE, NAMED, STRONG_ID, apply_policy
 from .rules.phones import PHONE_DIGITS, PHONE_IN_TEXT, find_phones
 from .stages import Document, run_stages
 from .text_shape import careless_casing, lowercase_style
@@ -60,7 +54,8 @@ __all__ = [
     "PHONE_IN_TEXT",
     "POLICIES",
     "STRONG_ID",
-    "PolicyDetector",
+    "IdentifierPolicyDetector",
+    "Policy",
     "apply_policy",
     "careless_casing",
     "check_policy",
@@ -87,17 +82,18 @@ def default_vocabulary() -> Vocabulary | None:
     return Vocabulary.from_json(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
-class PolicyDetector(Detector):
-    """Detectors under an identifier policy (module docstring). ``restore_case``: run them on the
-    case-restored copy; ``context``: add the clinical context rules; ``corpus_vocabulary``: words frequent
-    across the documents of a corpus need other evidence: the corpus given to `fit` (opt-in: a name that
-    recurs across that corpus is then kept), else the training corpora of the model (`shipped_vocabulary`),
-    so a document's output never depends on the other documents of a run."""
+class IdentifierPolicyDetector(Detector):
+    """Detectors under an identifier policy (module docstring), with the clinical context rules.
+    ``restore_case``: run them on the case-restored copy; ``context``: add the clinical context rules;
+    ``corpus_vocabulary``: words frequent across the documents of a corpus need other evidence: the corpus
+    given to `fit` (opt-in: a name that recurs across that corpus is then kept), else the training corpora
+    of the model (`shipped_vocabulary`), so a document's output never depends on the other documents of a
+    run."""
 
     def __init__(
         self,
         detector: Detector,
-        policy: str = DEFAULT_POLICY,
+        policy: Policy | str = DEFAULT_POLICY,
         restore_case: bool = True,
         context: bool = True,
         corpus_vocabulary: bool = True,
@@ -116,7 +112,7 @@ class PolicyDetector(Detector):
         depend on which other documents share its batch (a service batches unrelated clients together)."""
         return (self.fitted or self.shipped) if self.corpus_vocabulary else None
 
-    def fit(self, texts: Sequence[str]) -> PolicyDetector:
+    def fit(self, texts: Sequence[str]) -> IdentifierPolicyDetector:
         """Corpus statistics from a whole corpus instead of the model's training corpora: more precision on
         that corpus, less privacy (a name found in many of its documents becomes vocabulary)."""
         self.fitted = DocumentFrequency().fit(texts).vocabulary()
@@ -129,3 +125,8 @@ class PolicyDetector(Detector):
         """The policy's part of `stages.DETECTION_STAGES` on ``texts``."""
         documents = run_stages(self, "policy", [Document(text) for text in texts])
         return [document.spans for document in documents]
+
+
+#: renamed public names: old name -> new name (the old one still works, with a DeprecationWarning)
+RENAMED = {"PolicyDetector": "IdentifierPolicyDetector"}
+__getattr__ = renamed_getattr(__name__, RENAMED, globals())

@@ -60,17 +60,19 @@ def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, pro
     language model (`needs_language_model`) loads none: its model is the shipped detector's int8 graph,
     shared with its ``learned`` detector.
 
-    ``backend="onnx"``: ``model`` is an exported directory, an ``ORTModel*`` instance or an offline name
-    (exported once into the cache); ``int8`` picks the quantized graph, ``provider`` the execution provider
-    (cpu, cuda, tensorrt). There is no fallback to PyTorch: a missing export or provider is an error.
+    ``backend``: "pt" (PyTorch; "pytorch" is accepted too) or "onnx". ``backend="onnx"``: ``model`` is an
+    exported directory, an ``ORTModel*`` instance or an offline name (exported once into the cache);
+    ``int8`` picks the quantized graph, ``provider`` the execution provider (cpu, cuda, tensorrt). There is
+    no fallback to PyTorch: a missing export or provider is an error.
     """
     from transformers import AutoTokenizer
     from transformers import pipeline as hf_pipeline
 
     from ..errors import InputError
-    from ..lm import is_onnx
+    from ..lm import check_backend, is_onnx
     from ..models import REGISTRY, model_path
 
+    backend = check_backend(backend)
     if model is None and task == "deid-substitution" and not needs_language_model(kwargs):
         model, tokenizer = shipped_detector_model()
         kwargs.setdefault("tokenizer", tokenizer)
@@ -86,8 +88,6 @@ def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, pro
             raise InputError(
                 f"backend='onnx' needs an exported directory or an ORTModel, got {type(model).__name__}"
             )
-    elif backend != "pt":
-        raise InputError(f"backend must be 'pt' or 'onnx', got {backend!r}")
     elif isinstance(model, str):
         model = model_path(model)
     return hf_pipeline(task, model=model, **kwargs)

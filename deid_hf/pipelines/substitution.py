@@ -6,9 +6,10 @@ is none, per label, detector-recall caveat) and, with ``return_mapping=True`` on
 surrogate and ``restore`` ([start, end, surrogate, original] in the output text, for `reidentify`).
 Detection and replacement see `deid_hf.text.model_text` (same offsets); ``text`` is the original with the
 replaced spans substituted. A bad item of a batch gives ``{"text": None, "spans": [], "privacy": None,
-"error": message}`` (``errors="raise"``: the call raises instead). Construction options follow the
-validated schema of `deid_hf.config`; ``key=`` (never saved) keys the hash and encrypt operators and
-`reidentify`. ``policy`` (`deid_hf.detect.policy`): "hipaa" by default, "strict" for ZSTS's own p-filter.
+"error": message}`` (``errors="raise"``: the call raises instead). Construction options are a
+`deid_hf.config.PipelineConfig` (``pipe.config``; ``pipe.options`` as a dict); ``key=`` (never saved) keys
+the hash and encrypt operators and `reidentify`. ``policy`` (`deid_hf.policies.Policy`): "hipaa" by
+default, "strict" for ZSTS's own p-filter (`PipelineConfig.resolved_policy`).
 An input ``{"text": ..., "group": "patient-17"}`` names the text's group: every document of one group gets
 the same date offset and the same surrogate for each person, place, organisation and identifier, drawn from
 HMAC(key, group) (`_group_seed`); ``shared_table=True`` instead gives the whole corpus one table.
@@ -26,11 +27,11 @@ from typing import ClassVar
 
 from transformers import Pipeline
 
-from deid_hf.config import PIPELINE_DEFAULTS, validate
+from deid_hf.config import PIPELINE_DEFAULTS, PipelineConfig
 from deid_hf.detect import get_detector
 from deid_hf.detect.rules import recording
 from deid_hf.detect.stages import finish_detection
-from deid_hf.detect.steering import SteeredDetector
+from deid_hf.detect.user_options import UserOptionsDetector
 from deid_hf.errors import InputError
 from deid_hf.pipelines.base import (
     SavableOptionsMixin,
@@ -76,33 +77,31 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
     def __init__(self, model, *args, key: str | bytes | None = None, **kwargs):
         self.key = key
         super().__init__(model, *args, **kwargs)
-        self.options = {**self.options, **validate(self.options)}
-        options = self.options
-        strategy, detector, policy = options["strategy"], options["detector"], options["policy"]
-        if detector is None:  # ZSTS detects with its own p-filter; every other strategy with the ensemble
-            detector = "pfilter" if strategy == "zsts" else "default"
-            if policy is None and strategy == "zsts":  # the paper's method labels no types
-                policy = "strict"
-        policy = policy or "hipaa"
+        #: the checked options (`deid_hf.config.PipelineConfig`); ``options`` is the same as a dict
+        self.config = config = PipelineConfig.from_dict(self.options)
+        self.options = {key: getattr(config, key) for key in self.options}
+        policy = config.resolved_policy()
         lm, lm_tokenizer = self.language_model()
-        base = get_detector(detector, lm, lm_tokenizer, options["scorer_options"], policy=policy)
-        self.detector = SteeredDetector(
+        base = get_detector(
+            config.resolved_detector(), lm, lm_tokenizer, config.scorer_options, policy=policy
+        )
+        self.detector = UserOptionsDetector(
             base,
-            patterns=options["patterns"] or (),
-            deny_list=options["deny_list"],
-            allow_list=options["allow_list"] or (),
-            entities=options["entities"],
-            score_threshold=options["score_threshold"],
+            patterns=config.patterns or (),
+            deny_list=config.deny_list,
+            allow_list=config.allow_list or (),
+            entities=config.entities,
+            score_threshold=config.score_threshold,
         )
         self.strategy = get_strategy(
-            strategy,
+            config.strategy,
             lm,
             lm_tokenizer,
             key=key,
             policy=policy,
-            **(options["strategy_options"] or {}),
+            **(config.strategy_options or {}),
         )
-        self.table = SubstitutionTable() if options["shared_table"] else None
+        self.table = SubstitutionTable() if config.shared_table else None
         self._session_secret = secrets.token_bytes(32)
 
     def _group_seed(self, group: str, seed: int | None) -> str:

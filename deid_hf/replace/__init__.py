@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..errors import InputError
+from ..policies import Policy
 from .base import Strategy
 from .custom import Custom
 from .date_shift import DateShift
@@ -97,7 +98,7 @@ def get_strategy(
             built[label] = _build(name, model, tokenizer, key, {**extra, **own})
         default = built.pop("default", None) or _build(DEFAULT_OPERATOR, model, tokenizer, key, options)
         age = built.get("AGE", default)
-        if policy == "hipaa" and age.policy("AGE") is None and not getattr(age, "reversible", False):
+        if policy == Policy.HIPAA and age.replacement_distribution("AGE") is None and not age.reversible:
             built["AGE"] = HipaaAge(age)
         return PerLabel(built, default)
     if strategy == "date_shift":
@@ -107,7 +108,7 @@ def get_strategy(
         )
     single = _build(strategy, model, tokenizer, key, options)
     # placeholders already hide every age; encryption hides it and must restore it exactly
-    if policy == "hipaa" and single.policy("AGE") is None and not getattr(single, "reversible", False):
+    if policy == Policy.HIPAA and single.replacement_distribution("AGE") is None and not single.reversible:
         return PerLabel({"AGE": HipaaAge(single)}, single)
     return single
 

@@ -1,4 +1,5 @@
-"""Replacement strategy interface (one strategy per module, registered in `deid_hf.replace`)."""
+"""Replacement strategy interface (one strategy per module, registered in `deid_hf.replace`). A strategy
+applied to one label of a per-label configuration is called an operator (Presidio's word)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import ClassVar
 
+from ..deprecation import warn_renamed
 from ..privacy import per_label_privacy
 from ..privacy.report import PrivacyReport
 
@@ -24,6 +26,9 @@ class Strategy(ABC):
     needs_key: ClassVar[bool] = False
     #: what only Python can give it (a function), so no command line or request can use it; None: none
     python_only: ClassVar[str | None] = None
+    #: `reidentify` restores the original exactly from the output alone (encrypt's envelopes), so no policy
+    #: rewrite goes on top (HIPAA's "90+" for ages would make the restore lossy)
+    reversible: ClassVar[bool] = False
 
     @abstractmethod
     def surrogate(self, original: str, label: str, rng: random.Random) -> str:
@@ -53,9 +58,16 @@ class Strategy(ABC):
             table.entries[key] = surrogate
         return surrogate
 
-    def policy(self, label: str) -> Mapping[str, float] | None:
+    def replacement_distribution(self, label: str) -> Mapping[str, float] | None:
         """The replacement distribution pi for ``label`` when it is independent of the original, else None."""
+        if type(self).policy is not Strategy.policy:  # a subclass written against the deprecated name
+            return type(self).policy(self, label)
         return None
+
+    def policy(self, label: str) -> Mapping[str, float] | None:
+        """Deprecated name of `replacement_distribution` ("policy" names the identifier policy)."""
+        warn_renamed("Strategy.policy", "Strategy.replacement_distribution")
+        return self.replacement_distribution(label)
 
     def no_guarantee_reason(self) -> str:
         if self.consistent:
@@ -64,7 +76,7 @@ class Strategy(ABC):
 
     def privacy_terms(self, label: str) -> tuple[str, Mapping[str, float] | None, str]:
         """(name, pi or None, why there is no guarantee) for ``label``: the input of `per_label_privacy`."""
-        pi = None if self.consistent else self.policy(label)
+        pi = None if self.consistent else self.replacement_distribution(label)
         return self.name, pi, self.no_guarantee_reason()
 
     def privacy(self, p: float, private: Mapping[str, set[str]]) -> PrivacyReport:

@@ -26,8 +26,7 @@ def _unb64(text: str) -> bytes:
 class Encrypt(Strategy):
     name = "encrypt"
     needs_key = True
-    #: the output hides the original and `reidentify` restores it exactly: no policy rewrite on top (HIPAA's
-    #: "90+" for ages would make the restore lossy)
+    #: the output hides the original and `reidentify` restores it exactly (`Strategy.reversible`)
     reversible = True
 
     def __init__(self, key: str | bytes | None = None, key_env: str = DEFAULT_KEY_ENV):

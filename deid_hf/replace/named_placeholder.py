@@ -29,5 +29,5 @@ class NamedPlaceholder(Strategy):
     def surrogate(self, original: str, label: str, rng: random.Random) -> str:
         return EXEMPLARS[label]
 
-    def policy(self, label: str) -> dict[str, float]:
+    def replacement_distribution(self, label: str) -> dict[str, float]:
         return {EXEMPLARS[label]: 1.0}

@@ -15,5 +15,5 @@ class Redact(Strategy):
     def surrogate(self, original: str, label: str, rng: random.Random) -> str:
         return REDACTED
 
-    def policy(self, label: str) -> dict[str, float]:
+    def replacement_distribution(self, label: str) -> dict[str, float]:
         return {REDACTED: 1.0}

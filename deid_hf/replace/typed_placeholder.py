@@ -13,5 +13,5 @@ class TypedPlaceholder(Strategy):
     def surrogate(self, original: str, label: str, rng: random.Random) -> str:
         return f"<{label}>"
 
-    def policy(self, label: str) -> dict[str, float]:
+    def replacement_distribution(self, label: str) -> dict[str, float]:
         return {f"<{label}>": 1.0}

@@ -61,7 +61,7 @@ class WordByWord(Strategy):
         self.policies = {label: normalise(c) for label, c in counts.items()}
         return self
 
-    def policy(self, label: str) -> dict[str, float] | None:
+    def replacement_distribution(self, label: str) -> dict[str, float] | None:
         return self.policies.get(label)
 
     def surrogate(self, original: str, label: str, rng: random.Random) -> str:

@@ -77,7 +77,7 @@ def test_word_by_word_draws_follow_pi():
     )
     records = _replace_many(strategy, 1.0, ["Zed"] * 3000)
     counts = Counter(r.replacement for r in records)
-    pi = strategy.policy("PERSON")
+    pi = strategy.replacement_distribution("PERSON")
     observed = [counts[w] for w in pi]
     assert chisquare(observed, [pi[w] * 3000 for w in pi]).pvalue > 0.01
     report = strategy.privacy(0.5, {"PERSON": {"Ann", "Cy"}})

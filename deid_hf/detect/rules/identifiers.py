@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ...errors import InputError
+from ...policies import DEFAULT_POLICY, Policy, check_policy
 from ...spans import Span
 from ..evidence import evidence_span, has_evidence
 from ..lexicon import Vocabulary
@@ -15,9 +15,6 @@ from ..text_shape import WORD_ANY_SCRIPT
 from . import RULES, Rule, decided, recording_active, register_rule
 from .phones import NOT_PHONE, PHONE_SHAPE, phone_digits
 
-#: the identifier policies: hipaa keeps what the identifier rules keep, strict every span found
-POLICIES = ("hipaa", "strict")
-DEFAULT_POLICY = "hipaa"
 #: labels whose spans need identifier evidence under hipaa
 NAMED = {"PERSON", "ORG", "LOCATION", "OTHER"}
 #: an ID span scored at least this by its recognizer (checksum, SSN, credit card) is kept as it is; weaker
@@ -217,12 +214,6 @@ def keep_identifiers(seen: Seen, span: Span, rules: Sequence[Rule] | None = None
     return [span]
 
 
-def check_policy(policy) -> str:
-    if policy not in POLICIES:
-        raise InputError(f"unknown identifier policy {policy!r}; use one of {', '.join(POLICIES)}")
-    return policy
-
-
 def apply_policy(
     text: str,
     spans: Sequence[Span],
@@ -232,7 +223,7 @@ def apply_policy(
 ) -> list[Span]:
     """The spans ``policy`` keeps (hipaa: the identifier rules, `rules.identifiers`; strict: all), not
     merged. ``text``: what the detectors saw; ``original``: the text before case restoration if it differs."""
-    if check_policy(policy) == "strict":
+    if check_policy(policy) == Policy.STRICT:
         return list(spans)
     seen, rules = Seen(text, vocabulary, original), RULES.family("identifiers")
     return [kept for span in spans for kept in keep_identifiers(seen, span, rules)]
