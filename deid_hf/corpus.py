@@ -123,8 +123,8 @@ def run_locked(
     ``mapping_out``: write the results' sealed ``restore`` entries there (`deid_hf.reidentify`).
     ``group_field``: the field naming each record's group (e.g. the patient): the records of one group share
     their date offset and pseudonyms (`deid-substitution` ``{"text", "group"}`` inputs).
-    ``fit_corpus``: fit the identifier policy's corpus vocabulary on this input instead of using the
-    model's (`detect.policy.PolicyDetector.fit`): more precision, less privacy, since a name that recurs
+    ``fit_corpus``: fit the identifier policy's corpus vocabulary on this input instead of using the model's
+    (`detect.policy.IdentifierPolicyDetector.fit`): more precision, less privacy, since a name that recurs
     across many records then needs other evidence. Off by default: each record's output is then what one
     pipeline call on it gives.
     """

@@ -45,7 +45,7 @@ class _DeidActor:
         if use_gpu:
             options.setdefault("device", 0)
         self.pipe = pipeline("deid-substitution", key=key, **options)
-        fit = getattr(self.pipe.detector, "fit", None)
+        fit = self.pipe.detector.fit
         if fit is not None and texts is not None:  # corpus statistics of the whole input, as the local engine
             fit(texts)
         self.text_field, self.p, self.seed, self.group_field = text_field, p, seed, group_field

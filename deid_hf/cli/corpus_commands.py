@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..errors import DeidError, InputError
+from ..policies import POLICIES
 from .arguments import detector_help, detector_names, strategy_name
 from .console import console
 
@@ -156,7 +157,7 @@ def _add_run_pipeline_flags(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--policy",
         default=None,
-        choices=["hipaa", "strict"],
+        choices=list(POLICIES),
         help="identifier policy (default hipaa: names, places, dates, contact details, ID numbers; not "
         "measurements or times of day); strict: every span any detector finds",
     )

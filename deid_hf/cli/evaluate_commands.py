@@ -8,6 +8,7 @@ from pathlib import Path
 
 from rich.table import Table
 
+from ..policies import POLICIES
 from .arguments import detector_help, detector_names, strategy_name
 from .console import console, show_rows
 
@@ -49,7 +50,7 @@ def cmd_evaluate_detection(args: argparse.Namespace) -> None:
         strategy=args.strategy,
         policy=args.policy,
     )
-    fit = getattr(pipe.detector, "fit", None)
+    fit = pipe.detector.fit
     if args.fit_corpus and fit is not None:  # the identifier policy's vocabulary from the whole gold corpus
         fit([d.text for d in docs])
     with Progress(console=console) as bar:
@@ -78,7 +79,7 @@ def _add_detection(evaluate_sub) -> None:
     detection.add_argument(
         "--policy",
         default="hipaa",
-        choices=["hipaa", "strict"],
+        choices=list(POLICIES),
         help="identifier policy: hipaa (names, places, dates, contact details, ID numbers; not measurements "
         "or times of day) or strict (every span any detector finds)",
     )

@@ -209,7 +209,6 @@ class TokenClassificationDetector(Detector):
     ):
         from transformers import pipeline
 
-        from ..errors import InputError
         from ..lm import check_backend
         from ..models import MANIFEST, model_path, verified_folder
 

@@ -1,10 +1,11 @@
 """The detection stages as one declared, ordered list (`DETECTION_STAGES`).
 
 Each `Stage` names what it does and which object runs it (``part``): the identifier policy's stages run in
-`policy.PolicyDetector`, the user options' in `steering.SteeredDetector`, the last in `finish_detection`,
-which a replacement calls on the spans it replaces. Without an identifier policy (``strict``) the detectors
-alone stand for the policy's part. Adding a stage = one `add_stage` call (or one entry in the list below);
-with `rules.recording` active, what a stage adds or drops is recorded as ``stage:<name>``.
+`policy.IdentifierPolicyDetector`, the user options' in `user_options.UserOptionsDetector`, the last in
+`finish_detection`, which a replacement calls on the spans it replaces. Without an identifier policy
+(``strict``) the detectors alone stand for the policy's part. Adding a stage = one `add_stage` call (or one
+entry in the list below); with `rules.recording` active, what a stage adds or drops is recorded as
+``stage:<name>``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InputError
+from ..policies import Policy
 from ..spans import Span, merge_spans
 from .casing import restore_case
 from .clinical import extend_places
@@ -110,7 +112,7 @@ def _identifier_policy(owner, document: Document) -> list[Span]:
     """The policy on each detector's spans (`rules.identifiers`); a policy-trained model's spans cleaned up
     instead (`learned_spans.keep_trained`)."""
     text, vocabulary = document.text, owner.policy_vocabulary()
-    document.dates = find_dates(text) if owner.policy == "hipaa" else []
+    document.dates = find_dates(text) if owner.policy == Policy.HIPAA else []
     return [
         span
         for member, found in zip(owner.members, document.found)
@@ -129,7 +131,7 @@ def _context_rules(owner, document: Document) -> list[Span]:
 
 
 def _date_and_phone_rules(owner, document: Document) -> list[Span]:
-    if owner.policy != "hipaa":
+    if owner.policy != Policy.HIPAA:
         return document.spans
     return document.spans + document.dates + find_phones(document.text)
 

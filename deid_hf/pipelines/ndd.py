@@ -28,6 +28,7 @@ from deid_hf.errors import InputError
 from deid_hf.ndd import NDD
 from deid_hf.pipelines.base import SavableOptionsMixin, checked_input, given_options, items_of, run_items
 from deid_hf.pipelines.substitution import document_rng
+from deid_hf.policies import Policy
 from deid_hf.privacy.report import PrivacyReport
 from deid_hf.replace.full_entity import FullEntity
 from deid_hf.replace.redact import REDACTED
@@ -52,7 +53,7 @@ class DeidNDDPipeline(SavableOptionsMixin, Pipeline):
         "divergence": "kl",
         "weights": "distance",
         "scorer_options": None,
-        "policy": "hipaa",
+        "policy": Policy.HIPAA.value,
     }
 
     def __init__(self, model, *args, **kwargs):

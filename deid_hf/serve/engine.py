@@ -98,9 +98,7 @@ class Engine:
             *getattr(strategy, "operators", {}).values(),
             getattr(strategy, "default", None),
         ]
-        return hasattr(self._default, "reidentify") and any(
-            getattr(o, "reversible", False) for o in operators
-        )
+        return hasattr(self._default, "reidentify") and any(o is not None and o.reversible for o in operators)
 
     def run_group(self, key: Hashable, texts: list[str]) -> list:
         options = Options(*key)

@@ -24,8 +24,9 @@ from pathlib import Path
 from .._version import __version__
 from ..corpora import LabelledDocument
 from ..detect.lexicon import stop_words
-from ..detect.policy import POLICIES, apply_policy, find_dates, find_phones
+from ..detect.policy import apply_policy, find_dates, find_phones
 from ..errors import InputError
+from ..policies import POLICIES, Policy
 from ..spans import Span, merge_spans, trim_edge_words
 
 _NO_SPACE_BEFORE = re.compile(
@@ -106,7 +107,7 @@ SILVER_SOURCES: dict[str, Callable[[Path], list[str]]] = {
 #: labels that `strict_names` keeps as the strict policy finds them
 STRICT_NAME_LABELS = frozenset({"PERSON", "ORG", "LOCATION", "ADDRESS"})
 #: policies of the silver labels: the identifier policies and ``strict-names`` (`strict_names`)
-SILVER_POLICIES = (*POLICIES, "strict-names")
+SILVER_POLICIES = (*POLICIES, Policy.STRICT_NAMES)
 
 
 #: score of a cached silver span (the cache keeps none): below every policy rule's, so the hipaa date and
@@ -219,7 +220,7 @@ def silver_documents(
     from ..models import load_causal_lm
     from ..paths import cache_dir
 
-    if policy == "strict-names":
+    if policy == Policy.STRICT_NAMES:
         docs = silver_documents(
             data_root, per_source, seed=seed, detector=detector, policy="strict", whole=whole, cache=cache
         )

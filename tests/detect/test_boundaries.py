@@ -10,7 +10,7 @@ import deid_hf
 from deid_hf.detect.base import Detector
 from deid_hf.detect.rules import recording
 from deid_hf.detect.rules.boundaries import exact_boundaries
-from deid_hf.detect.steering import SteeredDetector
+from deid_hf.detect.user_options import UserOptionsDetector
 from deid_hf.spans import Span
 
 
@@ -68,7 +68,7 @@ BOUNDARY_CASES = [
     ("case", "text", "found", "replaced"), BOUNDARY_CASES, ids=[c[0] for c in BOUNDARY_CASES]
 )
 def test_span_boundaries(case, text, found, replaced):
-    spans = SteeredDetector(_Fixed(found)).detect(text)
+    spans = UserOptionsDetector(_Fixed(found)).detect(text)
     assert [text[s.start : s.end] for s in spans] == replaced
 
 

@@ -7,7 +7,7 @@ from deid_hf.detect.base import Detector
 from deid_hf.detect.casing import restore_case
 from deid_hf.detect.clinical import ClinicalContextDetector
 from deid_hf.detect.lexicon import DocumentFrequency, is_misspelling, is_name_word
-from deid_hf.detect.policy import PolicyDetector, apply_policy, find_dates, find_phones
+from deid_hf.detect.policy import IdentifierPolicyDetector, apply_policy, find_dates, find_phones
 from deid_hf.errors import InputError
 from deid_hf.evaluation.detection import detection_report, load_gold
 from deid_hf.spans import Span
@@ -192,7 +192,7 @@ class _EveryWord(Detector):
 
 def test_policy_detector_filters_a_noisy_detector_on_case_restored_text():
     text = "PT SEEN BY DR. BAKAITIS ON 10/16 AT 0800. HR 88. LASIX GIVEN."
-    spans = PolicyDetector(_EveryWord(), "hipaa").detect(text)
+    spans = IdentifierPolicyDetector(_EveryWord(), "hipaa").detect(text)
     assert texts(text, spans) == {"BAKAITIS", "10/16"}
 
 
@@ -210,12 +210,12 @@ class _TrainedOnHipaa(_EveryWord):
 def test_a_detector_trained_on_the_policy_keeps_its_spans_and_sees_the_text_as_written():
     text = "PT SEEN BY DR. BAKAITIS ON 10/16 AT 0800. HR 88. LASIX GIVEN."
     trained = _TrainedOnHipaa()
-    spans = PolicyDetector(trained, "hipaa").detect(text)
+    spans = IdentifierPolicyDetector(trained, "hipaa").detect(text)
     assert trained.seen == text  # not the case-restored copy the other detectors get
     assert {"0800.", "88.", "LASIX"} <= texts(text, spans)  # its own spans are not filtered again
-    assert texts(text, PolicyDetector(_EveryWord(), "hipaa").detect(text)) == {"BAKAITIS", "10/16"}
+    assert texts(text, IdentifierPolicyDetector(_EveryWord(), "hipaa").detect(text)) == {"BAKAITIS", "10/16"}
     trained.trained_policy = "other"
-    assert texts(text, PolicyDetector(trained, "hipaa").detect(text)) == {"BAKAITIS", "10/16"}
+    assert texts(text, IdentifierPolicyDetector(trained, "hipaa").detect(text)) == {"BAKAITIS", "10/16"}
 
 
 @pytest.mark.filterwarnings("ignore")
@@ -254,9 +254,9 @@ class _TrainedDates(Detector):
 
 def test_a_trained_models_spans_are_whole_words_without_bare_numbers_or_function_words_alone():
     text = "Sats 9 /7 at 2000; seen 3/4/2021 and in March; Sam from Contoso on Tuesday at 8 pm"
-    found = texts(text, PolicyDetector(_TrainedDates(), "hipaa", context=False).detect(text))
+    found = texts(text, IdentifierPolicyDetector(_TrainedDates(), "hipaa", context=False).detect(text))
     assert found == {"3/4/2021", "March", "Sam", "Contoso"}  # a subword piece widened to its word
-    assert len(PolicyDetector(_TrainedDates(), "strict", context=False).detect(text)) == 9
+    assert len(IdentifierPolicyDetector(_TrainedDates(), "strict", context=False).detect(text)) == 9
 
 
 def test_a_trained_models_spans_keep_names_that_are_function_words_and_dotted_dates_trimmed():
@@ -335,7 +335,7 @@ def test_a_trained_models_date_is_left_to_the_date_rule_that_overlaps_it():
     model = _FixedSpans(
         "model", [("May 6 , 1913 at 11:34:35", "DATE_TIME", 0.9), ("the 5th", "DATE_TIME", 0.9)], "hipaa"
     )
-    kept = PolicyDetector(model, "hipaa", context=False).detect(text)
+    kept = IdentifierPolicyDetector(model, "hipaa", context=False).detect(text)
     # the rule's date (no year after a spaced comma, no time of day); a date no rule finds stays as found
     assert [(text[s.start : s.end], s.label) for s in kept] == [
         ("May 6", "DATE_TIME"),
@@ -350,9 +350,9 @@ def test_a_trained_models_ages_follow_the_policy_age_rule():
         [("67 years old", "AGE", 0.9), ("92 years old", "AGE", 0.9), ("aged forty", "AGE", 0.9)],
         trained_policy="hipaa",
     )
-    kept = PolicyDetector(model, "hipaa", context=False).detect(text)
+    kept = IdentifierPolicyDetector(model, "hipaa", context=False).detect(text)
     assert [(text[s.start : s.end], s.label) for s in kept] == [("92 years old", "AGE")]
-    assert len(PolicyDetector(model, "strict", context=False).detect(text)) == 3
+    assert len(IdentifierPolicyDetector(model, "strict", context=False).detect(text)) == 3
 
 
 class _FixedSpans(Detector):
@@ -372,7 +372,7 @@ def test_a_number_after_an_id_context_is_an_id_whatever_a_model_calls_it():
     text = "Patient MRN 4839201 seen by the team; call 42"
     numbers = _FixedSpans("patterns", [("4839201", "NUMBER", 0.35), ("42", "NUMBER", 0.35)])
     model = _FixedSpans("model", [("4839201", "ADDRESS", 0.61)], trained_policy="hipaa")
-    detector = PolicyDetector(get_detector([numbers, model]), "hipaa", context=False)
+    detector = IdentifierPolicyDetector(get_detector([numbers, model]), "hipaa", context=False)
     assert [(text[s.start : s.end], s.label) for s in detector.detect(text)] == [("4839201", "ID")]
     patterns = get_detector("patterns", policy="hipaa")
     text = "Hi, my order 88213-A never arrived; ticket 4471 is open. Bed 4471 is free."

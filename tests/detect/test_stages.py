@@ -4,7 +4,7 @@ the base class."""
 import pytest
 
 from deid_hf.detect.base import Detector
-from deid_hf.detect.policy import PolicyDetector
+from deid_hf.detect.policy import IdentifierPolicyDetector
 from deid_hf.detect.rules import recording
 from deid_hf.detect.stages import (
     DETECTION_STAGES,
@@ -14,7 +14,7 @@ from deid_hf.detect.stages import (
     remove_stage,
     stage_names,
 )
-from deid_hf.detect.steering import SteeredDetector
+from deid_hf.detect.user_options import UserOptionsDetector
 from deid_hf.errors import InputError
 from deid_hf.spans import Span
 
@@ -64,7 +64,7 @@ def short_spans_dropped():
 def test_a_user_stage_is_one_entry_in_the_list(short_spans_dropped):
     assert stage_names().index("drop short spans") == stage_names().index("mentions") + 1
     text = "Ann met Oleander Quist at noon."
-    detector = SteeredDetector(_Fixed([("Ann", "PERSON"), ("Oleander Quist", "PERSON")]))
+    detector = UserOptionsDetector(_Fixed([("Ann", "PERSON"), ("Oleander Quist", "PERSON")]))
     with recording() as log:
         spans = detector.detect(text)
     assert [text[s.start : s.end] for s in spans] == ["Oleander Quist"]
@@ -84,8 +84,8 @@ def test_the_replacement_stage_gives_one_label_per_surface():
 def test_capabilities_are_declared_on_the_base_class():
     bare = _Fixed([])
     assert bare.fit is None and bare.trained_policy is None and bare.vocabulary is None
-    under_policy = PolicyDetector(bare, corpus_vocabulary=True)
-    steered = SteeredDetector(under_policy)
+    under_policy = IdentifierPolicyDetector(bare, corpus_vocabulary=True)
+    steered = UserOptionsDetector(under_policy)
     assert steered.fit == under_policy.fit and steered.fit(["a text"]) is under_policy
-    assert SteeredDetector(bare).fit is None
+    assert UserOptionsDetector(bare).fit is None
     assert not hasattr(steered, "pieces")  # no forwarding of unknown attributes
