@@ -103,6 +103,8 @@ def _detector(key: str, value):
 def _options(key: str, value) -> dict:
     if not isinstance(value, Mapping):
         _fail(key, f"expected a mapping of options, got {value!r}")
+    if "key" in value:  # a key is never an option: options are saved with a pipeline, a key never is
+        _fail(key, "a secret key is not an option: pass it as key= (or set DEID_HF_KEY)")
     return dict(value)
 
 

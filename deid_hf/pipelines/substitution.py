@@ -171,7 +171,8 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
             table = self.table if self.table is not None else SubstitutionTable()
             if self.table is None and item.get("group") is not None:
                 table.state["group_seed"] = self._group_seed(item["group"], seed)
-            _, records = apply_strategy(text, spans, self.strategy, p, document_rng(seed, original), table)
+            rng = document_rng(seed, original)
+            _, records = apply_strategy(text, spans, self.strategy, p, rng, table, original=original)
             private: dict[str, set[str]] = {}
             for r in records:
                 private.setdefault(r.label, set()).add(original[r.start : r.end])

@@ -49,20 +49,29 @@ def units(text: str, span: Span, per_word: bool) -> list[tuple[int, int]]:
 
 
 def apply_strategy(
-    text: str, spans: list[Span], strategy: Strategy, p: float, rng: random.Random, table: SubstitutionTable
+    text: str,
+    spans: list[Span],
+    strategy: Strategy,
+    p: float,
+    rng: random.Random,
+    table: SubstitutionTable,
+    original: str | None = None,
 ) -> tuple[str, list[Replacement]]:
-    """Replace each unit with probability ``p`` (randomized response); ``spans`` must not overlap."""
+    """Replace each unit with probability ``p`` (randomized response); ``spans`` must not overlap.
+    ``original``: the text before `deid_hf.text.model_text` (same offsets), which a reversible operator
+    reads so that it restores every character exactly."""
     pieces, records, cursor = [], [], 0
     strategy.prepare(text, spans, table)
     for span in sorted(spans, key=lambda s: s.start):
         operator = strategy.for_label(span.label)
         for start, end in units(text, span, operator.per_word):
-            original = text[start:end]
+            unit = text[start:end]
             replaced = rng.random() < p
-            surrogate = operator.replace(text, start, end, span.label, rng, table) if replaced else None
+            source = original if original is not None and operator.reversible else text
+            surrogate = operator.replace(source, start, end, span.label, rng, table) if replaced else None
             replaced = surrogate is not None
             pieces.append(text[cursor:start])
-            pieces.append(surrogate if replaced else original)
+            pieces.append(surrogate if replaced else unit)
             cursor = end
             records.append(Replacement(start, end, span.label, span.score, span.source, replaced, surrogate))
     pieces.append(text[cursor:])

@@ -94,3 +94,18 @@ def test_options_given_at_construction_hold_for_every_call():
     first, again = pipe(TEXT), pipe(TEXT)
     assert first["privacy"]["p"] == 0.5 and first == again  # p and seed kept, not reset by the call
     assert pipe(TEXT, p=1.0)["privacy"]["p"] == 1.0  # a call still overrides
+
+
+def test_a_key_in_strategy_options_is_refused_with_where_it_goes():
+    with pytest.raises(InputError, match="pass it as key="):
+        deid_hf.pipeline(
+            "deid-substitution", detector="fast", strategy="hash", strategy_options={"key": "k" * 32}
+        )
+
+
+def test_encrypt_restores_control_characters_inside_a_span_exactly():
+    pipe = deid_hf.pipeline("deid-substitution", detector="fast", strategy="encrypt", key="k" * 32)
+    text = "Call Ann\x01Lee at home."
+    out = pipe(text)
+    assert "Ann" not in out["text"]
+    assert pipe.reidentify(out["text"]) == text
