@@ -1,0 +1,195 @@
+"""The review API of `deid-hf serve` (/review/api) over real HTTP: upload, decisions, exports, resume."""
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+httpx = pytest.importorskip("httpx", reason="the serve extra is not installed: pip install 'deid-hf[serve]'")
+pytest.importorskip("fastapi", reason="the serve extra is not installed: pip install 'deid-hf[serve]'")
+
+from .conftest import REPO, ThreadServer  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+KEY = "review-test-key-0123456789"
+HEADERS = {"X-API-Key": KEY}
+#: synthetic notes; the "fast" detector takes "Hodgkin" (a disease) for a name, misses "Zorbath" and
+#: calls "Boston clinic" a place
+FALSE = "Mr. Wilhelm Brandt reports that Hodgkin lymphoma is in remission."
+MISSED = "Discussed Babinski sign with the family of Jane Doe. Zorbath came along."
+RELABEL = "Seen in Boston clinic on May 2, 2023. Contact Kowalczyk at 555-0143."
+FILLER = [
+    "Patient Maria Gonzalez was seen by Dr. Tanaka on March 3, 2024.",
+    "Follow-up with nurse Oluwaseun Adebayo-Quist next week.",
+    "Ms. Ngozi Okonkwo-Baptiste called Friday about her results.",
+    "Nothing personal in this note.",
+]
+
+
+def corpus_bytes() -> bytes:
+    rows = [{"id": n, "text": text} for n, text in enumerate([FALSE, MISSED, RELABEL, *FILLER])]
+    lines = [json.dumps(row) for row in rows]
+    lines.insert(3, "{not json")  # an unreadable line: an error, listed first
+    lines.append(json.dumps({"id": 99, "note": "no text field"}))
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.fixture(scope="module")
+def review_server(tmp_path_factory):
+    from deid_hf.serve.app import create_app
+    from deid_hf.serve.config import ServeConfig
+
+    root = tmp_path_factory.mktemp("review")
+    monkey = pytest.MonkeyPatch()
+    monkey.setenv("DEID_HF_REVIEW_DIR", str(root))
+    config = ServeConfig(detector="fast", strategy="typed", api_key=KEY)
+    try:
+        with ThreadServer(create_app(config)) as server:
+            yield server.base, root
+    finally:
+        monkey.undo()
+
+
+def upload(base: str, body: bytes, **params) -> dict:
+    params = {"filename": "notes.jsonl", **params}
+    answer = httpx.post(
+        f"{base}/review/api/sessions", params=params, content=body, headers=HEADERS, timeout=60
+    )
+    assert answer.status_code == 200, answer.text
+    session = answer.json()
+    deadline = time.monotonic() + 120
+    while session["state"] == "running" and time.monotonic() < deadline:
+        time.sleep(0.2)
+        session = httpx.get(f"{base}/review/api/sessions/{session['id']}", headers=HEADERS).json()
+    assert session["state"] == "done", session
+    return session
+
+
+def span_of(doc: dict, surface: str) -> dict:
+    start = doc["original"].index(surface)
+    found = [s for s in doc["spans"] if s["start"] == start and s["end"] == start + len(surface)]
+    assert found, f"the detector no longer finds {surface!r} (the test's premise)"
+    return found[0]
+
+
+def decide(base, session, index, **decision):
+    url = f"{base}/review/api/sessions/{session['id']}/documents/{index}/decisions"
+    return httpx.post(url, json=decision, headers=HEADERS, timeout=60)
+
+
+def test_review_needs_the_api_key_and_offers_what_runs(review_server):
+    base, _ = review_server
+    assert httpx.get(f"{base}/review/api/options").status_code == 401
+    assert httpx.get(f"{base}/review/").status_code == 200  # the page itself holds no data
+    options = httpx.get(f"{base}/review/api/options", headers=HEADERS).json()
+    assert "typed" in options["strategies"] and "custom" not in options["strategies"]
+    assert "hash" not in options["strategies"]  # no DEID_HF_KEY on this server
+    refused = httpx.post(
+        f"{base}/review/api/sessions",
+        params={"filename": "a.jsonl", "strategy": "custom"},
+        content=b'{"text": "x"}\n',
+        headers=HEADERS,
+    )
+    assert refused.status_code == 400 and "not offered" in refused.json()["detail"]
+    wrong = httpx.post(
+        f"{base}/review/api/sessions", params={"filename": "a.txt"}, content=b"x", headers=HEADERS
+    )
+    assert wrong.status_code == 400 and ".jsonl" in wrong.json()["detail"]
+
+
+def test_decisions_update_the_text_and_exports_change_the_next_run(review_server, tmp_path):
+    base, root = review_server
+    session = upload(base, corpus_bytes())
+    rows = session["documents"]
+    assert session["total"] == 9 and len(rows) == 9
+    assert [r["error"] is not None for r in rows[:2]] == [True, True]  # errors first
+    assert all(r["error"] is None for r in rows[2:])
+    low = [r["low_score"] > 0 for r in rows[2:]]
+    assert low == sorted(low, reverse=True)  # then documents with low-score spans
+    doc_url = f"{base}/review/api/sessions/{session['id']}/documents"
+    false_doc, missed_doc, relabel_doc = (
+        httpx.get(f"{doc_url}/{n}", headers=HEADERS).json() for n in range(3)
+    )
+    assert any(s["rule"] for s in false_doc["spans"] + missed_doc["spans"] + relabel_doc["spans"])
+
+    hodgkin = span_of(false_doc, "Hodgkin")
+    answer = decide(base, session, 0, action="reject", start=hodgkin["start"], end=hodgkin["end"]).json()
+    assert "Hodgkin lymphoma" in answer["text"] and "Brandt" not in answer["text"]
+    start = MISSED.index("Zorbath")
+    answer = decide(base, session, 1, action="add", start=start, end=start + 7, label="PERSON").json()
+    assert answer["text"].endswith("<PERSON> came along.")
+    assert [s["status"] for s in answer["spans"] if s["start"] == start] == ["added"]
+    clinic = span_of(relabel_doc, "Boston clinic")
+    answer = decide(base, session, 2, action="relabel", start=clinic["start"], end=clinic["end"], label="ORG")
+    assert answer.json()["text"].startswith("Seen in <ORG> on")
+    # refusals: an overlap, an unknown label, a span that was never detected, an undo of nothing
+    assert (
+        decide(base, session, 1, action="add", start=start, end=start + 3, label="PERSON").status_code == 400
+    )
+    assert (
+        decide(
+            base, session, 2, action="relabel", start=clinic["start"], end=clinic["end"], label="X"
+        ).status_code
+        == 400
+    )
+    assert decide(base, session, 2, action="reject", start=0, end=4).status_code == 400
+    assert decide(base, session, 3, action="undo", start=0, end=4).status_code == 400
+    # a decision undone: the span is replaced again; redone for the exports
+    decide(base, session, 0, action="undo", start=hodgkin["start"], end=hodgkin["end"])
+    again = httpx.get(f"{doc_url}/0", headers=HEADERS).json()
+    assert "Hodgkin" not in again["text"]
+    decide(base, session, 0, action="reject", start=hodgkin["start"], end=hodgkin["end"])
+
+    # decisions on disk: offsets and labels, no text
+    (saved,) = root.glob("*.decisions.json")
+    raw = saved.read_text()
+    assert json.loads(raw)["documents"]["1"] == {f"{start}:{start + 7}": {"action": "add", "label": "PERSON"}}
+    assert not any(word in raw for word in ("Hodgkin", "Zorbath", "Boston", "Brandt"))
+
+    exported = f"{base}/review/api/sessions/{session['id']}/export"
+    corpus = [
+        json.loads(line) for line in httpx.get(f"{exported}/corpus.jsonl", headers=HEADERS).text.splitlines()
+    ]
+    assert len(corpus) == 9 and corpus[0]["id"] == 0
+    assert "Hodgkin lymphoma" in corpus[0]["text"] and "Zorbath" not in corpus[1]["text"]
+    assert corpus[3]["error"] and "text" not in corpus[8] and corpus[8]["error"]
+    gold = [
+        json.loads(line)
+        for line in httpx.get(f"{exported}/gold.jsonl?reviewed_only=true", headers=HEADERS).text.splitlines()
+    ]
+    assert [g["text"] for g in gold] == [FALSE, MISSED, RELABEL]
+    assert {"start": start, "end": start + 7, "label": "PERSON"} in gold[1]["spans"]
+    assert {"start": clinic["start"], "end": clinic["end"], "label": "ORG"} in gold[2]["spans"]
+    assert all(s["start"] != hodgkin["start"] for s in gold[0]["spans"])
+    config_text = httpx.get(f"{exported}/config.yaml", headers=HEADERS).text
+    (tmp_path / "review.yaml").write_text(config_text)
+    (tmp_path / "notes.jsonl").write_text(
+        json.dumps({"text": FALSE}) + "\n" + json.dumps({"text": MISSED}) + "\n"
+    )
+
+    # the next run (the CLI, with the exported --config) keeps "Hodgkin" and replaces "Zorbath"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "deid_hf.cli",
+            "run",
+            str(tmp_path / "notes.jsonl"),
+            str(tmp_path / "out.jsonl"),
+        ]
+        + ["--config", str(tmp_path / "review.yaml")],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
+    out = [json.loads(line)["text"] for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert "Hodgkin lymphoma" in out[0] and "Brandt" not in out[0]
+    assert "Zorbath" not in out[1] and out[1].endswith("<PERSON> came along.")
+
+    # the same file uploaded again resumes its decisions
+    resumed = upload(base, corpus_bytes())
+    doc = httpx.get(f"{base}/review/api/sessions/{resumed['id']}/documents/1", headers=HEADERS).json()
+    assert doc["reviewed"] and "Zorbath" not in doc["text"]
