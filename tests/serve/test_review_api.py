@@ -193,3 +193,20 @@ def test_decisions_update_the_text_and_exports_change_the_next_run(review_server
     resumed = upload(base, corpus_bytes())
     doc = httpx.get(f"{base}/review/api/sessions/{resumed['id']}/documents/1", headers=HEADERS).json()
     assert doc["reviewed"] and "Zorbath" not in doc["text"]
+
+
+def test_ui_asks_for_the_api_key_alone(review_server):
+    base, _ = review_server
+    login = httpx.get(f"{base}/ui/")
+    assert login.status_code == 200 and "API key" in login.text
+    assert login.text.count("<input") == 1 and 'type="password"' in login.text
+    assert httpx.get(f"{base}/ui/config").status_code == 401  # nothing of the app before signing in
+    wrong = httpx.post(f"{base}/ui-login", data={"api_key": "not-the-key-at-all"})
+    assert wrong.status_code == 401 and "Wrong API key" in wrong.text and "set-cookie" not in wrong.headers
+    right = httpx.post(f"{base}/ui-login", data={"api_key": KEY})
+    assert right.status_code == 303 and right.headers["location"] == "/ui/"
+    assert KEY not in right.headers["set-cookie"] and "HttpOnly" in right.headers["set-cookie"]
+    with httpx.Client(base_url=base, cookies=right.cookies) as client:
+        page = client.get("/ui/")
+        assert page.status_code == 200 and "gradio" in page.text.lower() and "API key" not in page.text
+        assert client.get("/ui/config").status_code == 200
