@@ -45,6 +45,8 @@ CHUNK = 8
 LOW_SCORE = 0.6
 ACTIONS = ("accept", "reject", "relabel", "add", "undo")
 REVIEW_DIR_ENV = "DEID_HF_REVIEW_DIR"
+#: sessions kept in memory (the oldest dropped first): uploads cannot grow memory without bound
+MAX_SESSIONS = 8
 
 
 def review_dir() -> Path:
@@ -172,6 +174,8 @@ class ReviewStore:
             if 0 <= index < len(documents) and documents[index].original is not None:
                 documents[index].decisions = decisions
         self.sessions[session.id] = session
+        while len(self.sessions) > MAX_SESSIONS:
+            del self.sessions[next(iter(self.sessions))]
         log.info("review session opened: %d record(s), %d with saved decisions", len(records), len(saved))
         return session
 
@@ -439,7 +443,11 @@ def _checked(call):
     try:
         return call()
     except KeyError:
-        raise HTTPException(404, "no such review session (sessions live until the server restarts)") from None
+        raise HTTPException(
+            404,
+            "no such review session (a restart or newer sessions dropped it): upload the file again, its "
+            "decisions are resumed",
+        ) from None
     except InputError as exc:
         raise HTTPException(400, str(exc)) from None
 

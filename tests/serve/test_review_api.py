@@ -210,3 +210,17 @@ def test_ui_asks_for_the_api_key_alone(review_server):
         page = client.get("/ui/")
         assert page.status_code == 200 and "gradio" in page.text.lower() and "API key" not in page.text
         assert client.get("/ui/config").status_code == 200
+
+
+def test_a_csv_upload_with_another_text_field(review_server):
+    base, _ = review_server
+    body = b"id,note\n1,Patient Maria Gonzalez was seen on March 3 2024.\n2,\n"
+    session = upload(base, body, filename="notes.csv", text_field="note")
+    assert [r["index"] for r in session["documents"]] == [1, 0]  # the empty note: an error, first
+    assert "no text in field 'note'" in session["documents"][0]["error"]
+    url = f"{base}/review/api/sessions/{session['id']}/export/corpus.jsonl"
+    corpus = [json.loads(line) for line in httpx.get(url, headers=HEADERS).text.splitlines()]
+    assert corpus[0]["id"] == 1 and "Gonzalez" not in corpus[0]["note"] and "<PERSON>" in corpus[0]["note"]
+    assert "note" not in corpus[1] and corpus[1]["error"]
+    missing = httpx.get(f"{base}/review/api/sessions/nope", headers=HEADERS)
+    assert missing.status_code == 404 and "upload the file again" in missing.json()["detail"]

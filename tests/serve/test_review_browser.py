@@ -156,9 +156,11 @@ def test_review_in_the_browser_fixes_errors_and_exports(review_process, tmp_path
             )
             assert page.locator("#original mark.added").inner_text().startswith("Zorbath")
 
-            # 3. a wrong label: click the span, choose the label, click Relabel
+            # 3. a wrong label: select the first span with ], choose the label, click Relabel
             page.click('#documents tr[data-index="2"]')
-            page.click(f'#original mark[data-start="{RELABEL.index("Boston clinic")}"]')
+            page.wait_for_selector('#doc-index:text("2")')
+            page.keyboard.press("]")
+            page.wait_for_selector(f'#original mark.selected[data-start="{RELABEL.index("Boston clinic")}"]')
             page.select_option("#label", "ORG")
             page.click("#relabel")
             page.wait_for_function(

@@ -228,11 +228,20 @@ function step(delta) {
   if (next !== undefined) openDocument(next);
 }
 
+function moveSpan(delta) {
+  if (!state.doc || !state.doc.spans.length) return;
+  const spans = state.doc.spans;
+  const at = state.selected ? spans.findIndex((s) => s.start === state.selected.start && s.end === state.selected.end) : -1;
+  const next = at < 0 ? (delta > 0 ? 0 : spans.length - 1) : Math.min(spans.length - 1, Math.max(0, at + delta));
+  select(spans[next]);
+}
+
 document.addEventListener("keydown", (event) => {
   if ($("review").hidden || event.ctrlKey || event.metaKey || event.altKey) return;
   if (["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName)) return;
   const keys = { a: "accept", r: "reject", l: "relabel", u: "undo", n: "add" };
   if (keys[event.key]) { event.preventDefault(); decide(keys[event.key]); }
+  else if (event.key === "]" || event.key === "[") moveSpan(event.key === "]" ? 1 : -1);
   else if (event.key === "j") step(1);
   else if (event.key === "k") step(-1);
 });
