@@ -1,13 +1,14 @@
 """The review workflow at ``/review``: open a corpus, check and correct its spans, export the corrections.
 
-A reviewer uploads a JSONL/CSV/Parquet corpus; the service de-identifies it in the model thread (chunk by
-chunk, with progress) with ``explain=True`` so each span names the rule or stage that kept it. Per document
-the reviewer accepts, rejects, relabels or adds spans; the de-identified text is recomputed at once from the
-corrected spans (`apply_strategy`, the pipeline's own strategy). Exports: the corrected corpus (JSONL), a
-``--config`` file with allow and deny lists for the next run, and gold spans (``train-detector
---documents``). Decisions are saved after each change in ``DEID_HF_REVIEW_DIR`` (default ``./deid-hf-review``)
-as offsets and labels only, never text, so the file needs no encryption; re-uploading the same file with the
-same options resumes them. Originals stay in memory; logs hold counts only.
+A reviewer uploads a JSONL/CSV/Parquet corpus, which the service de-identifies in the model thread (chunk by
+chunk, with progress) with ``explain=True`` so that each span names the rule or stage that kept it; or a
+finished run's input, output and report. Per document the reviewer accepts, rejects, relabels or adds
+spans; the de-identified text is recomputed at once from the corrected spans (`apply_strategy`, the
+pipeline's own strategy). Exports: the corrected corpus (JSONL), a ``--config`` file with allow and deny
+lists for the next run, and gold spans (``train-detector --documents``). Decisions are saved after each
+change in ``DEID_HF_REVIEW_DIR`` (default ``./deid-hf-review``) as offsets and labels only, never text, so
+the file needs no encryption; opening the same files with the same options resumes them. Originals stay in
+memory; logs hold counts only.
 """
 
 from __future__ import annotations
@@ -121,6 +122,22 @@ def fingerprint(body: bytes, text_field: str, detector: str, strategy: str) -> s
     return digest.hexdigest()
 
 
+def uploaded_records(body: bytes, filename: str, what: str = "uploaded file") -> list[dict]:
+    """The records of an uploaded JSONL/CSV/Parquet file (`read_records` on a temporary copy)."""
+    suffix = Path(filename).suffix.lower()
+    if suffix not in FORMATS:
+        raise InputError(f"unsupported {what} {filename!r}: upload .jsonl, .csv or .parquet")
+    if not body:
+        raise InputError(f"the {what} is empty")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"upload{suffix}"
+        path.write_bytes(body)
+        records = read_records(path)
+    if not records:
+        raise InputError(f"the {what} holds no records")
+    return records
+
+
 class ReviewStore:
     """Review sessions in memory, their decisions on disk (offsets and labels only)."""
 
@@ -134,17 +151,7 @@ class ReviewStore:
     def open(self, body: bytes, filename: str, text_field: str, detector: str, strategy: str) -> Session:
         """A session of the uploaded file (its records read with `read_records`); decisions saved earlier
         for the same bytes and options are loaded back."""
-        suffix = Path(filename).suffix.lower()
-        if suffix not in FORMATS:
-            raise InputError(f"unsupported file {filename!r}: upload .jsonl, .csv or .parquet")
-        if not body:
-            raise InputError("the uploaded file is empty")
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / f"upload{suffix}"
-            path.write_bytes(body)
-            records = read_records(path)
-        if not records:
-            raise InputError("the uploaded file holds no records")
+        records = uploaded_records(body, filename)
         documents = []
         for n, record in enumerate(records):
             text = record.get(text_field)
@@ -169,6 +176,66 @@ class ReviewStore:
             records,
             documents,
         )
+        return self._opened(session)
+
+    def open_run(self, files: dict, text_field: str, detector: str, strategy: str) -> Session:
+        """A session of a finished `deid-hf run`: ``files`` maps "input", "output" and "report" to (file
+        name, bytes). Its spans and texts are the run's (``deid_spans``); a document is replaced again, with
+        ``strategy``, once it has a decision."""
+        records = uploaded_records(files["input"][1], files["input"][0], "input")
+        output = uploaded_records(files["output"][1], files["output"][0], "output")
+        try:
+            report = json.loads(files["report"][1])
+            errors = {int(e["index"]): str(e["error"]) for e in report["errors"]}
+            counts = report["records"], report["written"]
+            run_p = float((report.get("privacy") or {}).get("p", 1.0))
+        except (ValueError, KeyError, TypeError):
+            raise InputError("the report is not a deid-hf run report (OUTPUT.report.json)") from None
+        if counts != (len(records), len(output)) or len(records) - len(errors) != len(output):
+            raise InputError(
+                f"these files are not one run: the report counts {counts[0]} records and {counts[1]} "
+                f"written, the input has {len(records)}, the output {len(output)}"
+            )
+        rows = iter(output)
+        documents = []
+        for n, record in enumerate(records):
+            if n in errors:
+                documents.append(Document(None, error=errors[n]))
+                continue
+            row, text = next(rows), record.get(text_field)
+            spans = row.get("deid_spans")
+            spans = json.loads(spans) if isinstance(spans, str) else spans
+            if not isinstance(text, str) or not isinstance(spans, list):
+                raise InputError(
+                    f"record {n}: no text in field {text_field!r} or no deid_spans in the output"
+                )
+            doc = Document(text, text=row.get(text_field))
+            doc.detected = [
+                {k: s[k] for k in ("start", "end", "label", "score", "source")} | {"rule": None}
+                for s in spans
+            ]
+            doc.spans = [
+                {**d, "detected_label": d["label"], "status": "detected", "replacement": s.get("replacement")}
+                for d, s in zip(doc.detected, spans)
+            ]
+            documents.append(doc)
+        digest = hashlib.sha256()
+        for name in ("input", "output", "report"):
+            digest.update(hashlib.sha256(files[name][1]).digest())
+        print_ = fingerprint(digest.digest(), text_field, detector, strategy)
+        name = Path(files["output"][0]).name
+        session = Session(
+            secrets.token_urlsafe(12), name, print_, text_field, detector, strategy, run_p, records, documents
+        )
+        session.done, session.state = len(documents), "done"
+        session = self._opened(session)
+        for doc in session.documents:
+            if doc.decisions:
+                self._replace(session, doc)
+        return session
+
+    def _opened(self, session: Session) -> Session:
+        documents, print_ = session.documents, session.fingerprint
         saved = self._saved_decisions(print_)
         for index, decisions in saved.items():
             if 0 <= index < len(documents) and documents[index].original is not None:
@@ -176,7 +243,7 @@ class ReviewStore:
         self.sessions[session.id] = session
         while len(self.sessions) > MAX_SESSIONS:
             del self.sessions[next(iter(self.sessions))]
-        log.info("review session opened: %d record(s), %d with saved decisions", len(records), len(saved))
+        log.info("review session opened: %d record(s), %d with saved decisions", len(documents), len(saved))
         return session
 
     def _decisions_path(self, print_: str) -> Path:
@@ -523,6 +590,35 @@ class ReviewAPI:
         task.add_done_callback(self.tasks.discard)
         return session.summary()
 
+    async def open_run(
+        self,
+        request: Request,
+        text_field: str = "text",
+        detector: str | None = None,
+        strategy: str | None = None,
+    ):
+        """Open a finished ``deid-hf run``: a multipart form with its input, output and report files."""
+        if not self.service.ready:
+            raise HTTPException(503, "the pipeline is still loading", headers={"Retry-After": "1"})
+        form = await request.form()
+        files = {}
+        for name in ("input", "output", "report"):
+            upload = form.get(name)
+            if upload is None or isinstance(upload, str):
+                raise HTTPException(400, f"the form needs a file named {name!r}")
+            files[name] = (upload.filename or name, await upload.read())
+        chosen_detector = _checked(lambda: self.config.check_detector(detector))
+        chosen_strategy = _checked(lambda: self.config.check_strategy(strategy))
+
+        def run():
+            return self.store.open_run(files, text_field, chosen_detector, chosen_strategy)
+
+        try:
+            session = await self.service.batcher.run_in_model_thread(run)
+        except InputError as exc:
+            raise HTTPException(400, str(exc)) from None
+        return session.summary()
+
     async def summary(self, session_id: str):
         """Progress and the documents, errors and low-score spans first."""
         return _checked(lambda: self.store.session(session_id)).summary()
@@ -573,6 +669,7 @@ class ReviewAPI:
         sessions = "/sessions/{session_id}"
         api.get("/options")(self.options)
         api.post("/sessions")(self.open_session)
+        api.post("/runs")(self.open_run)
         api.get(sessions)(self.summary)
         api.get(f"{sessions}/documents/{{index}}")(self.document)
         api.post(f"{sessions}/documents/{{index}}/decisions")(self.decide)

@@ -224,3 +224,47 @@ def test_a_csv_upload_with_another_text_field(review_server):
     assert "note" not in corpus[1] and corpus[1]["error"]
     missing = httpx.get(f"{base}/review/api/sessions/nope", headers=HEADERS)
     assert missing.status_code == 404 and "upload the file again" in missing.json()["detail"]
+
+
+def test_open_a_finished_run(review_server, tmp_path):
+    """A `deid-hf run`'s input, output and report: the run's texts and spans, replaced again once decided."""
+    base, _ = review_server
+    (tmp_path / "in.jsonl").write_bytes(corpus_bytes())
+    (tmp_path / "run.yaml").write_text("detector: [fast]\nstrategy: typed\n")
+    command = [
+        sys.executable,
+        "-m",
+        "deid_hf.cli",
+        "run",
+        str(tmp_path / "in.jsonl"),
+        str(tmp_path / "out.jsonl"),
+    ]
+    subprocess.run(
+        [*command, "--config", str(tmp_path / "run.yaml")], cwd=REPO, check=True, capture_output=True
+    )
+    files = {
+        name: (path.name, path.read_bytes())
+        for name, path in {
+            "input": tmp_path / "in.jsonl",
+            "output": tmp_path / "out.jsonl",
+            "report": tmp_path / "out.jsonl.report.json",
+        }.items()
+    }
+    answer = httpx.post(f"{base}/review/api/runs", files=files, headers=HEADERS, timeout=60)
+    assert answer.status_code == 200, answer.text
+    session = answer.json()
+    assert session["state"] == "done" and session["total"] == 9
+    assert [r["error"] is not None for r in session["documents"][:2]] == [True, True]
+    run_texts = [json.loads(line)["text"] for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    doc = httpx.get(f"{base}/review/api/sessions/{session['id']}/documents/0", headers=HEADERS).json()
+    assert doc["text"] == run_texts[0] and doc["original"] == FALSE
+    hodgkin = span_of(doc, "Hodgkin")
+    answer = decide(base, session, 0, action="reject", start=hodgkin["start"], end=hodgkin["end"]).json()
+    assert "Hodgkin lymphoma" in answer["text"] and "Brandt" not in answer["text"]
+    url = f"{base}/review/api/sessions/{session['id']}/export/corpus.jsonl"
+    corpus = [json.loads(line) for line in httpx.get(url, headers=HEADERS).text.splitlines()]
+    assert corpus[1]["text"] == run_texts[1]  # untouched: the run's own output
+    assert "Hodgkin lymphoma" in corpus[0]["text"]
+    files["output"] = ("out.jsonl", b"\n".join((tmp_path / "out.jsonl").read_bytes().splitlines()[1:]))
+    mismatch = httpx.post(f"{base}/review/api/runs", files=files, headers=HEADERS, timeout=60)
+    assert mismatch.status_code == 400 and "not one run" in mismatch.json()["detail"]

@@ -71,6 +71,27 @@ $("open-form").addEventListener("submit", async (event) => {
   }
 });
 
+$("run-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  $("open-error").textContent = "";
+  const form = new FormData();
+  form.append("input", $("run-input").files[0]);
+  form.append("output", $("run-output").files[0]);
+  form.append("report", $("run-report").files[0]);
+  const query = new URLSearchParams({ text_field: $("text-field").value });
+  if ($("detector").value) query.set("detector", $("detector").value);
+  if ($("strategy").value) query.set("strategy", $("strategy").value);
+  $("run-submit").disabled = true;
+  try {
+    state.session = await (await api(`/runs?${query}`, { method: "POST", body: form })).json();
+    await poll();
+  } catch (e) {
+    $("open-error").textContent = e.message;
+  } finally {
+    $("run-submit").disabled = false;
+  }
+});
+
 async function poll() {
   for (;;) {
     const summary = await (await api(`/sessions/${state.session.id}`)).json();
