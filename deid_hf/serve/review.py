@@ -582,9 +582,12 @@ class ReviewAPI:
         body = await request.body()
         chosen_detector = _checked(lambda: self.config.check_detector(detector))
         chosen_strategy = _checked(lambda: self.config.check_strategy(strategy))
-        session = _checked(
-            lambda: self.store.open(body, filename, text_field, chosen_detector, chosen_strategy)
-        )
+        try:  # parsing a large file would hold the event loop
+            session = await asyncio.to_thread(
+                self.store.open, body, filename, text_field, chosen_detector, chosen_strategy
+            )
+        except InputError as exc:
+            raise HTTPException(400, str(exc)) from None
         task = asyncio.get_running_loop().create_task(self.store.run(session))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
@@ -642,22 +645,27 @@ class ReviewAPI:
             raise HTTPException(400, str(exc)) from None
         return _document_body(index, doc)
 
+    async def _export(self, session_id: str, build) -> str:
+        """``build(session)`` in the model thread, where decisions change (never half of one exported)."""
+        session = _checked(lambda: self.store.session(session_id))
+        try:
+            return await self.service.batcher.run_in_model_thread(build, session)
+        except InputError as exc:
+            raise HTTPException(400, str(exc)) from None
+
     async def export_corpus(self, session_id: str):
         """The corrected de-identified corpus (JSONL)."""
-        session = _checked(lambda: self.store.session(session_id))
-        text = _checked(lambda: self.store.corpus_jsonl(session))
+        text = await self._export(session_id, self.store.corpus_jsonl)
         return _download(text, "deidentified.jsonl", "application/jsonl")
 
     async def export_config(self, session_id: str):
         """Allow and deny lists (with the detector and strategy) for ``deid-hf run --config``."""
-        session = _checked(lambda: self.store.session(session_id))
-        text = next_run_yaml(_checked(lambda: self.store.next_run_config(session)))
-        return _download(text, "review-config.yaml", "application/yaml")
+        config = await self._export(session_id, self.store.next_run_config)
+        return _download(next_run_yaml(config), "review-config.yaml", "application/yaml")
 
     async def export_gold(self, session_id: str, reviewed_only: bool = False):
         """Corrected spans as ``train-detector --documents`` reads them."""
-        session = _checked(lambda: self.store.session(session_id))
-        text = _checked(lambda: self.store.gold_jsonl(session, reviewed_only))
+        text = await self._export(session_id, lambda session: self.store.gold_jsonl(session, reviewed_only))
         return _download(text, "gold.jsonl", "application/jsonl")
 
     def mount(self, app, path: str = "/review") -> None:
