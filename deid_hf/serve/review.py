@@ -18,6 +18,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import secrets
 import tempfile
 from dataclasses import dataclass, field
@@ -455,12 +456,14 @@ class ReviewStore:
         return "".join(lines)
 
     def next_run_config(self, session: Session) -> dict:
-        """A ``--config`` dict for the next run: the session's detector and strategy, the server's allow
-        and deny lists, plus the words of rejected spans (allowed) and of added spans (denied, by label).
+        """A ``--config`` dict for the next run: the server's pipeline options with the session's detector
+        and strategy; the words of rejected spans join ``allow_list``, those of added spans ``deny_list``
+        (by label) and, where they hold digits, ``patterns`` (`shape_pattern`: other values of that shape).
         A word both rejected and added somewhere is denied only (replacing is the safe side)."""
         from ..config import validate
 
-        base = self.config.pipeline_options or {}
+        base = dict(self.config.pipeline_options or {})
+        patterns = {p["regex"]: p for p in base.get("patterns") or ()}
         allowed = dict.fromkeys(base.get("allow_list") or ())
         denied_base = base.get("deny_list") or {}
         if isinstance(denied_base, list):
@@ -476,8 +479,18 @@ class ReviewStore:
                     allowed[word] = None
                 elif decision["action"] == "add":
                     denied.setdefault(decision["label"], {})[word] = None
+                    regex = shape_pattern(word)
+                    if regex is not None and regex not in patterns:
+                        name = f"review-{decision['label'].lower()}-{len(patterns) + 1}"
+                        patterns[regex] = {
+                            "label": decision["label"],
+                            "regex": regex,
+                            "score": 0.9,
+                            "name": name,
+                        }
         every_denied = {w.casefold() for terms in denied.values() for w in terms}
         config = {
+            **{k: v for k, v in base.items() if k not in ("allow_list", "deny_list", "patterns")},
             "detector": session.detector.split(","),
             "strategy": json.loads(session.strategy)
             if session.strategy.startswith("{")
@@ -488,8 +501,21 @@ class ReviewStore:
             config["allow_list"] = allow_list
         if denied:
             config["deny_list"] = {label: list(terms) for label, terms in sorted(denied.items()) if terms}
+        if patterns:
+            config["patterns"] = list(patterns.values())
         validate(config)
         return config
+
+
+def shape_pattern(word: str) -> str | None:
+    """A regex for values shaped like ``word`` (each digit run as ``\\d{n}``, the rest literal), or None
+    where that shape would be too loose: no digits, or one digit run and no letters (a year, a count)."""
+    parts = re.findall(r"\d+|\D+", word)
+    runs = [part for part in parts if part[0].isdigit()]
+    if not runs or (len(runs) < 2 and not any(ch.isalpha() for ch in word)):
+        return None
+    regex = "".join(rf"\d{{{len(part)}}}" if part[0].isdigit() else re.escape(part) for part in parts)
+    return rf"(?<!\w){regex}(?!\w)"
 
 
 def next_run_yaml(config: dict) -> str:

@@ -212,16 +212,34 @@ def test_ui_asks_for_the_api_key_alone(review_server):
         assert client.get("/ui/config").status_code == 200
 
 
-def test_a_csv_upload_with_another_text_field(review_server):
+def test_a_csv_upload_with_another_text_field(review_server, tmp_path):
+    from deid_hf.config import load_config
+    from deid_hf.pipelines import pipeline
+
     base, _ = review_server
-    body = b"id,note\n1,Patient Maria Gonzalez was seen on March 3 2024.\n2,\n"
+    body = b"id,note\n1,Patient Maria Gonzalez was seen on March 3 2024.\n2,\n3,Ward code KX7-220 updated.\n"
     session = upload(base, body, filename="notes.csv", text_field="note")
-    assert [r["index"] for r in session["documents"]] == [1, 0]  # the empty note: an error, first
+    assert [r["index"] for r in session["documents"]][:1] == [1]  # the empty note: an error, first
     assert "no text in field 'note'" in session["documents"][0]["error"]
     url = f"{base}/review/api/sessions/{session['id']}/export/corpus.jsonl"
     corpus = [json.loads(line) for line in httpx.get(url, headers=HEADERS).text.splitlines()]
     assert corpus[0]["id"] == 1 and "Gonzalez" not in corpus[0]["note"] and "<PERSON>" in corpus[0]["note"]
     assert "note" not in corpus[1] and corpus[1]["error"]
+    # a missed identifier: denied, and its shape a pattern of the next run
+    code = "Ward code KX7-220 updated."
+    start = code.index("KX7")
+    answer = decide(base, session, 2, action="add", start=start, end=start + 7, label="ID")
+    assert answer.json()["text"] == "Ward code <ID> updated."
+    config_text = httpx.get(
+        f"{base}/review/api/sessions/{session['id']}/export/config.yaml", headers=HEADERS
+    ).text
+    (tmp_path / "next.yaml").write_text(config_text)
+    config = load_config(tmp_path / "next.yaml")
+    assert config["deny_list"] == {"ID": ["KX7-220"]} and [p["label"] for p in config["patterns"]] == ["ID"]
+    other = "The ward code is now KX9-514, since last week."
+    before = pipeline("deid-substitution", detector=["fast"], strategy="typed")(other)
+    after = pipeline("deid-substitution", **config)(other)
+    assert "KX9-514" in before["text"] and "KX9-514" not in after["text"] and "<ID>" in after["text"]
     missing = httpx.get(f"{base}/review/api/sessions/nope", headers=HEADERS)
     assert missing.status_code == 404 and "upload the file again" in missing.json()["detail"]
 
@@ -268,3 +286,15 @@ def test_open_a_finished_run(review_server, tmp_path):
     files["output"] = ("out.jsonl", b"\n".join((tmp_path / "out.jsonl").read_bytes().splitlines()[1:]))
     mismatch = httpx.post(f"{base}/review/api/runs", files=files, headers=HEADERS, timeout=60)
     assert mismatch.status_code == 400 and "not one run" in mismatch.json()["detail"]
+
+
+def test_shape_patterns_only_for_specific_shapes():
+    import re
+
+    from deid_hf.serve.review import shape_pattern
+
+    assert shape_pattern("Zorbath") is None and shape_pattern("2021") is None and shape_pattern("12") is None
+    mrn, phone = shape_pattern("MRN-004512"), shape_pattern("555-0143")
+    assert re.search(mrn, "see MRN-998877.") and not re.search(mrn, "see MRN-99887.")
+    assert not re.search(mrn, "see XMRN-998877")
+    assert re.fullmatch(phone, "212-7788") and not re.search(phone, "2127788")
