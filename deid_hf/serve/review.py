@@ -496,6 +496,8 @@ class ReviewStore:
             if session.strategy.startswith("{")
             else session.strategy,
         }
+        if session.strategy == self.config.strategy_key and self.config.strategy_options:
+            config["strategy_options"] = self.config.strategy_options
         allow_list = [w for w in allowed if w.casefold() not in every_denied]
         if allow_list:
             config["allow_list"] = allow_list
