@@ -21,6 +21,7 @@ LAST = ["Gonzalez", "Nowak", "Tanaka", "Haddad", "Lindqvist", "Mensah"]
 
 #: (centre, left, right) of a word of the original pane, in page coordinates
 WORD_BOX = """word => {
+    document.getElementById('original').scrollIntoView({block: 'center'});
     const node = [...document.getElementById('original').childNodes]
         .find(n => n.nodeType === 3 && n.textContent.includes(word));
     const range = document.createRange();
@@ -32,9 +33,19 @@ WORD_BOX = """word => {
 }"""
 
 
-def synthetic_notes(count: int = 30) -> list[str]:
-    """The three notes with errors first, then invented notes (names, dates, phone numbers)."""
-    notes = [FALSE, MISSED, RELABEL]
+#: a fourth error of the "fast" detector: "Apgar" (a score) taken for a name
+APGAR = "Newborn exam done; Apgar score normal, mother Ingrid Lindqvist present."
+
+
+def open_document(page, index: int) -> None:
+    """Click a document of the list and wait until the page shows it."""
+    page.click(f'#documents tr[data-index="{index}"]')
+    page.wait_for_function(f"() => document.getElementById('doc-index').innerText === '{index}'")
+
+
+def synthetic_notes(count: int = 50) -> list[str]:
+    """The four notes with errors first, then invented notes (names, dates, phone numbers)."""
+    notes = [FALSE, MISSED, RELABEL, APGAR]
     for n in range(count - len(notes)):
         name = f"{FIRST[n % 6]} {LAST[(n * 5) % 6]}"
         notes.append(
@@ -114,7 +125,9 @@ def test_review_in_the_browser_fixes_errors_and_exports(review_process, tmp_path
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=browser_path, args=["--no-sandbox"])
         try:
-            context = browser.new_context(accept_downloads=True)
+            context = browser.new_context(
+                accept_downloads=True, permissions=["clipboard-read", "clipboard-write"]
+            )
             page = context.new_page()
             page.route("**/*", local_only)
             page.goto(f"{base}/review/")
@@ -135,7 +148,7 @@ def test_review_in_the_browser_fixes_errors_and_exports(review_process, tmp_path
             assert page.locator("#documents tbody tr").count() == len(notes)
 
             # 1. a false span: click it, press r
-            page.click('#documents tr[data-index="0"]')
+            open_document(page, 0)
             start = FALSE.index("Hodgkin")
             page.click(f'#original mark[data-start="{start}"]')
             page.keyboard.press("r")
@@ -145,7 +158,7 @@ def test_review_in_the_browser_fixes_errors_and_exports(review_process, tmp_path
             assert "Brandt" not in result_text(page)
 
             # 2. a missed name: pick the label, select the word with the mouse, press n
-            page.click('#documents tr[data-index="1"]')
+            open_document(page, 1)
             page.select_option("#label", "PERSON")
             page.evaluate("document.activeElement.blur()")
             box = page.evaluate(WORD_BOX, "Zorbath")
@@ -157,8 +170,7 @@ def test_review_in_the_browser_fixes_errors_and_exports(review_process, tmp_path
             assert page.locator("#original mark.added").inner_text().startswith("Zorbath")
 
             # 3. a wrong label: select the first span with ], choose the label, click Relabel
-            page.click('#documents tr[data-index="2"]')
-            page.wait_for_selector('#doc-index:text("2")')
+            open_document(page, 2)
             page.keyboard.press("]")
             page.wait_for_selector(f'#original mark.selected[data-start="{RELABEL.index("Boston clinic")}"]')
             page.select_option("#label", "ORG")
@@ -166,8 +178,19 @@ def test_review_in_the_browser_fixes_errors_and_exports(review_process, tmp_path
             page.wait_for_function(
                 "() => document.getElementById('result').innerText.startsWith('Seen in <ORG> on')"
             )
-            # 4. a missed full name: select it by dragging the mouse; then accept a span (a)
-            page.click('#documents tr[data-index="4"]')
+            # the Copy button copies the de-identified text as shown
+            page.click("#copy")
+            page.wait_for_function("() => document.getElementById('status').innerText === 'copied'")
+            assert page.evaluate("navigator.clipboard.readText()") == page.inner_text("#result")
+            # 4. another false span, rejected with the button
+            open_document(page, 3)
+            page.click(f'#original mark[data-start="{APGAR.index("Apgar")}"]')
+            page.click("#reject")
+            page.wait_for_function(
+                "() => document.getElementById('result').innerText.includes('Apgar score')"
+            )
+            # 5. a missed full name: select it by dragging the mouse; then accept a span (a)
+            open_document(page, 5)
             page.select_option("#label", "PERSON")
             page.evaluate("document.activeElement.blur()")
             first, last = page.evaluate(WORD_BOX, "Tomasz"), page.evaluate(WORD_BOX, "Mensah")
@@ -201,9 +224,9 @@ def test_review_in_the_browser_fixes_errors_and_exports(review_process, tmp_path
     assert [r["id"] for r in corrected] == [f"note-{n}" for n in range(len(notes))]
     assert "Hodgkin lymphoma" in corrected[0]["text"] and "Zorbath" not in corrected[1]["text"]
     assert corrected[2]["text"].startswith("Seen in <ORG> on")
-    assert "Mensah" not in corrected[4]["text"]
+    assert "Mensah" not in corrected[5]["text"] and "Apgar score" in corrected[3]["text"]
     config = load_config(tmp_path / "review-config.yaml")
-    assert "Hodgkin" in config["allow_list"]
+    assert {"Hodgkin", "Apgar"} <= set(config["allow_list"])
     assert config["deny_list"] == {"PERSON": ["Zorbath", "Tomasz Mensah"]}
 
     # the next run with the exported config: the denied name replaced, the allowed word kept
@@ -211,8 +234,9 @@ def test_review_in_the_browser_fixes_errors_and_exports(review_process, tmp_path
     after = pipeline("deid-substitution", **config)(notes)
     assert "Hodgkin" not in before[0]["text"] and "Zorbath" in before[1]["text"]
     assert "Hodgkin lymphoma" in after[0]["text"] and "Zorbath" not in after[1]["text"]
-    assert any("Mensah" in r["text"] for r in before[5:])  # the same name, missed in other notes...
-    assert not any(name in r["text"] for r in after[3:] for name in LAST)  # ...denied in the next run
+    assert "Apgar" not in before[3]["text"] and "Apgar score" in after[3]["text"]
+    assert any("Mensah" in r["text"] for r in before[6:])  # the same name, missed in other notes...
+    assert not any(name in r["text"] for r in after[4:] for name in LAST)  # ...denied in the next run
     assert outside == []
     logged = log_path.read_text()
     assert not any(word in logged for word in ("Hodgkin", "Zorbath", "Brandt", "Gonzalez", "Boston"))
