@@ -165,11 +165,11 @@ class ReviewStore:
                 documents.append(Document(None, error=error))
             else:
                 documents.append(Document(text))
-        print_ = fingerprint(body, text_field, detector, strategy)
+        corpus_print = fingerprint(body, text_field, detector, strategy)
         session = Session(
             secrets.token_urlsafe(12),
             Path(filename).name,
-            print_,
+            corpus_print,
             text_field,
             detector,
             strategy,
@@ -223,10 +223,18 @@ class ReviewStore:
         digest = hashlib.sha256()
         for name in ("input", "output", "report"):
             digest.update(hashlib.sha256(files[name][1]).digest())
-        print_ = fingerprint(digest.digest(), text_field, detector, strategy)
+        corpus_print = fingerprint(digest.digest(), text_field, detector, strategy)
         name = Path(files["output"][0]).name
         session = Session(
-            secrets.token_urlsafe(12), name, print_, text_field, detector, strategy, run_p, records, documents
+            secrets.token_urlsafe(12),
+            name,
+            corpus_print,
+            text_field,
+            detector,
+            strategy,
+            run_p,
+            records,
+            documents,
         )
         session.done, session.state = len(documents), "done"
         session = self._opened(session)
@@ -236,8 +244,8 @@ class ReviewStore:
         return session
 
     def _opened(self, session: Session) -> Session:
-        documents, print_ = session.documents, session.fingerprint
-        saved = self._saved_decisions(print_)
+        documents, corpus_print = session.documents, session.fingerprint
+        saved = self._saved_decisions(corpus_print)
         for index, decisions in saved.items():
             if 0 <= index < len(documents) and documents[index].original is not None:
                 documents[index].decisions = decisions
@@ -247,11 +255,11 @@ class ReviewStore:
         log.info("review session opened: %d record(s), %d with saved decisions", len(documents), len(saved))
         return session
 
-    def _decisions_path(self, print_: str) -> Path:
-        return self.root / f"{print_[:32]}.decisions.json"
+    def _decisions_path(self, corpus_print: str) -> Path:
+        return self.root / f"{corpus_print[:32]}.decisions.json"
 
-    def _saved_decisions(self, print_: str) -> dict[int, dict]:
-        path = self._decisions_path(print_)
+    def _saved_decisions(self, corpus_print: str) -> dict[int, dict]:
+        path = self._decisions_path(corpus_print)
         if not path.is_file():
             return {}
         try:
@@ -259,7 +267,7 @@ class ReviewStore:
         except ValueError:
             log.warning("a decisions file is damaged; starting afresh")
             return {}
-        if data.get("format") != DECISIONS_FORMAT or data.get("fingerprint") != print_:
+        if data.get("format") != DECISIONS_FORMAT or data.get("fingerprint") != corpus_print:
             return {}
         return {int(n): dict(d) for n, d in data.get("documents", {}).items()}
 
