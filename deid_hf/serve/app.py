@@ -368,6 +368,9 @@ def create_app(config: ServeConfig | None = None, engine: Engine | None = None) 
         from .ui import mount_ui
 
         mount_ui(app, config, service.batcher, throttle=service.throttle)
+        from .review import mount_review
+
+        mount_review(app, config, service)
     return app
 
 
