@@ -146,3 +146,22 @@ def test_serve_on_every_interface_without_a_key_warns():
         process.terminate()
         process.wait(timeout=60)
     assert "warning: serving on 0.0.0.0 with no API key" in first
+
+
+def test_repeated_wrong_keys_at_the_ui_sign_in_are_throttled():
+    from fastapi import FastAPI
+
+    from deid_hf.serve.app import GuessThrottle
+    from deid_hf.serve.ui import KeyGate
+
+    app = FastAPI()
+    app.add_middleware(KeyGate, api_key=KEY, prefix="/ui", throttle=GuessThrottle())
+    with ThreadServer(app) as srv:
+        wrong = [
+            httpx.post(f"{srv.base}/ui-login", data={"api_key": "x" * 20}).status_code
+            for _ in range(GuessThrottle.MAX_FAILURES)
+        ]
+        blocked = httpx.post(f"{srv.base}/ui-login", data={"api_key": KEY})
+    assert wrong == [401] * GuessThrottle.MAX_FAILURES
+    assert blocked.status_code == 429 and int(blocked.headers["retry-after"]) > 0  # even the right key
+    assert "set-cookie" not in blocked.headers

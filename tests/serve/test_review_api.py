@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow
 KEY = "review-test-key-0123456789"
 HEADERS = {"X-API-Key": KEY}
 #: synthetic notes; the "fast" detector takes "Hodgkin" (a disease) for a name, misses "Zorbath" and
-#: calls "Boston clinic" a place
+#: calls "Boston" a place
 FALSE = "Mr. Wilhelm Brandt reports that Hodgkin lymphoma is in remission."
 MISSED = "Discussed Babinski sign with the family of Jane Doe. Zorbath came along."
 RELABEL = "Seen in Boston clinic on May 2, 2023. Contact Kowalczyk at 555-0143."
@@ -122,9 +122,9 @@ def test_decisions_update_the_text_and_exports_change_the_next_run(review_server
     answer = decide(base, session, 1, action="add", start=start, end=start + 7, label="PERSON").json()
     assert answer["text"].endswith("<PERSON> came along.")
     assert [s["status"] for s in answer["spans"] if s["start"] == start] == ["added"]
-    clinic = span_of(relabel_doc, "Boston clinic")
+    clinic = span_of(relabel_doc, "Boston")
     answer = decide(base, session, 2, action="relabel", start=clinic["start"], end=clinic["end"], label="ORG")
-    assert answer.json()["text"].startswith("Seen in <ORG> on")
+    assert answer.json()["text"].startswith("Seen in <ORG> clinic on")
     # refusals: an overlap, an unknown label, a span that was never detected, an undo of nothing
     assert (
         decide(base, session, 1, action="add", start=start, end=start + 3, label="PERSON").status_code == 400

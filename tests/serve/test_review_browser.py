@@ -172,11 +172,11 @@ def test_review_in_the_browser_fixes_errors_and_exports(review_process, tmp_path
             # 3. a wrong label: select the first span with ], choose the label, click Relabel
             open_document(page, 2)
             page.keyboard.press("]")
-            page.wait_for_selector(f'#original mark.selected[data-start="{RELABEL.index("Boston clinic")}"]')
+            page.wait_for_selector(f'#original mark.selected[data-start="{RELABEL.index("Boston")}"]')
             page.select_option("#label", "ORG")
             page.click("#relabel")
             page.wait_for_function(
-                "() => document.getElementById('result').innerText.startsWith('Seen in <ORG> on')"
+                "() => document.getElementById('result').innerText.startsWith('Seen in <ORG> clinic on')"
             )
             # the Copy button copies the de-identified text as shown
             page.click("#copy")
@@ -223,7 +223,7 @@ def test_review_in_the_browser_fixes_errors_and_exports(review_process, tmp_path
     corrected = [json.loads(line) for line in (tmp_path / "corrected.jsonl").read_text().splitlines()]
     assert [r["id"] for r in corrected] == [f"note-{n}" for n in range(len(notes))]
     assert "Hodgkin lymphoma" in corrected[0]["text"] and "Zorbath" not in corrected[1]["text"]
-    assert corrected[2]["text"].startswith("Seen in <ORG> on")
+    assert corrected[2]["text"].startswith("Seen in <ORG> clinic on")
     assert "Mensah" not in corrected[5]["text"] and "Apgar score" in corrected[3]["text"]
     config = load_config(tmp_path / "review-config.yaml")
     assert {"Hodgkin", "Apgar"} <= set(config["allow_list"])
