@@ -24,7 +24,13 @@ def main() -> None:
     args = parser.parse_args()
     pipe = deid_hf.pipeline("deid-paraphrase")
     epsilons = [float(e) for e in args.epsilons.split(",")]
-    section = run_dp_audit(pipe, epsilons, trials=args.trials, max_new_tokens=args.max_new_tokens)
+    section = run_dp_audit(
+        pipe,
+        epsilons,
+        trials=args.trials,
+        max_new_tokens=args.max_new_tokens,
+        progress=lambda done, total: print(f"{done}/{total} attacks", flush=True),
+    )
     columns = [
         "epsilon_token",
         "pair",

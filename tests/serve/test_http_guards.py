@@ -155,6 +155,7 @@ def test_repeated_wrong_keys_at_the_ui_sign_in_are_throttled():
     from deid_hf.serve.ui import KeyGate
 
     app = FastAPI()
+    app.get("/health")(lambda: {"status": "ok"})  # what the test server waits for
     app.add_middleware(KeyGate, api_key=KEY, prefix="/ui", throttle=GuessThrottle())
     with ThreadServer(app) as srv:
         wrong = [
