@@ -59,6 +59,26 @@ def privacy_markdown(privacy: dict) -> str:
     return "\n".join(rows)
 
 
+def _option_inputs(gr, config: ServeConfig):
+    """The strategy, detector and p inputs of the UI (made inside the caller's layout block)."""
+    own = config.strategy if isinstance(config.strategy, str) else None
+    strategy = gr.Dropdown(
+        list(config.allowed_strategies),
+        value=own,
+        label="strategy (operator)" if own else "strategy (empty: the server's operators per label)",
+    )
+    detector = gr.Dropdown(list(config.allowed_detectors), value=config.detector, label="detector")
+    p = gr.Slider(
+        config.min_p,
+        1.0,
+        value=config.p,
+        step=0.05,
+        label="p (probability that a detected item is replaced)",
+        interactive=config.min_p < 1.0,
+    )
+    return strategy, detector, p
+
+
 def build_ui(config: ServeConfig, batcher: DynamicBatcher):
     with extra("serve", "the deid-hf UI"):
         import gradio as gr
@@ -90,25 +110,7 @@ def build_ui(config: ServeConfig, batcher: DynamicBatcher):
         with gr.Row():
             text = gr.Textbox(label="text", value=EXAMPLE, lines=6, elem_id="deid-input")
             with gr.Column():
-                own = config.strategy if isinstance(config.strategy, str) else None
-                strategy = gr.Dropdown(
-                    list(config.allowed_strategies),
-                    value=own,
-                    label="strategy (operator)"
-                    if own
-                    else "strategy (empty: the server's operators per label)",
-                )
-                detector = gr.Dropdown(
-                    list(config.allowed_detectors), value=config.detector, label="detector"
-                )
-                p = gr.Slider(
-                    config.min_p,
-                    1.0,
-                    value=config.p,
-                    step=0.05,
-                    label="p (probability that a detected item is replaced)",
-                    interactive=config.min_p < 1.0,
-                )
+                strategy, detector, p = _option_inputs(gr, config)
         button = gr.Button("De-identify", variant="primary", elem_id="deid-submit")
         with gr.Row():
             original = gr.HighlightedText(label="original, detected spans", elem_id="deid-original")
