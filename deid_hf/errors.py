@@ -1,5 +1,13 @@
 """Exceptions with one-line, actionable messages (the CLI prints them without a traceback)."""
 
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
 
 class DeidError(Exception):
     """Base class: every error deid-hf raises on purpose."""
@@ -26,7 +34,7 @@ def first_line(exc: BaseException, limit: int = 200) -> str:
     return (str(exc).splitlines() or [""])[0][:limit]
 
 
-def each_alone_on_failure(process, items: list) -> list:
+def each_alone_on_failure(process: Callable[[list[T]], Sequence[R]], items: list[T]) -> list[R | Exception]:
     """``process(items)`` (one result per item); when that call raises, ``process([item])`` for each item
     alone, so that a bad item fails only itself: its exception takes its place among the results (returned,
     not raised). The one helper behind every batch of the pipelines, the service and the corpus run."""
@@ -35,7 +43,7 @@ def each_alone_on_failure(process, items: list) -> list:
     except Exception as exc:  # noqa: BLE001 - the caller reports it per item
         if len(items) == 1:
             return [exc]
-    results = []
+    results: list[R | Exception] = []
     for item in items:
         try:
             results.append(process([item])[0])

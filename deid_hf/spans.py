@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 
-import regex
+import regex  # type: ignore[import-untyped]  # no stubs; Unicode script classes
 
 from .errors import InputError
 
