@@ -218,7 +218,8 @@ def restore_shared_table(pipe, records: list, done: dict[int, dict], text_field:
             for u in done[i]["record"]["deid_spans"]
         ]
         spans = _spans_of_units(model_text(original), units, pipe.strategy)
-        apply_strategy(model_text(original), spans, pipe.strategy, p, document_rng(seed, original), table)
+        rng = document_rng(seed, original)
+        apply_strategy(model_text(original), spans, pipe.strategy, p, rng, table, original=original)
 
 
 def _spans_of_units(text: str, units: list, strategy) -> list:

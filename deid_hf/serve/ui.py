@@ -186,6 +186,13 @@ def session_token(api_key: str) -> str:
     return hmac.new(api_key.encode(), b"deid-hf ui session", hashlib.sha256).hexdigest()
 
 
+def route_path(scope) -> str:
+    """The request's path inside this app: without the ``root_path`` of a mount above it (Starlette keeps the
+    mount's prefix in ``path``), so a gate on ``/ui`` also holds when the app is mounted at ``/deid``."""
+    path, root = scope.get("path", ""), scope.get("root_path", "")
+    return path[len(root) :] if root and path.startswith(root) else path
+
+
 class KeyGate:
     """ASGI middleware: everything under ``prefix`` needs the API key, asked by a page with one password
     field (POSTed to ``login``); a right key sets an HttpOnly, SameSite=Strict cookie. ``throttle`` (an
@@ -199,7 +206,7 @@ class KeyGate:
         self.key, self.token = api_key.encode(), session_token(api_key).encode()
 
     async def __call__(self, scope, receive, send):
-        path = scope.get("path", "")
+        path = route_path(scope)
         if scope["type"] == "http" and path == self.login:
             return await self._login(scope, receive, send)
         if scope["type"] not in ("http", "websocket") or not (

@@ -166,3 +166,20 @@ def test_repeated_wrong_keys_at_the_ui_sign_in_are_throttled():
     assert wrong == [401] * GuessThrottle.MAX_FAILURES
     assert blocked.status_code == 429 and int(blocked.headers["retry-after"]) > 0  # even the right key
     assert "set-cookie" not in blocked.headers
+
+
+def test_the_ui_sign_in_holds_when_the_app_is_mounted_under_a_prefix():
+    from fastapi import FastAPI
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Mount, Route
+
+    from deid_hf.serve.ui import KeyGate
+
+    inner = FastAPI()
+    inner.get("/ui/secret")(lambda: {"secret": "inside"})
+    inner.add_middleware(KeyGate, api_key=KEY, prefix="/ui")
+    health = Route("/health", lambda request: JSONResponse({"status": "ok"}))
+    with ThreadServer(Starlette(routes=[health, Mount("/deid", app=inner)])) as srv:
+        answer = httpx.get(f"{srv.base}/deid/ui/secret")
+    assert answer.status_code == 401 and "inside" not in answer.text

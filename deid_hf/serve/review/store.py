@@ -234,9 +234,8 @@ class ReviewStore(ReviewExports):
         pipe = pipe or self._pipeline(session)
         spans = self.effective_spans(doc)
         rng = document_rng(session.seed, doc.original)
-        _, records = apply_strategy(
-            model_text(doc.original), spans, pipe.strategy, session.p, rng, SubstitutionTable()
-        )
+        table, text = SubstitutionTable(), model_text(doc.original)
+        _, records = apply_strategy(text, spans, pipe.strategy, session.p, rng, table, original=doc.original)
         doc.text = substitute(doc.original, records)
         replaced: dict[tuple[int, int], list[str]] = {}
         for r in records:
