@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 import torch
 
 from ..errors import InputError
-from ..paraphrase import dp_generate, prompt
+from ..paraphrase import prompt
 from ..privacy.exponential import temperature_for
 from .stats import clopper_pearson_upper
 
@@ -92,20 +92,8 @@ def sampled_mask(outputs: torch.Tensor, stop_ids) -> torch.Tensor:
 
 
 def paraphrase_ids(pipe, source: str, trials: int, epsilon_token: float, max_new_tokens: int, seed: int):
-    """``trials`` sampled outputs (generated ids, padded) of ``source`` through the mechanism."""
-    enc = pipe.tokenizer([prompt(source)] * trials, return_tensors="pt", padding=True, padding_side="left")
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        ids, _ = dp_generate(
-            pipe.model,
-            dict(enc),
-            epsilon_token=epsilon_token,
-            bounds=pipe.bounds,
-            max_new_tokens=max_new_tokens,
-            eos_token_id=pipe.stop_ids,
-            pad_token_id=pipe.tokenizer.pad_token_id,
-        )
-    return ids
+    """``trials`` sampled outputs (generated ids, padded) of ``source`` through the pipeline's mechanism."""
+    return pipe.sample([source] * trials, epsilon_token, max_new_tokens, seed)[0]
 
 
 def distinguishing_attack(

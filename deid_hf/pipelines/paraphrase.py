@@ -91,15 +91,25 @@ class DeidParaphrasePipeline(SavableOptionsMixin, Pipeline):
         max_new_tokens = 48 if max_new_tokens is None else max_new_tokens
         texts = [item["text"] for item in items]
         sources = [split_sentences(text) for text in texts]
-        flat = [prompt(source) for sentences in sources for source in sentences]
-        enc = self.tokenizer(flat, return_tensors="pt", padding=True, padding_side="left").to(
-            model_device(self.model)
-        )
+        flat = [source for sentences in sources for source in sentences]
+        ids, report = self.sample(flat, epsilon, max_new_tokens, seed, allow_non_dp, **generate_options)
+        rows = iter(ids)
+        return [
+            self._assemble([(source, next(rows)) for source in sentences], epsilon, report)
+            for sentences in sources
+        ]
+
+    def sample(self, sources, epsilon, max_new_tokens, seed=None, allow_non_dp=False, **generate_options):
+        """(generated ids without the prompts, `PrivacyReport`) of each source sentence, prompted and
+        sampled with the mechanism in one left-padded ``generate`` call, seeded by ``seed`` (default:
+        ``secrets``)."""
+        prompts = [prompt(source) for source in sources]
+        enc = self.tokenizer(prompts, return_tensors="pt", padding=True, padding_side="left")
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(secrets.randbits(63) if seed is None else seed)
-            ids, report = dp_generate(
+            return dp_generate(
                 self.model,
-                dict(enc),
+                dict(enc.to(model_device(self.model))),
                 epsilon_token=epsilon,
                 bounds=self.bounds,
                 max_new_tokens=max_new_tokens,
@@ -108,11 +118,6 @@ class DeidParaphrasePipeline(SavableOptionsMixin, Pipeline):
                 pad_token_id=self.tokenizer.pad_token_id,
                 **generate_options,
             )
-        rows = iter(ids)
-        return [
-            self._assemble([(source, next(rows)) for source in sentences], epsilon, report)
-            for sentences in sources
-        ]
 
     def _assemble(self, generated, epsilon, report) -> dict:
         sentences = []

@@ -7,26 +7,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import deid_hf
-from deid_hf.detect.base import Detector
 from deid_hf.detect.rules import recording
 from deid_hf.detect.rules.boundaries import exact_boundaries
 from deid_hf.detect.user_options import UserOptionsDetector
 from deid_hf.spans import Span
 
-
-class _Fixed(Detector):
-    """Finds the given (piece, label) pairs, each at its first occurrence."""
-
-    name = "fixed"
-
-    def __init__(self, pieces):
-        self.pieces = pieces
-
-    def detect(self, text):
-        return [
-            Span(text.index(p), text.index(p) + len(p), label, 0.8, self.name) for p, label in self.pieces
-        ]
-
+from .fixed import FixedDetector
 
 # (case, text, what a detector found: (piece, label) pairs, what is replaced)
 BOUNDARY_CASES = [
@@ -68,7 +54,7 @@ BOUNDARY_CASES = [
     ("case", "text", "found", "replaced"), BOUNDARY_CASES, ids=[c[0] for c in BOUNDARY_CASES]
 )
 def test_span_boundaries(case, text, found, replaced):
-    spans = UserOptionsDetector(_Fixed(found)).detect(text)
+    spans = UserOptionsDetector(FixedDetector(found)).detect(text)
     assert [text[s.start : s.end] for s in spans] == replaced
 
 

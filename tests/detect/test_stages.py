@@ -3,7 +3,6 @@ the base class."""
 
 import pytest
 
-from deid_hf.detect.base import Detector
 from deid_hf.detect.policy import IdentifierPolicyDetector
 from deid_hf.detect.rules import recording
 from deid_hf.detect.stages import (
@@ -18,17 +17,7 @@ from deid_hf.detect.user_options import UserOptionsDetector
 from deid_hf.errors import InputError
 from deid_hf.spans import Span
 
-
-class _Fixed(Detector):
-    name = "fixed"
-
-    def __init__(self, pieces):
-        self.pieces = pieces
-
-    def detect(self, text):
-        return [
-            Span(text.index(p), text.index(p) + len(p), label, 0.8, self.name) for p, label in self.pieces
-        ]
+from .fixed import FixedDetector
 
 
 def test_the_stages_run_in_one_declared_order():
@@ -64,7 +53,7 @@ def short_spans_dropped():
 def test_a_user_stage_is_one_entry_in_the_list(short_spans_dropped):
     assert stage_names().index("drop short spans") == stage_names().index("mentions") + 1
     text = "Ann met Oleander Quist at noon."
-    detector = UserOptionsDetector(_Fixed([("Ann", "PERSON"), ("Oleander Quist", "PERSON")]))
+    detector = UserOptionsDetector(FixedDetector([("Ann", "PERSON"), ("Oleander Quist", "PERSON")]))
     with recording() as log:
         spans = detector.detect(text)
     assert [text[s.start : s.end] for s in spans] == ["Oleander Quist"]
@@ -82,7 +71,7 @@ def test_the_replacement_stage_gives_one_label_per_surface():
 
 
 def test_capabilities_are_declared_on_the_base_class():
-    bare = _Fixed([])
+    bare = FixedDetector([])
     assert bare.fit is None and bare.trained_policy is None and bare.vocabulary is None
     under_policy = IdentifierPolicyDetector(bare, corpus_vocabulary=True)
     steered = UserOptionsDetector(under_policy)
