@@ -156,3 +156,16 @@ def test_strategy_policy_is_renamed_replacement_distribution():
 
     assert OldStyle().replacement_distribution("PERSON") == {"X": 1.0}
     assert OldStyle().privacy_terms("PERSON") == ("old-style", {"X": 1.0}, OldStyle().no_guarantee_reason())
+
+    class OldStyleSuper(Strategy):  # an old-style override that defers to the base for some labels
+        name = "old-style-super"
+
+        def surrogate(self, original: str, label: str, rng: random.Random) -> str:
+            return "X"
+
+        def policy(self, label: str):
+            return {"X": 1.0} if label == "PERSON" else super().policy(label)
+
+    with pytest.warns(DeprecationWarning):
+        assert OldStyleSuper().replacement_distribution("DATE") is None
+    assert OldStyleSuper().replacement_distribution("PERSON") == {"X": 1.0}

@@ -42,14 +42,19 @@ def needs_language_model(options: dict) -> bool:
     return strategy_needs(strategy) or detector_needs(detector)
 
 
-def shipped_detector_model():
+def shipped_detector_model(shared: bool = True):
     """(model, tokenizer) of the shipped learned detector: its int8 ONNX Runtime graph (one session per
-    process, `shared_ort_model`) and its tokenizer."""
-    from ..export.onnx import shared_ort_model
+    process, `shared_ort_model`; ``shared=False``: a session of its own, for a caller that moves it to a
+    device) and its tokenizer."""
+    from ..export.onnx import load_ort_model, shared_ort_model
     from ..models import LEARNED_MODEL, load_tokenizer, model_path, verified_folder
 
     folder = verified_folder(Path(model_path(LEARNED_MODEL))).resolve()
-    return shared_ort_model(str(folder), "token-classification", True, "cpu"), load_tokenizer(str(folder))
+    if shared:  # positional, as the learned detector calls it: one lru_cache key, one session
+        model = shared_ort_model(str(folder), "token-classification", True, "cpu")
+    else:
+        model = load_ort_model(folder, "token-classification", int8=True)
+    return model, load_tokenizer(str(folder))
 
 
 def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, provider: str = "cpu", **kwargs):
@@ -58,7 +63,9 @@ def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, pro
     ``model`` defaults to the task's offline default (``DEFAULT_MODELS``; the shipped paraphraser adapter is
     merged into its base once on first use). A ``deid-substitution`` whose detector and strategy use no
     language model (`needs_language_model`) loads none: its model is the shipped detector's int8 graph,
-    shared with its ``learned`` detector.
+    shared with its ``learned`` detector (a pipeline given a ``device`` gets a session of its own, so that
+    moving it leaves the shared one alone). The shipped detector has only its int8 graph: ``backend``,
+    ``int8`` and ``provider`` choose the language model's graph where one is loaded.
 
     ``backend``: "pt" (PyTorch; "pytorch" is accepted too) or "onnx". ``backend="onnx"``: ``model`` is an
     exported directory, an ``ORTModel*`` instance or an offline name (exported once into the cache);
@@ -74,7 +81,7 @@ def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, pro
 
     backend = check_backend(backend)
     if model is None and task == "deid-substitution" and not needs_language_model(kwargs):
-        model, tokenizer = shipped_detector_model()
+        model, tokenizer = shipped_detector_model(shared=kwargs.get("device") in (None, "cpu", -1))
         kwargs.setdefault("tokenizer", tokenizer)
     model = model or DEFAULT_MODELS.get(task, "smollm2-135m")
     if backend == "onnx":

@@ -67,6 +67,8 @@ class Strategy(ABC):
     def policy(self, label: str) -> Mapping[str, float] | None:
         """Deprecated name of `replacement_distribution` ("policy" names the identifier policy)."""
         warn_renamed("Strategy.policy", "Strategy.replacement_distribution")
+        if type(self).replacement_distribution is Strategy.replacement_distribution:
+            return None  # an old-style override calling super(): the base answer, not a loop back into it
         return self.replacement_distribution(label)
 
     def no_guarantee_reason(self) -> str:

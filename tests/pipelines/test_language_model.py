@@ -51,3 +51,15 @@ def test_language_model_detector_on_a_non_language_model_is_a_clear_error():
     model, tokenizer = shipped_detector_model()
     with pytest.raises(InputError, match="needs a language model"):
         deid_hf.pipeline("deid-substitution", model=model, tokenizer=tokenizer, detector="zsts")
+
+
+def test_a_pipeline_given_a_device_moves_a_session_of_its_own():
+    import torch
+
+    from deid_hf.pipelines import shipped_detector_model
+
+    shared = shipped_detector_model()[0]
+    assert deid_hf.pipeline("deid-substitution").model is shared
+    moved = deid_hf.pipeline("deid-substitution", device=torch.device("cpu"))
+    assert moved.model is not shared
+    assert "Ann Lee" not in moved("Ann Lee called.")["text"]
