@@ -14,9 +14,10 @@ out) rows of the learned model on ONNX Runtime int8 alone, in `clinical` and in 
 learned) are added, and only the notes of the folds held out by those folders are measured, each note by
 the model that never saw its patient (patient-level cross-validation when the folders cover all 5 folds).
 Without them those rows are left out (the cached default model was trained on most dev patients).
-``--fold K`` measures only the patients of dev fold K.
-Usage: python benchmarks/detection_clinical.py [--patients N | --fold K] [--learned DIR ...] [--skip ROW ...]
-    [--only ROW ...] [--tag TAG]
+``--fold K`` measures only the patients of dev fold K (with ``--learned``: by the one folder that held K out
+or sealed it). ``--no-fit`` measures the plain pipeline call (no corpus statistics fitted on the notes).
+Usage: python benchmarks/detection_clinical.py [--patients N | --fold K] [--learned DIR ...] [--no-fit]
+    [--skip ROW ...] [--only ROW ...] [--tag TAG]
 """
 
 from __future__ import annotations
@@ -49,12 +50,24 @@ COLUMNS = [
 ]
 
 
-def held_out_fold(folder: str) -> int:
-    """The patient fold a train-detector folder held out (its deid_hf_training.json)."""
-    fold = json.loads((Path(folder) / TRAINING_FILE).read_text())["config"]["held_out_fold"]
-    if fold is None:
+def left_out_folds(folder: str) -> tuple[int, int | None]:
+    """(held-out fold, sealed fold or None) of a train-detector folder (its deid_hf_training.json): the
+    patient folds it never trained on."""
+    config = json.loads((Path(folder) / TRAINING_FILE).read_text())["config"]
+    if config["held_out_fold"] is None:
         raise SystemExit(f"{folder} was trained on every patient: no held-out fold to measure it on")
-    return fold
+    return config["held_out_fold"], config.get("sealed_fold")
+
+
+def learned_folders(folders: list[str], fold: int | None) -> dict[int, str]:
+    """{measured fold: folder}: each folder on the fold it held out, or every folder that left ``fold`` out
+    on that fold (a model tuned on its held-out fold, measured once on its sealed fold)."""
+    if fold is None:
+        return {left_out_folds(f)[0]: f for f in folders}
+    chosen = [f for f in folders if fold in left_out_folds(f)]
+    if len(chosen) != 1:
+        raise SystemExit(f"--fold {fold} needs exactly one --learned folder that never trained on it")
+    return {fold: chosen[0]}
 
 
 class FoldRouter(Detector):
@@ -107,6 +120,11 @@ def main():
     parser.add_argument("--skip", nargs="*", default=[], help="row names to leave out (e.g. 'zsts strict')")
     parser.add_argument("--only", nargs="*", default=None, help="only these rows ('presidio' for Presidio)")
     parser.add_argument(
+        "--no-fit",
+        action="store_true",
+        help="the plain pipeline call: no corpus statistics fitted on the measured notes",
+    )
+    parser.add_argument(
         "--tag", default="", help="appended to the results file name (e.g. the models' recipe)"
     )
     args = parser.parse_args()
@@ -116,7 +134,7 @@ def main():
     if args.patients:
         chosen = set(sorted(set(patients))[: args.patients])
         docs = [d for d, p in zip(docs, patients) if p in chosen]
-    folders = {held_out_fold(f): f for f in args.learned or []}
+    folders = learned_folders(args.learned or [], args.fold)
     if args.fold is not None or folders:
         groups_ = [f"patient-{p}" for p in patients]  # the training documents' groups
         fold_of = patient_folds(groups_, 5, seed=0)
@@ -173,7 +191,7 @@ def main():
             detector = IdentifierPolicyDetector(
                 get_detector(spec, pipe.model, pipe.tokenizer), policy, **ablation
             )
-        if isinstance(detector, IdentifierPolicyDetector) and detector.corpus_vocabulary:
+        if isinstance(detector, IdentifierPolicyDetector) and detector.corpus_vocabulary and not args.no_fit:
             detector.fit(texts)
         pipe.detector = detector
         results = {}
