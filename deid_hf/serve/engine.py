@@ -6,6 +6,7 @@ pipeline call and, when that call fails, each text alone, so a bad text fails on
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Hashable
 from typing import NamedTuple
@@ -50,9 +51,16 @@ class Engine:
         self._pipes: OrderedDict[tuple[str, str], object] = OrderedDict()
         self._lm = None  # (model, tokenizer) of the LM, loaded by the first pipeline that needs one, shared
         self._default = None  # the configured pipeline, never dropped
+        # a call abandoned past its time budget still runs beside the next one (`serve.batching`): the
+        # cache and the shared LM are read and changed under this lock, so no pipeline is built twice
+        self._lock = threading.RLock()
 
     def pipeline(self, detector: str, strategy: str):
         """The pipeline for these options, built on first use on the shared LM."""
+        with self._lock:
+            return self._pipeline(detector, strategy)
+
+    def _pipeline(self, detector: str, strategy: str):
         key = (detector, strategy)
         if self._default is not None and key == (self.config.detector, self.config.strategy_key):
             return self._default

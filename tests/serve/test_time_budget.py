@@ -59,3 +59,24 @@ def test_a_text_over_the_budget_gets_504_and_the_next_request_is_not_starved():
 def test_budget_must_be_positive(budget):
     with pytest.raises(InputError, match="item_budget_s"):
         ServeConfig(item_budget_s=budget)
+
+
+def test_threads_asking_for_one_new_pipeline_share_the_one_built():
+    # an abandoned over-budget call runs beside the next batch: both may ask the engine at once
+    import threading
+
+    from deid_hf.serve.engine import Engine
+
+    engine = Engine(ServeConfig(detector="patterns", strategy="typed", ui=False))
+    start, built = threading.Barrier(4), []
+
+    def ask():
+        start.wait()
+        built.append(engine.pipeline("patterns", "redact"))
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(built) == 4 and all(pipe is built[0] for pipe in built)
