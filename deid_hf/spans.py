@@ -121,6 +121,8 @@ _LETTER = regex.compile(r"[\p{Latin}\p{Greek}\p{Cyrillic}\p{Hangul}]")
 _JOINERS = "-'’"
 #: ...but an apostrophe before a clitic ends the word before it ("Tanaka's", "she'll")
 _CLITIC = re.compile(r"['’](?:s|d|ll|re|ve|t|m)(?![^\W\d_])", re.IGNORECASE)
+#: a capitalised word, a hyphen and a lower-case letter: a name with a modifier ("Boston-based", "Paris-born")
+_MODIFIER_AFTER_NAME = regex.compile(r"(?<![\p{L}\p{Nd}])\p{Lu}\p{Ll}*-\p{Ll}$")
 #: at most this many characters added on each side when a span is snapped out to whole words
 SNAP_MAX = 32
 
@@ -132,12 +134,15 @@ def _letter_at(text: str, position: int) -> bool:
 def cuts_word(text: str, position: int) -> bool:
     """Whether ``position`` lies inside one word of ``text``: between two letters or digits of a script
     written with spaces, or at a hyphen or apostrophe between two letters ("Swan-|Ganz", "O'|Brien"; not
-    before a clitic: "Tanaka|'s")."""
+    before a clitic: "Tanaka|'s", nor before a lower-case word hyphened to a capitalised one:
+    "Boston|-based")."""
     if not 0 < position < len(text):
         return False
     before, after = text[position - 1], text[position]
     if _WORD_CHAR.match(before) and _WORD_CHAR.match(after):
         return True
+    if after == "-" and _MODIFIER_AFTER_NAME.search(text, max(0, position - SNAP_MAX), position + 2):
+        return False
     if after in _JOINERS and _letter_at(text, position - 1) and _letter_at(text, position + 1):
         return not _CLITIC.match(text, position)
     if before in _JOINERS and _letter_at(text, position) and _letter_at(text, position - 2):

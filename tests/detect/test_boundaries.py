@@ -31,6 +31,8 @@ BOUNDARY_CASES = [
     ("a shop keeps its possessive", "Shop at Macy's today.", [("Macy's", "ORG")], ["Macy's"]),
     ("eponym", "A Foley catheter was placed.", [("Foley catheter", "PERSON")], ["Foley"]),
     ("hyphenated eponym", "The Swan-Ganz was placed.", [("Ganz", "OTHER")], ["Swan-Ganz"]),
+    ("a name before a modifier", "A Boston-based firm.", [("Boston", "LOCATION")], ["Boston"]),
+    ("ALL-CAPS modifier is taken", "A BOSTON-BASED FIRM", [("BOSTON", "LOCATION")], ["BOSTON-BASED"]),
     ("cut word", "She has Hodgkin lymphoma.", [("gkin", "OTHER")], ["Hodgkin"]),
     ("apostrophe name", "Dr. O'Brien called.", [("Brien", "PERSON")], ["O'Brien"]),
     ("hyphenated name", "Jean-Luc Picard came.", [("Luc Picard", "PERSON")], ["Jean-Luc Picard"]),

@@ -13,7 +13,7 @@ memory; logs hold counts only.
 
 from .exports import next_run_yaml, shape_pattern
 from .routes import DecisionRequest, ReviewAPI, mount_review
-from .sessions import Document, Session, fingerprint, review_dir, uploaded_records
+from .sessions import Document, Session, fingerprint, review_dir, review_key, uploaded_records
 from .store import ReviewStore
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "ReviewStore",
     "Session",
     "fingerprint",
+    "review_key",
     "mount_review",
     "next_run_yaml",
     "review_dir",

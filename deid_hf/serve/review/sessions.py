@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import hmac
 import json
 import os
 import secrets
@@ -90,11 +92,37 @@ def span_key(start: int, end: int) -> str:
     return f"{start}:{end}"
 
 
-def fingerprint(body: bytes, text_field: str, detector: str, strategy: str) -> str:
-    """What a decisions file belongs to: the uploaded bytes and the options (hashed; holds no text)."""
-    digest = hashlib.sha256(body)
+def fingerprint(body: bytes, text_field: str, detector: str, strategy: str, key: bytes) -> str:
+    """What a decisions file belongs to: the uploaded bytes and the options, under the review folder's
+    ``key`` (`review_key`; a plain hash would let anyone who guesses a short file confirm it was reviewed)."""
+    digest = hmac.new(key, body, hashlib.sha256)
     digest.update(json.dumps([text_field, detector, strategy]).encode())
     return digest.hexdigest()
+
+
+#: the review folder's fingerprint key: random, made on first use, readable by its owner only
+KEY_FILE = ".fingerprint-key"
+
+
+def review_key(root: Path) -> bytes:
+    """The fingerprint key of the review folder ``root``, made once (two servers racing agree on one)."""
+    path = root / KEY_FILE
+    if not path.exists():
+        root.mkdir(parents=True, exist_ok=True)
+        descriptor, tmp = tempfile.mkstemp(dir=root, prefix=".key-")  # readable by its owner only
+        try:
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(secrets.token_bytes(32))
+                handle.flush()
+                os.fsync(handle.fileno())
+            with contextlib.suppress(FileExistsError):  # another server made it first: use that one
+                os.link(tmp, path)
+        finally:
+            os.unlink(tmp)
+    key = path.read_bytes()
+    if len(key) != 32:
+        raise InputError(f"the review key {path} is damaged: delete it (saved decisions are then not found)")
+    return key
 
 
 def uploaded_records(body: bytes, filename: str, what: str = "uploaded file") -> list[dict]:

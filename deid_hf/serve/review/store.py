@@ -23,6 +23,7 @@ from .sessions import (
     Session,
     fingerprint,
     review_dir,
+    review_key,
     run_documents,
     span_key,
     uploaded_records,
@@ -38,6 +39,12 @@ class ReviewStore(ReviewExports):
         self.config, self.engine, self.batcher = config, engine, batcher
         self.root = root or review_dir()
         self.sessions: dict[str, Session] = {}
+        self._key: bytes | None = None
+
+    def _fingerprint(self, body: bytes, text_field: str, detector: str, strategy: str) -> str:
+        if self._key is None:
+            self._key = review_key(self.root)
+        return fingerprint(body, text_field, detector, strategy, self._key)
 
     # opening ------------------------------------------------------------------------------------------
 
@@ -57,7 +64,7 @@ class ReviewStore(ReviewExports):
                 documents.append(Document(None, error=error))
             else:
                 documents.append(Document(text))
-        corpus_print = fingerprint(body, text_field, detector, strategy)
+        corpus_print = self._fingerprint(body, text_field, detector, strategy)
         session = Session(
             secrets.token_urlsafe(12),
             Path(filename).name,
@@ -93,7 +100,7 @@ class ReviewStore(ReviewExports):
         digest = hashlib.sha256()
         for name in ("input", "output", "report"):
             digest.update(hashlib.sha256(files[name][1]).digest())
-        corpus_print = fingerprint(digest.digest(), text_field, detector, strategy)
+        corpus_print = self._fingerprint(digest.digest(), text_field, detector, strategy)
         name = Path(files["output"][0]).name
         session = Session(
             secrets.token_urlsafe(12),
