@@ -115,9 +115,9 @@ def test_corpus_vocabulary_and_misspellings():
 
 def test_unknown_policy_is_an_input_error():
     with pytest.raises(InputError, match="identifier policy"):
-        apply_policy("x", [], "gdpr")
+        apply_policy("x", [], "ccpa")
     with pytest.raises(InputError, match="identifier policy"):
-        get_detector("patterns", policy="gdpr")
+        get_detector("patterns", policy="ccpa")
 
 
 def test_case_restoration_keeps_offsets():
