@@ -21,7 +21,9 @@
 ``gdpr`` (GDPR-style anonymization of the people in general text): what hipaa keeps, every age, and the
 quasi-identifiers of `quasi.QuasiIdentifierDetector` (nationalities, ethnic, religious and political groups,
 occupations, amounts, events), by the rules of `rules.gdpr`, which also drop public bodies and laws; a
-model trained on hipaa gold keeps its spans as under hipaa.
+model trained on hipaa gold keeps its spans as under hipaa; every person mention is masked whole, with its
+title, initials and particles ("Mr S. Esmer", "Judge Mahoney", "Jan van der Berg"), and so is every further
+mention of the person ("Esmer", "Mr Esmer": `mentions.whole_person_mentions`).
 
 The rules are named objects (`deid_hf.detect.rules`): the date rules (`rules.dates`), the phone rules
 (`rules.phones`), which detector spans are kept (`rules.identifiers`, with `evidence`) and the clean-up of a

@@ -20,7 +20,7 @@ from ..spans import Span, merge_spans
 from .casing import restore_case
 from .clinical import extend_places
 from .learned_spans import keep_trained
-from .mentions import add_name_mentions, add_repeated_mentions, consistent_mentions
+from .mentions import add_name_mentions, add_repeated_mentions, consistent_mentions, whole_person_mentions
 from .rules import decided, recording_active
 from .rules.boundaries import exact_boundaries
 from .rules.dates import find_dates
@@ -152,6 +152,14 @@ def _merge(owner, document: Document) -> list[Span]:
     return merge_spans(extend_places(document.text, merge_spans(document.spans)))
 
 
+def _whole_mentions(owner, document: Document) -> list[Span]:
+    """gdpr: each person mention with its title, initials and particles, and every further mention of the
+    person (`mentions.whole_person_mentions`)."""
+    if owner.policy != Policy.GDPR:
+        return document.spans
+    return whole_person_mentions(document.text, document.spans)
+
+
 def _score_threshold(owner, document: Document) -> list[Span]:
     if owner.score_threshold is None:
         return document.spans
@@ -197,6 +205,13 @@ DETECTION_STAGES: list[Stage] = [
     _each("context rules", "policy", _context_rules, "the clinical context rules", record="none"),
     _each("date and phone rules", "policy", _date_and_phone_rules, "the date and phone rules", record="none"),
     _each("merge", "policy", _merge, "overlaps merged, places extended over a head word", record="added"),
+    _each(
+        "whole mentions",
+        "policy",
+        _whole_mentions,
+        "gdpr: person mentions with titles, initials and particles, and every further mention",
+        record="added",
+    ),
     _each("score threshold", "user options", _score_threshold, "spans scored below the threshold dropped"),
     _each("letterless names", "user options", _letterless_names, "a name without letters relabelled"),
     _each(

@@ -34,19 +34,10 @@ NATIONALITIES = (
     "Swedish",
     "Uruguayan",
 )
-#: religions: a religion's surrogate is another religion
-RELIGIONS = (
-    "Buddhist",
-    "Christian",
-    "Hindu",
-    "Jewish",
-    "Muslim",
-    "Sikh",
-    "Catholic",
-    "Protestant",
-    "Orthodox",
-)
-_RELIGIONS = {r.casefold() for r in RELIGIONS}
+#: religions a religion's surrogate is drawn from (each reads as a noun and as an adjective)
+RELIGIONS = ("Buddhist", "Christian", "Hindu", "Muslim", "Sikh", "Catholic", "Protestant")
+#: words read as a religion
+_RELIGIONS = {r.casefold() for r in (*RELIGIONS, "Jewish", "Jew", "Orthodox")}
 #: number words of an amount written without digits ("two million dollars")
 NUMBER_WORDS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 _NUMBER_WORD = re.compile(rf"(?i)\b(?:one|{'|'.join(NUMBER_WORDS)})\b")

@@ -254,6 +254,11 @@ GDPR_CASES = [
         "ORG",
         {"Ankara State Security Court"},
     ),
+    ("gdpr.amount-with-currency", "was paid 5,000 euros", "5,000", "NUMBER", {"5,000 euros"}),
+    ("gdpr.amount-with-currency", "fined EUR 1,200 in", "1,200", "NUMBER", {"EUR 1,200"}),
+    ("gdpr.amount-with-currency", "a fine of $300 only", "300", "NUMBER", {"$300"}),
+    # without a currency a short number is no identifier (the identifier rules decide)
+    ("number.identifying-digits", "in 5,000 cases", "5,000", "NUMBER", set()),
     ("gdpr.every-age", "the applicant, aged 34, said", "aged 34", "AGE", {"aged 34"}),
     ("gdpr.calendar-date", "on 12 May 1998 he", "12 May 1998", "DATE_TIME", {"12 May 1998"}),
     ("gdpr.calendar-date", "arrested in March", "March", "DATE_TIME", {"March"}),

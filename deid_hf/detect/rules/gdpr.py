@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from ...spans import Span
 from . import SpanRule, register_rule
 
 #: the institutions a decision or an article speaks of rather than the people in it, and the bodies of a
@@ -31,6 +32,24 @@ _NUMBER_WORD = re.compile(
     r"(?i)\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[a-z]+teen|twenty|thirty|"
     r"forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|half|dozen)\b"
 )
+
+#: a currency written after an amount ("5,000 euros") or before it ("EUR 5,000", "$300")
+_CURRENCY_AFTER = re.compile(
+    r"(?i)[ \t]*(?:euros?|eur|dollars?|usd|pounds?(?: sterling)?|gbp|liras?|try|francs?|chf|roubles?|rubles?|"
+    r"marks?|pesos?|yen|kron(?:a|or|er)|rupees?)\b"
+)
+_CURRENCY_BEFORE = re.compile(r"(?:[$€£¥]|\b(?:EUR|USD|GBP|TRY|CHF|TRL|RUB)\b)[ \t]*$")
+
+
+def _amount(seen, span: Span) -> Span | None:
+    """A number with its currency as a QUANTITY ("5,000 euros", "EUR 5,000"); None without one."""
+    after = _CURRENCY_AFTER.match(seen.text, span.end)
+    if after:
+        return Span(span.start, after.end(), "QUANTITY", span.score, span.source)
+    before = _CURRENCY_BEFORE.search(seen.text, max(0, span.start - 6), span.start)
+    if before:
+        return Span(before.start(), span.end, "QUANTITY", span.score, span.source)
+    return None
 
 
 def public_body_or_law(piece: str) -> bool:
@@ -71,6 +90,14 @@ PUBLIC_BODY_OR_LAW = _register(
     ("the European Court of Human Rights", "the Government", "Criminal Code", "Article 6"),
     lambda seen, span: [],
     lambda seen, span, piece: public_body_or_law(piece),
+)
+_register(
+    "gdpr.amount-with-currency",
+    ("NUMBER",),
+    "a number with a currency is an amount (a QUANTITY), however NER typed it",
+    ("5,000 euros", "EUR 5,000", "$300"),
+    lambda seen, span: [_amount(seen, span)],
+    lambda seen, span, piece: _amount(seen, span) is not None,
 )
 _register(
     "gdpr.every-age",
