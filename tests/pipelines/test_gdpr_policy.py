@@ -8,6 +8,9 @@ import pytest
 
 import deid_hf
 from deid_hf.detect import stages
+from deid_hf.replace import offered_strategies
+
+KEY = "k" * 32
 
 TEXT = (
     "The applicant, Mr S. Esmer, is a Turkish national and a police officer. He was paid 5,000 euros. "
@@ -31,6 +34,15 @@ def test_a_person_is_replaced_whole_and_consistently(gdpr, seed):
     for original in ("Turkish", "police officer", "5,000 euros", "12 May 1998"):
         assert original not in out
     assert "The Government stated" in out  # a public body is no personal data
+
+
+@pytest.mark.parametrize("strategy", [s for s in offered_strategies() if s != "date_shift"])
+def test_every_strategy_replaces_the_new_labels(strategy):
+    pipe = deid_hf.pipeline("deid-substitution", detector="fast", policy="gdpr", strategy=strategy, key=KEY)
+    out = pipe(TEXT, seed=1)
+    assert {"DEMOGRAPHIC", "OCCUPATION", "QUANTITY"} <= {s["label"] for s in out["spans"]}
+    if strategy != "keep":
+        assert "Turkish" not in out["text"] and "police officer" not in out["text"]
 
 
 def test_the_cli_takes_the_gdpr_policy(tmp_path):
