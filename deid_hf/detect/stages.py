@@ -109,14 +109,16 @@ def _run_detectors(owner, documents: list[Document]) -> None:
         document.found = [found[i] for found in per_member]
 
 
+#: the learned rule that applies hipaa's age limit to a hipaa-trained model's spans (not under gdpr)
+HIPAA_AGE_RULE = "learned.age-89-or-under"
 #: the policies with date and phone rules over the whole text
 DATED_POLICIES = (Policy.HIPAA, Policy.GDPR)
 
 
 def _identifier_policy(owner, document: Document) -> list[Span]:
     """The policy on each detector's spans (`rules.identifiers`); a policy-trained model's spans cleaned up
-    instead (`learned_spans.keep_trained`; under gdpr a hipaa-trained model's, without public bodies and
-    laws)."""
+    instead (`learned_spans.keep_trained`; under gdpr a hipaa-trained model's, with every age and without
+    public bodies and laws)."""
     text, vocabulary = document.text, owner.policy_vocabulary()
     document.dates = find_dates(text) if owner.policy in DATED_POLICIES else []
     spans = []
@@ -124,8 +126,10 @@ def _identifier_policy(owner, document: Document) -> list[Span]:
         if not follows_gold_of(owner.policy, member.trained_policy):
             spans += apply_policy(document.shown, found, owner.policy, vocabulary, text)
             continue
-        kept = keep_trained(text, found, document.dates)
-        if owner.policy != member.trained_policy:
+        if owner.policy == member.trained_policy:
+            kept = keep_trained(text, found, document.dates)
+        else:  # a hipaa-trained model under gdpr: every age is kept, public bodies and laws are not
+            kept = keep_trained(text, found, document.dates, skip=(HIPAA_AGE_RULE,))
             seen = Seen(text, vocabulary)
             kept = [part for span in kept for part in keep_identifiers(seen, span, [PUBLIC_BODY_OR_LAW])]
         spans += kept

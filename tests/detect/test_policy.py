@@ -355,6 +355,21 @@ def test_a_trained_models_ages_follow_the_policy_age_rule():
     assert len(IdentifierPolicyDetector(model, "strict", context=False).detect(text)) == 3
 
 
+def test_under_gdpr_a_hipaa_trained_model_keeps_every_age_and_drops_public_bodies():
+    text = "Patient, 67 years old, wrote to the Ministry of Justice about Dr. Imre Szabo."
+    model = _FixedSpans(
+        "model",
+        [("67 years old", "AGE", 0.9), ("Ministry of Justice", "ORG", 0.9), ("Imre Szabo", "PERSON", 0.9)],
+        trained_policy="hipaa",
+    )
+    gdpr = IdentifierPolicyDetector(model, "gdpr", context=False).detect(text)
+    hipaa = IdentifierPolicyDetector(model, "hipaa", context=False).detect(text)
+    assert {"67 years old", "Dr. Imre Szabo"} <= texts(text, gdpr) and "Ministry of Justice" not in texts(
+        text, gdpr
+    )
+    assert texts(text, hipaa) == {"Ministry of Justice", "Imre Szabo"}
+
+
 class _FixedSpans(Detector):
     """Returns the given (piece, label, score) spans of any text."""
 
