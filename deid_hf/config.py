@@ -6,7 +6,7 @@ and every check lives in its fields; `validate` and `PIPELINE_DEFAULTS` are dict
 
 - ``model``: LM of the pipeline (offline name or path; CLI and `load_config` users)
 - ``detector``: name or list of names (see `deid_hf.detect.get_detector`); ``scorer_options``: dict
-- ``policy``: identifier policy (`deid_hf.policies.Policy`: "hipaa", "strict"), passed to the detector
+- ``policy``: identifier policy (`deid_hf.policies.Policy`: "hipaa", "strict", "gdpr"), passed to the detector
   (under "hipaa" ages over 89 also become "90+")
 - ``score_threshold``: drop detected spans scoring below it (0..1)
 - ``entities``: only these labels are replaced (others are left as they are)

@@ -17,6 +17,11 @@ POLICY_TEXT = {
         "and ID numbers; not times of day, durations, measurements or ages of 89 and under."
     ),
     "strict": "Every span any detector finds: every number, time and capitalised word.",
+    "gdpr": (
+        "The people in general text (decisions, transcripts, interviews, biographies): what hipaa keeps, "
+        "every age, and the quasi-identifiers nationality, ethnicity, religion, political group, occupation, "
+        "amounts and events; not public bodies or laws."
+    ),
 }
 
 _MARKER = re.compile(r"^<!-- gen:([a-z-]+) -->$", flags=re.MULTILINE)

@@ -159,7 +159,9 @@ def _add_run_pipeline_flags(run: argparse.ArgumentParser) -> None:
         default=None,
         choices=list(POLICIES),
         help="identifier policy (default hipaa: names, places, dates, contact details, ID numbers; not "
-        "measurements or times of day); strict: every span any detector finds",
+        "measurements or times of day); strict: every span any detector finds; gdpr: people in general "
+        "text, with their quasi-identifiers (nationality, religion, occupation, amounts; not public bodies "
+        "or laws)",
     )
     run.add_argument("--model", default=None, help="LM of the pipeline (default smollm2-135m)")
     run.add_argument("--p", type=float, default=None, help="probability that a detected item is replaced")

@@ -81,7 +81,8 @@ def _add_detection(evaluate_sub) -> None:
         default="hipaa",
         choices=list(POLICIES),
         help="identifier policy: hipaa (names, places, dates, contact details, ID numbers; not measurements "
-        "or times of day) or strict (every span any detector finds)",
+        "or times of day), strict (every span any detector finds) or gdpr (people in general text, with "
+        "their quasi-identifiers)",
     )
     detection.add_argument(
         "--strategy",

@@ -179,11 +179,13 @@ _drop_rule(
 )
 
 
-def keep_trained(text: str, spans: Sequence[Span], dates: Sequence[Span]) -> list[Span]:
+def keep_trained(
+    text: str, spans: Sequence[Span], dates: Sequence[Span], skip: Sequence[str] = ()
+) -> list[Span]:
     """The spans of a model trained on this policy's gold, widened to whole words (`whole_words`), names
-    trimmed (`trim_common_words`), kept as found unless a ``learned`` rule drops them; ``dates``: the spans
-    of the date rules (`rules.dates.find_dates`)."""
-    rules = RULES.family("learned")
+    trimmed (`trim_common_words`), kept as found unless a ``learned`` rule (not named in ``skip``) drops
+    them; ``dates``: the spans of the date rules (`rules.dates.find_dates`)."""
+    rules = [r for r in RULES.family("learned") if r.name not in skip]
     kept = []
     for found in spans:
         span = whole_words(text, found)

@@ -14,28 +14,72 @@ from .lexicon import zipf
 from .text_shape import PROPAGATED_NAME_COMMON_ZIPF
 
 TITLE = re.compile(r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Madam|Rev|Fr|Sr|Jr|MD|PhD|RN)\.?", re.IGNORECASE)
+#: a title of office written before a name ("Judge Mahoney"): a title of the mention, kept by a pseudonym
+ROLE_TITLE = re.compile(
+    r"(?:Judge|Justice|Professor|Lord|Lady|Dame|Captain|Colonel|Sergeant|Inspector|Detective|Senator|"
+    r"Governor|Mayor)"
+)
+#: a name particle, written in lower case inside a name ("van der Berg", "de la Cruz", "bin Salman")
+PARTICLE = re.compile(r"(?:van|von|der|den|de|del|della|di|da|du|la|le|dos|das|ter|ten|bin|ibn|al|el)")
 POSSESSIVE = re.compile(r"(?:['’]s|['’])$")
 INITIAL = re.compile(r"[A-Za-z]\.?")
 _NON_SPACE_RUN = re.compile(r"\S+")
 
 
-def split_mention(mention: str) -> list[tuple[int, int, str]]:
-    """(start, end, kind) of the words of a mention: kind is title, initial or name; a possessive and
-    trailing punctuation are outside (start, end)."""
+def split_mention(mention: str, offices: bool = True) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of the words of a mention: kind is title (with ``offices`` also a title of office,
+    `ROLE_TITLE`), initial, particle (before another word) or name; a possessive and trailing punctuation
+    are outside (start, end)."""
     words = []
-    for match in _NON_SPACE_RUN.finditer(mention):
+    matches = list(_NON_SPACE_RUN.finditer(mention))
+    for i, match in enumerate(matches):
         start, word = match.start(), match.group(0)
         core = POSSESSIVE.sub("", word).rstrip(",;:")
-        if TITLE.fullmatch(core):
+        if TITLE.fullmatch(core) or (offices and ROLE_TITLE.fullmatch(core)):
             kind = "title"
         elif INITIAL.fullmatch(core):
             kind = "initial"
+        elif PARTICLE.fullmatch(core) and i + 1 < len(matches):
+            kind = "particle"
         else:
             core = core.rstrip(".")
             kind = "name"
         if core:
             words.append((start, start + len(core), kind))
     return words
+
+
+#: a word that belongs to the person mention it stands before: a title, an initial or a particle
+_BEFORE_NAME = re.compile(
+    rf"(?:{TITLE.pattern}|{ROLE_TITLE.pattern}|[A-Z]\.|{PARTICLE.pattern})[ \t]+$", re.IGNORECASE
+)
+#: at most this many such words are taken in front of a name ("Mr S. R. van der Berg")
+BEFORE_NAME_WORDS = 6
+
+
+def whole_person_mentions(text: str, spans: list[Span]) -> list[Span]:
+    """Every person mention with its title, initials and particles ("Mr S. Esmer", "Judge Mahoney", "Jan
+    van der Berg"), and every further mention of the person (`add_repeated_mentions`, `add_name_mentions`
+    with ``whole``: "Esmer", "Mr Esmer"), merged."""
+    found = add_repeated_mentions(text, [_with_words_before(text, s) for s in spans])
+    found = add_name_mentions(text, found, whole=True)
+    return merge_spans([_with_words_before(text, s) for s in found])
+
+
+def _with_words_before(text: str, span: Span) -> Span:
+    """A PERSON span widened over the titles, initials and particles just before it."""
+    if span.label != "PERSON":
+        return span
+    start = span.start
+    for _ in range(BEFORE_NAME_WORDS):
+        word = _BEFORE_NAME.search(text, max(0, start - 16), start)
+        if word is None or (word.start() > 0 and not text[word.start() - 1].isspace()):
+            break
+        piece = word.group(0).strip()
+        if piece[:1].islower() and not PARTICLE.fullmatch(piece):  # "mr" lower case: no title
+            break
+        start = word.start()
+    return span if start == span.start else replace(span, start=start)
 
 
 def add_repeated_mentions(text: str, spans: list[Span]) -> list[Span]:
@@ -92,9 +136,10 @@ _WORD_START = re.compile(r"(?<!\w)(?=.)", re.DOTALL)
 _WORD_CHAR = re.compile(r"\w")
 
 
-def add_name_mentions(text: str, spans: list[Span]) -> list[Span]:
+def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list[Span]:
     """Also mark every other mention of each name part of a detected person whose mention looks like a
-    name (two or more parts, or a title; each part capitalised, not ALL CAPS, so that an NER "FOLEY" or
+    name (two or more parts, or a title; with ``whole``, gdpr's reading, also an initial, "S. Esmer", and
+    a title of office is a title; each part capitalised, not ALL CAPS, so that an NER "FOLEY" or
     "BP" in a clinical note spreads nowhere): the same word in title case or ALL CAPS, optionally
     possessive ("Tanaka", "TANAKA", "Tanaka's"); and relabel a detected span that is exactly such a part
     (spaCy's ORG "TANAKA") as PERSON. A very common English word ("Will") is not marked at the start of a
@@ -104,9 +149,11 @@ def add_name_mentions(text: str, spans: list[Span]) -> list[Span]:
     for span in spans:
         if span.label == "PERSON":
             mention = text[span.start : span.end]
-            words = split_mention(mention)
+            words = split_mention(mention, offices=whole)
             names = [mention[s:e] for s, e, kind in words if kind == "name"]
-            if len(names) >= 2 or any(kind == "title" for _, _, kind in words):
+            parts_or_particles = sum(kind in ("name", "particle") for _, _, kind in words)
+            marks = ("title", "initial") if whole else ("title",)
+            if parts_or_particles >= 2 or any(kind in marks for _, _, kind in words):
                 parts |= {n for n in names if len(n) > 1 and n[0].isupper() and not n.isupper()}
     folded = {part.casefold() for part in parts}
     for i, span in enumerate(found):  # a detector's ORG/LOCATION/OTHER reading of a name part: the person

@@ -18,6 +18,13 @@
   lab values, percentages, scores, counts with units, bed and room numbers), clinical abbreviations and
   drug names (corpus vocabulary), and frequent English words written as common words.
 
+``gdpr`` (GDPR-style anonymization of the people in general text): what hipaa keeps, every age, and the
+quasi-identifiers of `quasi.QuasiIdentifierDetector` (nationalities, ethnic, religious and political groups,
+occupations, amounts, events), by the rules of `rules.gdpr`, which also drop public bodies and laws; a
+model trained on hipaa gold keeps its spans as under hipaa; every person mention is masked whole, with its
+title, initials and particles ("Mr S. Esmer", "Judge Mahoney", "Jan van der Berg"), and so is every further
+mention of the person ("Esmer", "Mr Esmer": `mentions.whole_person_mentions`).
+
 The rules are named objects (`deid_hf.detect.rules`): the date rules (`rules.dates`), the phone rules
 (`rules.phones`), which detector spans are kept (`rules.identifiers`, with `evidence`) and the clean-up of a
 policy-trained model's spans (`learned_spans`). `IdentifierPolicyDetector` runs the policy's stages of
@@ -39,6 +46,8 @@ from .clinical import ClinicalContextDetector
 from .evidence import evidence, evidence_span
 from .learned_spans import keep_trained
 from .lexicon import VOCABULARY_FILE, DocumentFrequency, Vocabulary
+from .ner import SpacyDetector
+from .quasi import QuasiIdentifierDetector
 from .rules.dates import DATE_PATTERNS, find_dates
 from .rules.identifiers import CONTEXT_ID_SCORE, NAMED, STRONG_ID, apply_policy
 from .rules.phones import PHONE_DIGITS, PHONE_IN_TEXT, find_phones
@@ -82,6 +91,13 @@ def default_vocabulary() -> Vocabulary | None:
     return Vocabulary.from_json(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
+def quasi_identifier_detector(members: Sequence[Detector]) -> QuasiIdentifierDetector:
+    """The gdpr policy's quasi-identifier detector, on the spaCy pipeline of a spaCy member where there is
+    one (its parse is then shared), else on the default one."""
+    spacy = next((m for m in members if isinstance(m, SpacyDetector)), None)
+    return QuasiIdentifierDetector(spacy.nlp if spacy is not None else "spacy-sm")
+
+
 class IdentifierPolicyDetector(Detector):
     """Detectors under an identifier policy (module docstring), with the clinical context rules.
     ``restore_case``: run them on the case-restored copy; ``context``: add the clinical context rules;
@@ -106,6 +122,10 @@ class IdentifierPolicyDetector(Detector):
         self.corpus_vocabulary = corpus_vocabulary
         self.fitted: Vocabulary | None = None
         self.shipped = shipped_vocabulary(self.members) if corpus_vocabulary else None
+        if self.policy == Policy.GDPR and not any(
+            isinstance(m, QuasiIdentifierDetector) for m in self.members
+        ):
+            self.members.append(quasi_identifier_detector(self.members))
 
     def policy_vocabulary(self) -> Vocabulary | None:
         """Statistics only of a corpus given to `fit`, never of a call's batch: a document's output must not

@@ -15,16 +15,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InputError
-from ..policies import Policy
+from ..policies import Policy, follows_gold_of
 from ..spans import Span, merge_spans
 from .casing import restore_case
 from .clinical import extend_places
 from .learned_spans import keep_trained
-from .mentions import add_name_mentions, add_repeated_mentions, consistent_mentions
+from .mentions import add_name_mentions, add_repeated_mentions, consistent_mentions, whole_person_mentions
 from .rules import decided, recording_active
 from .rules.boundaries import exact_boundaries
 from .rules.dates import find_dates
-from .rules.identifiers import apply_policy
+from .rules.gdpr import PUBLIC_BODY_OR_LAW
+from .rules.identifiers import Seen, apply_policy, keep_identifiers
 from .rules.phones import find_phones
 from .user_filters import letterless_names, trim_allowed
 
@@ -101,27 +102,38 @@ def _run_detectors(owner, documents: list[Document]) -> None:
     texts = [d.text for d in documents]
     shown = [d.shown for d in documents]
     per_member = [
-        member.detect_batch(texts if member.trained_policy == owner.policy else shown)
+        member.detect_batch(texts if follows_gold_of(owner.policy, member.trained_policy) else shown)
         for member in owner.members
     ]
     for i, document in enumerate(documents):
         document.found = [found[i] for found in per_member]
 
 
+#: the learned rule that applies hipaa's age limit to a hipaa-trained model's spans (not under gdpr)
+HIPAA_AGE_RULE = "learned.age-89-or-under"
+#: the policies with date and phone rules over the whole text
+DATED_POLICIES = (Policy.HIPAA, Policy.GDPR)
+
+
 def _identifier_policy(owner, document: Document) -> list[Span]:
     """The policy on each detector's spans (`rules.identifiers`); a policy-trained model's spans cleaned up
-    instead (`learned_spans.keep_trained`)."""
+    instead (`learned_spans.keep_trained`; under gdpr a hipaa-trained model's, with every age and without
+    public bodies and laws)."""
     text, vocabulary = document.text, owner.policy_vocabulary()
-    document.dates = find_dates(text) if owner.policy == Policy.HIPAA else []
-    return [
-        span
-        for member, found in zip(owner.members, document.found)
-        for span in (
-            keep_trained(text, found, document.dates)
-            if member.trained_policy == owner.policy
-            else apply_policy(document.shown, found, owner.policy, vocabulary, text)
-        )
-    ]
+    document.dates = find_dates(text) if owner.policy in DATED_POLICIES else []
+    spans = []
+    for member, found in zip(owner.members, document.found):
+        if not follows_gold_of(owner.policy, member.trained_policy):
+            spans += apply_policy(document.shown, found, owner.policy, vocabulary, text)
+            continue
+        if owner.policy == member.trained_policy:
+            kept = keep_trained(text, found, document.dates)
+        else:  # a hipaa-trained model under gdpr: every age is kept, public bodies and laws are not
+            kept = keep_trained(text, found, document.dates, skip=(HIPAA_AGE_RULE,))
+            seen = Seen(text, vocabulary)
+            kept = [part for span in kept for part in keep_identifiers(seen, span, [PUBLIC_BODY_OR_LAW])]
+        spans += kept
+    return spans
 
 
 def _context_rules(owner, document: Document) -> list[Span]:
@@ -131,7 +143,7 @@ def _context_rules(owner, document: Document) -> list[Span]:
 
 
 def _date_and_phone_rules(owner, document: Document) -> list[Span]:
-    if owner.policy != Policy.HIPAA:
+    if owner.policy not in DATED_POLICIES:
         return document.spans
     return document.spans + document.dates + find_phones(document.text)
 
@@ -142,6 +154,14 @@ def _merge(owner, document: Document) -> list[Span]:
     if owner.context is None:
         return merge_spans(document.spans)
     return merge_spans(extend_places(document.text, merge_spans(document.spans)))
+
+
+def _whole_mentions(owner, document: Document) -> list[Span]:
+    """gdpr: each person mention with its title, initials and particles, and every further mention of the
+    person (`mentions.whole_person_mentions`)."""
+    if owner.policy != Policy.GDPR:
+        return document.spans
+    return whole_person_mentions(document.text, document.spans)
 
 
 def _score_threshold(owner, document: Document) -> list[Span]:
@@ -189,6 +209,13 @@ DETECTION_STAGES: list[Stage] = [
     _each("context rules", "policy", _context_rules, "the clinical context rules", record="none"),
     _each("date and phone rules", "policy", _date_and_phone_rules, "the date and phone rules", record="none"),
     _each("merge", "policy", _merge, "overlaps merged, places extended over a head word", record="added"),
+    _each(
+        "whole mentions",
+        "policy",
+        _whole_mentions,
+        "gdpr: person mentions with titles, initials and particles, and every further mention",
+        record="added",
+    ),
     _each("score threshold", "user options", _score_threshold, "spans scored below the threshold dropped"),
     _each("letterless names", "user options", _letterless_names, "a name without letters relabelled"),
     _each(

@@ -2,7 +2,8 @@
 
 The original's format is kept where it can be read off: identifiers keep their shape but lose every original
 letter and digit (units such as "5mg" stay in numbers), phone numbers stay valid for their country code
-(phonenumbers), addresses keep their street, city, state and ZIP pieces, IPv4 vs IPv6. Dates move by the
+(phonenumbers), addresses keep their street, city, state and ZIP pieces, IPv4 vs IPv6; a nationality,
+religion, occupation or amount becomes another of its kind (`deid_hf.replace.quasi`). Dates move by the
 table's one offset in their own format (`deid_hf.replace.date_shift`; ``dates="random"``: drawn one by one).
 Through a pipeline the mapping is consistent within a substitution table: one pseudonym per person
 (`deid_hf.replace.names`: "Dr. Kenji Tanaka", "Tanaka", "TANAKA's" share one surname), organisations and
@@ -25,6 +26,7 @@ from .base import Strategy
 from .date_shift import check_max_days, shift_date_span
 from .dates import rewrite_date_span, rewrite_dates
 from .names import keyed_rng, locale_lists, pseudonym, register
+from .quasi import QUASI_SURROGATES
 from .shape import random_like, random_phone_like
 
 _NAMED = ("ORG", "LOCATION")
@@ -92,16 +94,11 @@ class FullEntity(Strategy):
         facility = FACILITY_END.search(original) if label in _NAMED else None
         if facility:  # a facility stays one of its kind: "St. Jude Medical Center" -> "Lopez Medical Center"
             return f"{fake.last_name()} {facility.group(1)}"
-        if label == "ORG":
-            return fake.company()
-        if label == "LOCATION":
-            return fake.city()
+        drawn = {"ORG": fake.company, "LOCATION": fake.city, "EMAIL": fake.email, "URL": fake.url}.get(label)
+        if drawn is not None:
+            return drawn()
         if label == "ADDRESS":
             return address_like(original, fake)
-        if label == "EMAIL":
-            return fake.email()
-        if label == "URL":
-            return fake.url()
         if label == "IP":
             return fake.ipv6() if ":" in original else fake.ipv4()
         if label == "AGE":
@@ -112,6 +109,8 @@ class FullEntity(Strategy):
                 return rewritten
         if label == "PHONE":
             return random_phone_like(original, rng)
+        if label in QUASI_SURROGATES:
+            return QUASI_SURROGATES[label](original, rng)
         if any(ch.isdigit() for ch in original):
             return random_like(original, rng, keep_units=label == "NUMBER")
         return _untyped(original, fake)

@@ -20,6 +20,9 @@ EXEMPLARS = {
     "NUMBER": "0",
     "AGE": "40",
     "OTHER": "something",
+    "DEMOGRAPHIC": "European",
+    "OCCUPATION": "employee",
+    "QUANTITY": "100",
 }
 
 

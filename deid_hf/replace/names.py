@@ -1,11 +1,12 @@
 """One pseudonym per person: every mention of a name maps to the same surrogate within a table, and within a
 group of documents in every document, process and run.
 
-A mention is split into a title (kept: "Dr.", "Ms."), name parts and a possessive ("'s", kept). Each name
-part is replaced part by part through ``state["parts"]`` (case-folded original -> surrogate), so "Dr. Kenji
-Tanaka", "Dr. Tanaka", "Kenji", "K. Tanaka", "TANAKA" and "TANAKA, Kenji" share one surrogate. In a group
-(``state["group_seed"]``) a part's surrogate is drawn from HMAC(group seed, part) (`keyed_rng`), so the
-same part gets the same surrogate in every document of the group; without one, from the document's stream.
+A mention is split into a title (kept: "Dr.", "Ms.", "Judge"), name particles (dropped: "van der"), name
+parts and a possessive ("'s", kept). Each name part is replaced part by part through ``state["parts"]``
+(case-folded original -> surrogate), so "Dr. Kenji Tanaka", "Dr. Tanaka", "Kenji", "K. Tanaka", "TANAKA"
+and "TANAKA, Kenji" share one surrogate. In a group (``state["group_seed"]``) a part's surrogate is drawn
+from HMAC(group seed, part) (`keyed_rng`), so the same part gets the same surrogate in every document of
+the group; without one, from the document's stream.
 
 A part's role (given name or surname) comes from Faker's English name lists where they give it one (so it
 is the same in every document), else from the mention ("Kenji Tanaka", "TANAKA, Kenji", "Dr. Tanaka"),
@@ -226,6 +227,10 @@ def pseudonym(
         original = mention[start:end]
         if kind == "title":
             value = original
+        elif kind == "particle":  # "van der Berg" -> one surname: the particles would tell the culture
+            out.append(mention[cursor:start])
+            cursor = end + len(mention[end:]) - len(mention[end:].lstrip())
+            continue
         elif kind == "initial":
             value = _initial(state, original[0].upper(), rng, culture) + original[1:]
             value = value if original[0].isupper() else value.lower()

@@ -32,6 +32,8 @@ FAKER_POOLS = {
     "NUMBER": "building_number",
     "AGE": "pyint",
     "OTHER": "word",
+    "OCCUPATION": "job",
+    "QUANTITY": "pyint",
 }
 
 

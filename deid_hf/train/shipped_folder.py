@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..corpora import LabelledDocument
 from ..models import TRAINING_FILE, write_manifest
-from ..spans import BIO_LABELS, LABELS
+from ..spans import BIO_LABELS, MODEL_LABELS
 from .measure import held_out_metrics
 
 
@@ -204,7 +204,7 @@ def _card_summary(config, metrics: dict, sources: list[str]) -> str:
     )
     return (
         f"`{config.model}` fine-tuned for token classification over the deid-hf label schema in BIO "
-        f"({len(BIO_LABELS)} labels: {', '.join(LABELS)}) on {metrics['train_documents']} "
+        f"({len(BIO_LABELS)} labels: {', '.join(MODEL_LABELS)}) on {metrics['train_documents']} "
         f"documents ({metrics['train_windows']} windows of {config.max_length} tokens, stride "
         f"{config.stride}), {metrics['steps']} optimizer steps"
         f"{schedule}"

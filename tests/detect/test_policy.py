@@ -115,9 +115,9 @@ def test_corpus_vocabulary_and_misspellings():
 
 def test_unknown_policy_is_an_input_error():
     with pytest.raises(InputError, match="identifier policy"):
-        apply_policy("x", [], "gdpr")
+        apply_policy("x", [], "ccpa")
     with pytest.raises(InputError, match="identifier policy"):
-        get_detector("patterns", policy="gdpr")
+        get_detector("patterns", policy="ccpa")
 
 
 def test_case_restoration_keeps_offsets():
@@ -353,6 +353,21 @@ def test_a_trained_models_ages_follow_the_policy_age_rule():
     kept = IdentifierPolicyDetector(model, "hipaa", context=False).detect(text)
     assert [(text[s.start : s.end], s.label) for s in kept] == [("92 years old", "AGE")]
     assert len(IdentifierPolicyDetector(model, "strict", context=False).detect(text)) == 3
+
+
+def test_under_gdpr_a_hipaa_trained_model_keeps_every_age_and_drops_public_bodies():
+    text = "Patient, 67 years old, wrote to the Ministry of Justice about Dr. Imre Szabo."
+    model = _FixedSpans(
+        "model",
+        [("67 years old", "AGE", 0.9), ("Ministry of Justice", "ORG", 0.9), ("Imre Szabo", "PERSON", 0.9)],
+        trained_policy="hipaa",
+    )
+    gdpr = IdentifierPolicyDetector(model, "gdpr", context=False).detect(text)
+    hipaa = IdentifierPolicyDetector(model, "hipaa", context=False).detect(text)
+    assert {"67 years old", "Dr. Imre Szabo"} <= texts(text, gdpr) and "Ministry of Justice" not in texts(
+        text, gdpr
+    )
+    assert texts(text, hipaa) == {"Ministry of Justice", "Imre Szabo"}
 
 
 class _FixedSpans(Detector):

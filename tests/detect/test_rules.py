@@ -225,7 +225,81 @@ def test_boundary_rules(rule, text, piece, label, kept):
     assert {d.rule for d in log} == {rule}
 
 
-TABLES = [DATE_CASES, PHONE_CASES, IDENTIFIER_CASES, LEARNED_CASES, CONTEXT_CASES, BOUNDARY_CASES]
+# (rule, text, a detector's span: piece, label; what gdpr keeps of it): gdpr's own rules come first
+GDPR_CASES = [
+    (
+        "gdpr.public-body-or-law",
+        "the European Court of Human Rights held",
+        "European Court of Human Rights",
+        "ORG",
+        set(),
+    ),
+    ("gdpr.public-body-or-law", "The Government contested it.", "The Government", "ORG", set()),
+    ("gdpr.public-body-or-law", "the Turkish Government replied", "Turkish Government", "ORG", set()),
+    ("gdpr.public-body-or-law", "the Ministry of Justice said", "Ministry of Justice", "ORG", set()),
+    ("gdpr.public-body-or-law", "under the Criminal Code then", "Criminal Code", "OTHER", set()),
+    (
+        "gdpr.public-body-or-law",
+        "the Prevention of Terrorism Act 1984",
+        "Prevention of Terrorism Act 1984",
+        "OTHER",
+        set(),
+    ),
+    ("gdpr.public-body-or-law", "under Article 6 of the Convention", "Article 6", "OTHER", set()),
+    # the court that tried the person is no public body here: the name rule keeps it
+    (
+        "name.needs-evidence",
+        "the Ankara State Security Court convicted him",
+        "Ankara State Security Court",
+        "ORG",
+        {"Ankara State Security Court"},
+    ),
+    ("gdpr.amount-with-currency", "was paid 5,000 euros", "5,000", "NUMBER", {"5,000 euros"}),
+    ("gdpr.amount-with-currency", "fined EUR 1,200 in", "1,200", "NUMBER", {"EUR 1,200"}),
+    ("gdpr.amount-with-currency", "a fine of $300 only", "300", "NUMBER", {"$300"}),
+    # without a currency a short number is no identifier (the identifier rules decide)
+    ("number.identifying-digits", "in 5,000 cases", "5,000", "NUMBER", set()),
+    ("gdpr.every-age", "the applicant, aged 34, said", "aged 34", "AGE", {"aged 34"}),
+    ("gdpr.calendar-date", "on 12 May 1998 he", "12 May 1998", "DATE_TIME", {"12 May 1998"}),
+    ("gdpr.calendar-date", "arrested in March", "March", "DATE_TIME", {"March"}),
+    ("gdpr.calendar-date", "released on Monday", "Monday", "DATE_TIME", {"Monday"}),
+    ("gdpr.calendar-date", "he left today", "today", "DATE_TIME", set()),
+    ("gdpr.calendar-date", "two years later he", "two years later", "DATE_TIME", set()),
+    ("gdpr.quasi-identifier", "a Turkish national", "Turkish", "DEMOGRAPHIC", {"Turkish"}),
+    ("gdpr.quasi-identifier", "a police officer in", "police officer", "OCCUPATION", {"police officer"}),
+    ("gdpr.quasi-identifier", "paid 5,000 euros", "5,000 euros", "QUANTITY", {"5,000 euros"}),
+    (
+        "gdpr.quasi-identifier",
+        "paid two million dollars",
+        "two million dollars",
+        "QUANTITY",
+        {"two million dollars"},
+    ),
+    ("gdpr.quasi-identifier", "paid several euros", "several euros", "QUANTITY", set()),
+]
+
+
+@pytest.mark.parametrize(("rule", "text", "piece", "label", "kept"), GDPR_CASES)
+def test_gdpr_rules(rule, text, piece, label, kept):
+    span = _span(text, piece, label, 0.5, "spacy")
+    with recording() as log:
+        found = apply_policy(text, [span], "gdpr")
+    assert {text[s.start : s.end] for s in found} == kept
+    assert {d.rule for d in log} == {rule}
+
+
+@pytest.mark.parametrize(
+    ("text", "piece", "label"),
+    [
+        ("the applicant, aged 34, said", "aged 34", "AGE"),
+        ("two years later he", "two years later", "DATE_TIME"),
+    ],
+)
+def test_hipaa_drops_what_gdprs_own_rules_decide_otherwise_or_alike(text, piece, label):
+    assert apply_policy(text, [_span(text, piece, label, 0.5, "spacy")], "hipaa") == []
+
+
+TABLES = [DATE_CASES, PHONE_CASES, IDENTIFIER_CASES, LEARNED_CASES, CONTEXT_CASES, BOUNDARY_CASES, GDPR_CASES]
 
 
 def test_every_registered_rule_has_a_row_a_reason_and_examples():

@@ -28,6 +28,7 @@ def test_the_stages_run_in_one_declared_order():
         "context rules",
         "date and phone rules",
         "merge",
+        "whole mentions",
         "score threshold",
         "letterless names",
         "word boundaries",
@@ -37,7 +38,7 @@ def test_the_stages_run_in_one_declared_order():
         "entity filter",
         "one label per surface",
     ]
-    assert [s.part for s in DETECTION_STAGES] == ["policy"] * 6 + ["user options"] * 7 + ["replacement"]
+    assert [s.part for s in DETECTION_STAGES] == ["policy"] * 7 + ["user options"] * 7 + ["replacement"]
 
 
 @pytest.fixture

@@ -13,11 +13,15 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...errors import InputError
 from ...spans import Span
+
+if TYPE_CHECKING:
+    from ..lexicon import Vocabulary
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,6 +37,25 @@ class Rule:
 
     def covers(self, label: str) -> bool:
         return not self.labels or label in self.labels
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What a rule reads besides the span: the text the detectors saw, the corpus vocabulary, and the text
+    before case restoration where it differs."""
+
+    text: str
+    vocabulary: Vocabulary | None = None
+    original: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpanRule(Rule):
+    """Decides a span of its labels when ``applies(seen, span, piece)`` (``piece``: the span's text):
+    ``keep(seen, span)`` gives what stays."""
+
+    applies: Callable[[Seen, Span, str], bool] = lambda seen, span, piece: True
+    keep: Callable[[Seen, Span], list[Span]]
 
 
 class RuleRegistry:

@@ -1,18 +1,19 @@
-"""Which detector spans the hipaa policy keeps: one named rule per case, tried in order; the first that
-applies to a span decides (keeps it, or parts of it, maybe relabelled; or drops it)."""
+"""Which detector spans the hipaa policy (and gdpr, after its own rules) keeps: one named rule per case,
+tried in order; the first that applies to a span decides (keeps it, or parts of it, maybe relabelled; or
+drops it)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 from ...policies import DEFAULT_POLICY, Policy, check_policy
 from ...spans import Span
 from ..evidence import evidence_span, has_evidence
 from ..lexicon import Vocabulary
 from ..text_shape import WORD_ANY_SCRIPT
-from . import RULES, Rule, decided, recording_active, register_rule
+from . import RULES, Rule, Seen, SpanRule, decided, recording_active, register_rule
+from . import gdpr as _gdpr_rules  # noqa: F401  (registers the gdpr family, tried first under gdpr)
 from .phones import NOT_PHONE, PHONE_SHAPE, phone_digits
 
 #: labels whose spans need identifier evidence under hipaa
@@ -44,25 +45,6 @@ _AGE = re.compile(r"\d+")
 _UNIT_ONLY = re.compile(r"(?i)^(?:unit|floor|fl|room|rm|bed)\.?\s*#?\s*\d+[a-z]?$")
 #: an apartment, suite or P.O. box: part of a postal address
 _POSTAL_UNIT = re.compile(r"(?i)\b(?:apt|apartment|suite|ste|p\.?\s?o\.?\s*box|box)\b\.?\s*#?\s*\d")
-
-
-@dataclass(frozen=True)
-class Seen:
-    """What a rule reads besides the span: the text the detectors saw, the corpus vocabulary, and the text
-    before case restoration where it differs."""
-
-    text: str
-    vocabulary: Vocabulary | None = None
-    original: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class SpanRule(Rule):
-    """Decides a span of its labels when ``applies(seen, span, piece)`` (``piece``: the span's text):
-    ``keep(seen, span)`` gives what stays."""
-
-    applies: Callable[[Seen, Span, str], bool] = lambda seen, span, piece: True
-    keep: Callable[[Seen, Span], list[Span]]
 
 
 def over_89(age: str) -> bool:
@@ -221,9 +203,13 @@ def apply_policy(
     vocabulary: Vocabulary | None = None,
     original: str | None = None,
 ) -> list[Span]:
-    """The spans ``policy`` keeps (hipaa: the identifier rules, `rules.identifiers`; strict: all), not
-    merged. ``text``: what the detectors saw; ``original``: the text before case restoration if it differs."""
-    if check_policy(policy) == Policy.STRICT:
+    """The spans ``policy`` keeps (hipaa: the identifier rules, `rules.identifiers`; gdpr: its own rules,
+    `rules.gdpr`, then those; strict: all), not merged. ``text``: what the detectors saw; ``original``: the
+    text before case restoration if it differs."""
+    policy = check_policy(policy)
+    if policy == Policy.STRICT:
         return list(spans)
     seen, rules = Seen(text, vocabulary, original), RULES.family("identifiers")
+    if policy == Policy.GDPR:
+        rules = RULES.family("gdpr") + rules
     return [kept for span in spans for kept in keep_identifiers(seen, span, rules)]

@@ -1,0 +1,127 @@
+"""The gdpr policy's own rules, tried before the identifier rules (`rules.identifiers`): the first that
+applies to a span decides. gdpr keeps what hipaa keeps (names, organisations, places, dates, contact details,
+identifying numbers) and adds the quasi-identifiers that single a person out in combination: every age,
+nationalities, ethnic, religious and political groups, occupations, amounts and events. Public bodies and
+laws are no personal data and are not masked; a court that tried the person is (it locates them)."""
+
+from __future__ import annotations
+
+import re
+
+from ...spans import Span
+from . import SpanRule, register_rule
+
+#: the institutions a decision or an article speaks of rather than the people in it, and the bodies of a
+#: state; a court that tried someone ("the Ankara State Security Court") is none of these
+_PUBLIC_BODY = re.compile(
+    r"(?i)^(?:the\s+)?(?:european\s+court\s+of\s+human\s+rights|(?:european\s+)?commission(?:\s+of\s+human"
+    r"\s+rights)?|court|grand\s+chamber|council\s+of\s+europe|committee\s+of\s+ministers|european\s+union|"
+    r"united\s+nations|(?:[a-z]+\s+)?(?:government|parliament|national\s+assembly)|"
+    r"ministry\s+of\s+[a-z ]+|council\s+of\s+state)['’]?s?$"
+)
+#: a law by its kind ("Criminal Code", "Prevention of Terrorism Act 1991", "Article 6 of the Convention")
+_LAW = re.compile(
+    r"\b(?:Act|Code|Convention|Constitution|Treaty|Protocol|Directive|Regulations?|Law)\b(?:\s+(?:No\.?\s*)?"
+    r"\d+)?|\bArticles?\s+\d"
+)
+_MONTH_OR_DAY = re.compile(
+    r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.?(?!\w)|"
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
+)
+_NUMBER_WORD = re.compile(
+    r"(?i)\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[a-z]+teen|twenty|thirty|"
+    r"forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|half|dozen)\b"
+)
+
+#: a currency written after an amount ("5,000 euros") or before it ("EUR 5,000", "$300")
+_CURRENCY_AFTER = re.compile(
+    r"(?i)[ \t]*(?:euros?|eur|dollars?|usd|pounds?(?: sterling)?|gbp|liras?|try|francs?|chf|roubles?|rubles?|"
+    r"marks?|pesos?|yen|kron(?:a|or|er)|rupees?)\b"
+)
+_CURRENCY_BEFORE = re.compile(r"(?:[$€£¥]|\b(?:EUR|USD|GBP|TRY|CHF|TRL|RUB)\b)[ \t]*$")
+
+
+def _amount(seen, span: Span) -> Span | None:
+    """A number with its currency as a QUANTITY ("5,000 euros", "EUR 5,000"); None without one."""
+    after = _CURRENCY_AFTER.match(seen.text, span.end)
+    if after:
+        return Span(span.start, after.end(), "QUANTITY", span.score, span.source)
+    before = _CURRENCY_BEFORE.search(seen.text, max(0, span.start - 6), span.start)
+    if before:
+        return Span(before.start(), span.end, "QUANTITY", span.score, span.source)
+    return None
+
+
+def public_body_or_law(piece: str) -> bool:
+    """Whether a name is a public body (`_PUBLIC_BODY`) or a law (`_LAW`)."""
+    core = piece.strip()
+    return _PUBLIC_BODY.match(core) is not None or _LAW.search(core) is not None
+
+
+def calendar_date(piece: str) -> bool:
+    """A date or time written with a digit, a month or a weekday ("12 May 1998", "May", "Monday"); not a
+    relative one ("today", "two days later", "the following year")."""
+    return any(ch.isdigit() for ch in piece) or _MONTH_OR_DAY.search(piece) is not None
+
+
+def counted(piece: str) -> bool:
+    """An amount with a number in digits or in words ("5,000 euros", "two million dollars")."""
+    return any(ch.isdigit() for ch in piece) or _NUMBER_WORD.search(piece) is not None
+
+
+def _register(name: str, labels: tuple[str, ...], reason: str, examples: tuple[str, ...], keep, applies):
+    return register_rule(
+        SpanRule(
+            name=name,
+            family="gdpr",
+            labels=labels,
+            reason=reason,
+            examples=examples,
+            keep=keep,
+            applies=applies,
+        )
+    )
+
+
+PUBLIC_BODY_OR_LAW = _register(
+    "gdpr.public-body-or-law",
+    ("ORG", "LOCATION", "OTHER"),
+    "a public body or a law is no personal data (the court that tried the person is, and stays masked)",
+    ("the European Court of Human Rights", "the Government", "Criminal Code", "Article 6"),
+    lambda seen, span: [],
+    lambda seen, span, piece: public_body_or_law(piece),
+)
+_register(
+    "gdpr.amount-with-currency",
+    ("NUMBER",),
+    "a number with a currency is an amount (a QUANTITY), however NER typed it",
+    ("5,000 euros", "EUR 5,000", "$300"),
+    lambda seen, span: [_amount(seen, span)],
+    lambda seen, span, piece: _amount(seen, span) is not None,
+)
+_register(
+    "gdpr.every-age",
+    ("AGE",),
+    "an age singles a person out with other attributes, at any age",
+    ("aged 34",),
+    lambda seen, span: [span],
+    lambda seen, span, piece: True,
+)
+_register(
+    "gdpr.calendar-date",
+    ("DATE_TIME",),
+    "a date with a digit, a month or a weekday is kept; a relative one ('today', 'two years later') is not",
+    ("12 May 1998", "in March", "today"),
+    lambda seen, span: [span] if calendar_date(seen.text[span.start : span.end]) else [],
+    lambda seen, span, piece: True,
+)
+_register(
+    "gdpr.quasi-identifier",
+    ("DEMOGRAPHIC", "OCCUPATION", "QUANTITY"),
+    "nationality, ethnicity, religion, political group and occupation are kept; an amount needs a number",
+    ("Turkish", "police officer", "5,000 euros"),
+    lambda seen, span: (
+        [span] if span.label != "QUANTITY" or counted(seen.text[span.start : span.end]) else []
+    ),
+    lambda seen, span, piece: True,
+)

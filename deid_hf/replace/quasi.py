@@ -1,0 +1,114 @@
+"""Readable surrogates of the gdpr policy's quasi-identifiers: a nationality for a nationality ("a Turkish
+national" -> "a Peruvian national"), a religion for a religion, an occupation for an occupation, an amount of
+the same shape for an amount ("5,000 euros" -> "7,318 euros")."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from ..detect.quasi import occupations
+
+#: nationality and ethnic adjectives a DEMOGRAPHIC surrogate is drawn from
+NATIONALITIES = (
+    "Argentine",
+    "Austrian",
+    "Belgian",
+    "Brazilian",
+    "Canadian",
+    "Chilean",
+    "Danish",
+    "Dutch",
+    "Estonian",
+    "Finnish",
+    "Ghanaian",
+    "Greek",
+    "Icelandic",
+    "Irish",
+    "Kenyan",
+    "Latvian",
+    "Mexican",
+    "Norwegian",
+    "Peruvian",
+    "Portuguese",
+    "Swedish",
+    "Uruguayan",
+)
+#: religions a religion's surrogate is drawn from (each reads as a noun and as an adjective)
+RELIGIONS = ("Buddhist", "Christian", "Hindu", "Muslim", "Sikh", "Catholic", "Protestant")
+#: words read as a religion
+_RELIGIONS = {r.casefold() for r in (*RELIGIONS, "Jewish", "Jew", "Orthodox")}
+#: number words of an amount written without digits ("two million dollars")
+NUMBER_WORDS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+_NUMBER_WORD = re.compile(rf"(?i)\b(?:one|{'|'.join(NUMBER_WORDS)})\b")
+
+
+def _singular(word: str) -> tuple[str, str]:
+    """(word without a plural "s", the "s" or "")."""
+    return (
+        (word[:-1], word[-1])
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss")
+        else (word, "")
+    )
+
+
+def _cased(original: str, surrogate: str) -> str:
+    if original.isupper() and len(original) > 1:
+        return surrogate.upper()
+    if original[:1].islower():
+        return surrogate.lower()
+    return surrogate[:1].upper() + surrogate[1:]
+
+
+def _takes_s(word: str) -> bool:
+    """Whether a people's adjective makes a plural noun with "s" ("Peruvians"; not "Irish", "Portuguese")."""
+    return not word.endswith(("sh", "ch", "se", "ese"))
+
+
+def demographic_like(original: str, rng: random.Random) -> str:
+    """Another religion for a religion ("Muslims" -> "Sikhs"), else another nationality ("Turkish" ->
+    "Peruvian"); a plural stays plural."""
+    written = original.strip()
+    core, plural = _singular(written)
+    religion = core.casefold() in _RELIGIONS or written.casefold() in _RELIGIONS
+    pool = RELIGIONS if religion else NATIONALITIES
+    choices = [
+        w
+        for w in pool
+        if w.casefold() not in (core.casefold(), written.casefold()) and (_takes_s(w) or not plural)
+    ]
+    return _cased(original, rng.choice(choices) + plural)
+
+
+def occupation_like(original: str, rng: random.Random) -> str:
+    """Another occupation of Faker's job titles (`detect.quasi.occupations`), starting with a vowel where the
+    original does (so "a"/"an" before it still reads); plural stays plural."""
+    folded = original.strip().casefold()
+    known = set(occupations())
+    plural = folded not in known and folded[:-1] in known
+    vowel = folded[:1] in "aeiou"
+    drawn = rng.choice(
+        [o for o in occupations() if o not in (folded, folded[:-1]) and (o[:1] in "aeiou") == vowel]
+    )
+    return _cased(original, drawn + ("s" if plural else ""))
+
+
+def quantity_like(original: str, rng: random.Random) -> str:
+    """An amount of the same shape: every digit another digit (a leading one non-zero), a number word another
+    number word, the unit or currency kept."""
+    digits = []
+    for i, ch in enumerate(original):
+        if ch.isdigit():
+            first = i == 0 or not original[i - 1].isdigit()
+            pool = "123456789" if first and ch != "0" else "0123456789"
+            digits.append(rng.choice(pool.replace(ch, "")))
+        else:
+            digits.append(ch)
+    out = "".join(digits)
+    return _NUMBER_WORD.sub(
+        lambda m: _cased(m.group(0), rng.choice([w for w in NUMBER_WORDS if w != m.group(0).lower()])), out
+    )
+
+
+#: label -> its surrogate of the same kind
+QUASI_SURROGATES = {"DEMOGRAPHIC": demographic_like, "OCCUPATION": occupation_like, "QUANTITY": quantity_like}

@@ -1,0 +1,67 @@
+"""The gdpr policy's quasi-identifiers: the occupation list, the detector, and hipaa left as it was."""
+
+import re
+
+import pytest
+
+from deid_hf.detect import get_detector
+from deid_hf.detect.ner import SpacyDetector
+from deid_hf.detect.quasi import NOT_OCCUPATIONS, QuasiIdentifierDetector, find_occupations, occupations
+
+QUASI_LABELS = {"DEMOGRAPHIC", "OCCUPATION", "QUANTITY"}
+
+
+def test_occupations_come_from_fakers_job_titles():
+    from faker.providers.job.en_US import Provider
+
+    words = {w for title in Provider.jobs for w in re.findall(r"[a-z']+", title.lower())}
+    found = occupations()
+    assert {"police officer", "journalist", "newspaper journalist", "teacher", "lawyer"} <= set(found)
+    assert not NOT_OCCUPATIONS & set(found)
+    assert all(set(o.split()) <= words for o in found)
+    assert list(found) == sorted(found, key=lambda o: (-len(o), o))
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("two teachers and a police officer met", {"teachers", "police officer"}),
+        ("She is a Journalist.", {"Journalist"}),
+        ("the teacher-training college", set()),
+        ("nothing here at all", set()),
+    ],
+)
+def test_find_occupations(text, found):
+    assert {s.text(text) for s in find_occupations(text)} == found
+
+
+def test_the_quasi_identifier_detector_types_nationalities_amounts_and_occupations():
+    text = "He is a Turkish journalist; 30% of the shares went to him."
+    spans = {s.text(text): s.label for s in QuasiIdentifierDetector().detect(text)}
+    assert spans.get("Turkish") == "DEMOGRAPHIC"
+    assert spans.get("journalist") == "OCCUPATION"
+    assert spans.get("30%") == "QUANTITY"
+
+
+def test_only_gdpr_adds_the_quasi_identifier_detector_on_the_ensembles_spacy():
+    gdpr, hipaa = get_detector("fast", policy="gdpr"), get_detector("fast", policy="hipaa")
+    quasi = [m for m in gdpr.members if isinstance(m, QuasiIdentifierDetector)]
+    spacy = next(m for m in gdpr.members if isinstance(m, SpacyDetector))
+    assert len(quasi) == 1 and quasi[0].nlp is spacy.nlp
+    assert not any(isinstance(m, QuasiIdentifierDetector) for m in hipaa.members)
+
+
+HIPAA_TEXTS = [
+    "The applicant, aged 34, is a police officer and was paid 5,000 euros two years later.",
+    "Mr Kaya, a teacher, earned 30% more than the lawyers of Ankara.",
+]
+
+
+@pytest.mark.parametrize("text", HIPAA_TEXTS)
+def test_hipaa_keeps_quasi_identifiers_that_gdpr_masks(text):
+    hipaa = get_detector("fast", policy="hipaa").detect(text)
+    gdpr = get_detector("fast", policy="gdpr").detect(text)
+    assert not {s.label for s in hipaa} & QUASI_LABELS
+    assert {s.label for s in gdpr} & QUASI_LABELS
+    masked = {text[s.start : s.end] for s in hipaa}
+    assert not any(word in piece for piece in masked for word in ("officer", "teacher", "euros", "%"))

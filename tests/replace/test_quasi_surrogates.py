@@ -1,0 +1,48 @@
+"""Readable surrogates of the gdpr policy's quasi-identifiers (`deid_hf.replace.quasi`)."""
+
+import random
+import re
+
+import pytest
+
+from deid_hf.detect.quasi import occupations
+from deid_hf.replace.quasi import (
+    NATIONALITIES,
+    RELIGIONS,
+    demographic_like,
+    occupation_like,
+    quantity_like,
+)
+
+SEEDS = range(20)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_nationality_becomes_another_and_a_religion_another_religion(seed):
+    rng = random.Random(seed)
+    nationality = demographic_like("Turkish", rng)
+    assert nationality in NATIONALITIES and nationality != "Turkish"
+    religion = demographic_like("Muslims", rng)
+    assert religion.endswith("s") and religion[:-1] in RELIGIONS and religion != "Muslims"
+    assert demographic_like("KURDISH", rng).isupper()
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_an_occupation_becomes_another_with_its_article_and_number(seed):
+    rng = random.Random(seed)
+    known = set(occupations())
+    one = occupation_like("journalist", rng)
+    assert one in known and one != "journalist" and one[0] not in "aeiou"
+    assert occupation_like("engineer", rng)[0] in "aeiou"
+    many = occupation_like("teachers", rng)
+    assert many.endswith("s") and many[:-1] in known and many != "teachers"
+    assert occupation_like("Lawyer", rng)[0].isupper()
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_an_amount_keeps_its_shape_and_unit(seed):
+    rng = random.Random(seed)
+    money = quantity_like("5,000 euros", rng)
+    assert re.fullmatch(r"[1-9],\d{3} euros", money) and money[0] != "5"
+    words = quantity_like("two million dollars", rng)
+    assert words.endswith(" million dollars") and not words.startswith("two ")
