@@ -11,9 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deid_hf.detect import get_detector
+from deid_hf.detect.clinical import ClinicalContextDetector
 from deid_hf.detect.lexicon import is_misspelling
 from deid_hf.detect.patterns import PatternDetector, url_text
-from deid_hf.text import MAX_RUN, model_text
+from deid_hf.text import FILLER_EDGE, FILLER_MIN, MAX_RUN, filler_blanked, model_text
 
 SIZE = 100_000
 #: a shape may cost this many times ordinary prose of its size (a quadratic path costs hundreds of times)
@@ -113,3 +114,94 @@ def test_fast_detector_grows_linearly_on_pathological_shapes(unit):
         )
 
     assert cost(4 * 5_000) < GROWTH * cost(5_000) + 0.05
+
+
+#: the filler units: no letter or digit, or one short unit repeated (`deid_hf.text.filler_blanked`)
+FILLER_UNITS = ["a.", "1.", "(", "((", "([{", "(a)", "+1 ", "ab\n", "-", "'", "1"]
+#: a sentence with a name, a date and a phone, put inside each shape
+SENTENCE = " Maria Gonzalez was admitted on March 3, 2024; call her at (217) 555-0143. "
+IDENTIFIERS = ("Maria", "Gonzalez", "2024", "555-0143")
+
+
+@pytest.mark.parametrize("unit", FILLER_UNITS)
+def test_filler_runs_blanked_inside_only(unit):
+    """A long filler run keeps its edges and loses its inside; what lies beside it is left as it is."""
+    run = shaped(unit, 5_000)
+    text = run + SENTENCE + run
+    seen = model_text(text)
+    assert len(seen) == len(text)
+    assert seen.startswith(run[:FILLER_EDGE]) and seen.endswith(run[-FILLER_EDGE:])
+    # the sentence and the run's ends beside it (a run without letters or digits takes in the blanks and
+    # punctuation next to it, so a few characters fewer of it)
+    assert run[-FILLER_EDGE + 4 :] + SENTENCE + run[: FILLER_EDGE - 4] in seen
+    # a unit cut at the run's end is outside the repeated run: a few characters of margin
+    inside = seen[FILLER_EDGE + 4 : len(run) - FILLER_EDGE - 4]
+    assert not inside.strip()
+
+
+def test_ordinary_text_is_not_blanked():
+    """Prose, a short separator line, a repeated sentence and a long varied run are read as written."""
+    for text in (
+        shaped(PROSE, 20_000),
+        "Plan:\n" + "-" * 80 + "\nfollow up",
+        "x" + "-" * (FILLER_MIN - 1) + "x",
+        shaped("Ann Lee, ", 2_000),  # a unit of more than four characters
+        "x " + shaped("(a(b(c)", 1_000),
+    ):
+        assert filler_blanked(text) == text
+
+
+def test_blank_runs_cost_linear_in_the_context_rules():
+    """The credential rule read a long blank run in every split around its optional comma (cubic)."""
+    context = ClinicalContextDetector()
+    for blank in (" ", "\t"):
+        assert grows_linearly(
+            context.detect, lambda n, b=blank: "Dr. Ann Lee, RN." + b * n + "a. Smith MD", 300
+        )
+
+
+@pytest.fixture(scope="module")
+def default_pipe():
+    import deid_hf
+
+    return deid_hf.pipeline("deid-substitution", strategy="typed")
+
+
+@pytest.mark.parametrize("unit", UNITS + ["([{", "(a)"])
+def test_identifiers_inside_each_pathological_shape_are_replaced(default_pipe, unit):
+    """A name, a date and a phone between two runs of a pathological shape are replaced."""
+    run = shaped(unit, 5_000)
+    out = default_pipe(run + SENTENCE + run)["text"]
+    assert not [word for word in IDENTIFIERS if word in out]
+
+
+def test_identifiers_glued_to_bracket_runs_are_replaced(default_pipe):
+    out = default_pipe("(" * 5_000 + "Maria Gonzalez" + ")" * 5_000 + " " + "[" * 5_000 + "217-555-0143]")
+    assert "Gonzalez" not in out["text"] and "555-0143" not in out["text"]
+
+
+def test_filler_shapes_cost_the_learned_model_few_tokens(minilm_tokenizer):
+    """The learned model's cost grows with the tokens it reads: a filler shape of 100 KB gives it fewer
+    tokens than prose of that size (before the blanking: one or two per character)."""
+
+    def tokens(text: str) -> int:
+        return len(minilm_tokenizer(model_text(text), add_special_tokens=False)["input_ids"])
+
+    prose = tokens(shaped(PROSE, SIZE))
+    for unit in FILLER_UNITS:
+        assert tokens(shaped(unit, SIZE)) < prose / 10, unit
+
+
+@pytest.mark.slow
+def test_pathological_shapes_of_100kb_cost_less_than_prose(default_pipe):
+    """The whole default pipeline on each pathological shape of 100 KB costs less than on prose of 100 KB,
+    measured in the same test (a ratio: a loaded machine slows both). Before the blanking, dotted and
+    bracket runs cost several times prose."""
+    runs = iter(range(1_000))
+
+    def cost(text: str) -> float:
+        return seconds(default_pipe, f"{next(runs)} {text}")  # a number first: no detector cache hit
+
+    prose = min(cost(shaped(PROSE, SIZE)) for _ in range(2))
+    slow = {unit: cost(shaped(unit, SIZE)) / prose for unit in UNITS + ["([{", "(a)"]}
+    assert max(slow.values()) < 1, {unit: round(ratio, 2) for unit, ratio in slow.items()}
