@@ -153,6 +153,15 @@ def test_ordinary_text_is_not_blanked():
         assert filler_blanked(text) == text
 
 
+@pytest.mark.parametrize("unit", ["a" * 14 + "b", "ab" * 14 + "c", "abcd" * 15 + "e", "(" * 255 + "a"])
+def test_near_filler_shapes_cost_the_blanking_what_prose_costs(unit):
+    """Runs one repeat or one character short of a filler run (the blanking's own worst case) cost its
+    patterns about what prose costs."""
+    prose = min(seconds(model_text, shaped(PROSE)) for _ in range(3))
+    assert min(seconds(model_text, shaped(unit)) for _ in range(2)) < PROSE_FACTOR * prose + 0.05
+    assert filler_blanked(shaped(unit, 5_000)) == shaped(unit, 5_000)
+
+
 def test_blank_runs_cost_linear_in_the_context_rules():
     """The credential rule read a long blank run in every split around its optional comma (cubic)."""
     context = ClinicalContextDetector()
