@@ -7,6 +7,10 @@ are exactly ``--large`` characters. Every input goes through ``deid_hf.pipeline(
 each detector, one call per input. A deid-hf error (`deid_hf.errors.DeidError`, e.g. an empty text) is a
 refusal; any other exception has escaped. Texts are never printed or written: items are named by shape
 and length only.
+
+Per shape, the slowest item is set beside the baseline of the same run: prose (the sentences below) of
+``--large`` characters through the same pipeline, timed before and after the fuzzed inputs (the mean of
+the two). On a machine shared with other work, compare shapes with the baseline, not seconds across runs.
 Usage: python benchmarks/fuzz_cost.py [--n 10000] [--detectors fast,default] [--seed 0] [--slowest 10]
 """
 
@@ -56,6 +60,10 @@ SHAPES = {
     "dotted_run": lambda rng, n: repeat(rng.choice(["a.", "1.", "ab.", "a.b."]), n),
     "bracket_run": lambda rng, n: "(" * (n // 2) + ")" * (n - n // 2),
     "nested_brackets": lambda rng, n: repeat(rng.choice(["((", "([{", "(a)"]), n),
+    # letters between brackets, none repeated: the models read every character (no filler to blank)
+    "bracketed_letters": lambda rng, n: "".join(
+        rng.choice("([{") + rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(n // 2 + 1)
+    )[:n],
     "digit_run": lambda rng, n: "".join(rng.choice("0123456789") for _ in range(n)),
     "plus_one_run": lambda rng, n: repeat("+1 ", n),
     "short_lines": short_lines,
@@ -106,10 +114,11 @@ def main():
     parser.add_argument("--slowest", type=int, default=10, help="slowest items listed")
     args = parser.parse_args()
     inputs = list(fuzzed_inputs(args.n, args.seed, args.large, args.large_share))
-    items = []
+    items, baselines = [], {}
     for detector in args.detectors.split(","):
         pipe = deid_hf.pipeline("deid-substitution", detector=detector, strategy="typed")
         pipe(PROSE[0])  # warm-up
+        before = prose_seconds(pipe, args.large)
         for number, (shape, text) in enumerate(inputs):
             seconds, escaped, refused = run_one(pipe, text)
             items.append(
@@ -123,8 +132,12 @@ def main():
                     "refused": refused,
                 }
             )
-    rows = summary_rows(items)
-    print_table(rows, ["detector", "shape", "inputs", "refused", "escaped", "over_2s", "max_s", "max_length"])
+        baselines[detector] = (before + prose_seconds(pipe, args.large)) / 2
+    rows = summary_rows(items, baselines)
+    print(f"prose of {args.large} characters (the baseline): ", end="")
+    print(", ".join(f"{detector} {seconds:.2f} s" for detector, seconds in baselines.items()))
+    columns = ["detector", "shape", "inputs", "refused", "escaped", "over_2s", "max_s", "max_length"]
+    print_table(rows, [*columns, "max_over_prose"])
     slowest = sorted(items, key=lambda item: -item["seconds"])[: args.slowest]
     print(f"\nslowest {len(slowest)} items:")
     print_table(slowest, ["detector", "input", "shape", "length", "seconds", "escaped"])
@@ -134,11 +147,24 @@ def main():
     print(f"items over {ITEM_SECONDS:g} s: {sum(item['seconds'] > ITEM_SECONDS for item in items)}")
     write_results(
         "fuzz_cost",
-        {"options": vars(args), "summary": rows, "slowest": slowest, "escaped": escaped},
+        {
+            "options": vars(args),
+            "prose_seconds": baselines,
+            "summary": rows,
+            "slowest": slowest,
+            "escaped": escaped,
+        },
     )
 
 
-def summary_rows(items: list[dict]) -> list[dict]:
+def prose_seconds(pipe, size: int) -> float:
+    """Seconds of one call on prose of ``size`` characters (numbered: no cache hit)."""
+    text = f"{time.perf_counter_ns()} " + repeat(" ".join(PROSE) + " ", size)
+    return run_one(pipe, text[:size])[0]
+
+
+def summary_rows(items: list[dict], baselines: dict[str, float]) -> list[dict]:
+    """Per detector and shape: counts, the slowest item and its ratio to the detector's prose baseline."""
     groups: dict[tuple[str, str], list[dict]] = {}
     for item in items:
         groups.setdefault((item["detector"], item["shape"]), []).append(item)
@@ -152,6 +178,7 @@ def summary_rows(items: list[dict]) -> list[dict]:
             "over_2s": sum(item["seconds"] > ITEM_SECONDS for item in group),
             "max_s": max(item["seconds"] for item in group),
             "max_length": max(item["length"] for item in group),
+            "max_over_prose": max(item["seconds"] for item in group) / baselines[detector],
         }
         for (detector, shape), group in sorted(groups.items())
     ]

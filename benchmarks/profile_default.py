@@ -7,9 +7,11 @@ Timers are wrapped around the stages of `deid_hf.detect.stages.DETECTION_STAGES`
 windows; ``_forward``: the ONNX Runtime forward pass; ``postprocess``: decoding and aggregation) and
 `deid_hf.replace.apply.apply_strategy`; nested timers are shown indented and are part of their parent.
 Documents: PhysioNet dev notes of folds 0-3 and presidio_synth_pii records 750-1499 where ../shared/data
-has them, else the bundled examples. Nothing of the text is printed.
+has them, else the bundled examples. Nothing of the text is printed. ``--shape NAME --size N``: one
+synthetic text of a `fuzz_cost` shape instead (``prose`` for the baseline; no Presidio run beside it).
 
 Usage: python benchmarks/profile_default.py [--notes 100] [--records 100] [--detector default]
+       python benchmarks/profile_default.py --shape dotted_run --size 100000
 """
 
 from __future__ import annotations
@@ -107,10 +109,20 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=100)
     parser.add_argument("--detector", default="default")
     parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--shape", help="one synthetic text of this fuzz_cost shape instead of the documents")
+    parser.add_argument("--size", type=int, default=100_000, help="characters of the --shape text")
     args = parser.parse_args()
-    texts = documents(args.notes, args.records)
+    if args.shape:
+        import random
+
+        from fuzz_cost import SHAPES
+
+        texts = [SHAPES[args.shape](random.Random(0), args.size)]
+    else:
+        texts = documents(args.notes, args.records)
     pipe = deid_hf.pipeline("deid-substitution", detector=args.detector)
-    pipe(texts[:4], batch_size=4, seed=0)  # warm-up: lazy loads are not part of the profile
+    warm_up = ["Ann Lee was seen on 3/4/2024."] if args.shape else texts[:4]
+    pipe(warm_up, batch_size=4, seed=0)  # warm-up: lazy loads are not part of the profile
     instrument(pipe)
     start = time.perf_counter()
     with timer("pipeline call"):
@@ -125,15 +137,18 @@ def main() -> None:
         }
         for name in order
     ]
-    peer = presidio_seconds(texts)
+    peer = None if args.shape else presidio_seconds(texts)
     print(f"{len(texts)} documents, {sum(len(t.split()) for t in texts)} tokens")
-    print(f"deid-hf {args.detector}: {total:.2f} s ({len(texts) / total:.1f} docs/s); ", end="")
-    print(f"Presidio analyzer + spaCy sm, same run: {peer:.2f} s ({len(texts) / peer:.1f} docs/s)\n")
+    print(f"deid-hf {args.detector}: {total:.2f} s ({len(texts) / total:.1f} docs/s)")
+    if peer is not None:
+        print(f"Presidio analyzer + spaCy sm, same run: {peer:.2f} s ({len(texts) / peer:.1f} docs/s)")
+    print()
     print_table(rows, ["stage", "seconds", "share"])
     write_results(
-        "profile_default",
+        f"profile_{args.shape}" if args.shape else "profile_default",
         {
             "documents": len(texts),
+            "shape": args.shape and {"name": args.shape, "size": args.size},
             "detector": args.detector,
             "seconds": total,
             "presidio_seconds": peer,

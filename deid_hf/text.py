@@ -7,10 +7,17 @@ soft hyphen, bidirectional marks). Nothing is inserted or removed, so ``len(mode
 span [start, end) found in the normalised text covers the same characters of the original. Detectors, LMs
 and tokenizers only ever see the normalised text; outputs keep the original's characters wherever they are
 not replaced (``"John Smith\\x00"`` is detected as one name, ``"Mary\\u200bJones"`` as a name, and the NUL or
-the zero-width space inside a replaced span is replaced with it). A run of more than `MAX_RUN` characters
-without whitespace is broken by one space every `MAX_RUN` characters: tokenizers and regular expressions
-spend time quadratic in a token's length on runs such as ``"(" * 3000 + ")" * 3000``, and no word, name or
-identifier is that long.
+the zero-width space inside a replaced span is replaced with it).
+
+Two bounds on what a long input costs the models, both same-length:
+- filler runs: the inside of a run of at least `FILLER_MIN` characters that cannot hold an identifier is
+  blanked (its characters other than whitespace become spaces), `FILLER_EDGE` characters kept at each end.
+  Such a run has no letter or digit (``"(" * 3000 + ")" * 3000``), or repeats one unit of at most four
+  characters (``"a." * 50000``, ``"+1 " * 30000``, ``"ab\\n" * 30000``): its inside holds nothing its edges
+  do not, and fed to the models it costs one token per character or two.
+- long runs: a run of more than `MAX_RUN` characters without whitespace is broken by one space every
+  `MAX_RUN` characters: tokenizers and regular expressions spend time quadratic in a token's length on such
+  runs, and no word, name or identifier is that long.
 """
 
 from __future__ import annotations
@@ -37,11 +44,36 @@ def _break_run(match: re.Match[str]) -> str:
     return "".join(chars)
 
 
+#: a filler run at least this long is blanked inside...
+FILLER_MIN = 256
+#: ...but for this many characters at each end (the context a model reads beside the run)
+FILLER_EDGE = 64
+#: a whole stretch without a letter or digit, matched from its first character only (never rescanned)
+_NO_ALNUM_RUN = re.compile(rf"(?<![\W_])[\W_]{{{FILLER_MIN},}}")
+#: one unit of one to four characters repeated at least 16 times (`_blank_inside` checks the length)
+_REPEATED_UNIT = re.compile(r"(.{1,4}?)\1{15,}", re.DOTALL)
+_NOT_SPACE = re.compile(r"\S")
+
+
+def _blank_inside(match: re.Match[str]) -> str:
+    run = match.group()
+    if len(run) < FILLER_MIN:
+        return run
+    inside = _NOT_SPACE.sub(" ", run[FILLER_EDGE:-FILLER_EDGE])
+    return run[:FILLER_EDGE] + inside + run[-FILLER_EDGE:]
+
+
+def filler_blanked(text: str) -> str:
+    """``text`` with the inside of each filler run (module docstring) blanked: its characters other than
+    whitespace become spaces, but for `FILLER_EDGE` at each end (same length, same offsets)."""
+    return _REPEATED_UNIT.sub(_blank_inside, _NO_ALNUM_RUN.sub(_blank_inside, text))
+
+
 def model_text(text: str) -> str:
-    """``text`` with every character that is not text replaced by a space and runs without whitespace
-    broken every `MAX_RUN` characters (same length, same offsets)."""
+    """``text`` with every character that is not text replaced by a space, the inside of filler runs
+    blanked and runs without whitespace broken every `MAX_RUN` characters (same length, same offsets)."""
     text = NOT_TEXT.sub(" ", text) if NOT_TEXT.search(text) else text
-    return _LONG_RUN.sub(_break_run, text)
+    return _LONG_RUN.sub(_break_run, filler_blanked(text))
 
 
 def utf8_safe(text: str) -> str:

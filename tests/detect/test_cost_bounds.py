@@ -4,6 +4,8 @@ with each other in the same test, never with a wall-clock figure, so a busy mach
 times the input must cost well under the sixteen times a quadratic path takes, and a pathological shape must
 cost about what ordinary prose of the same size costs."""
 
+import random
+import string
 import time
 
 import pytest
@@ -11,9 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deid_hf.detect import get_detector
+from deid_hf.detect.clinical import ClinicalContextDetector
 from deid_hf.detect.lexicon import is_misspelling
 from deid_hf.detect.patterns import PatternDetector, url_text
-from deid_hf.text import MAX_RUN, model_text
+from deid_hf.text import FILLER_EDGE, FILLER_MIN, MAX_RUN, filler_blanked, model_text
 
 SIZE = 100_000
 #: a shape may cost this many times ordinary prose of its size (a quadratic path costs hundreds of times)
@@ -113,3 +116,131 @@ def test_fast_detector_grows_linearly_on_pathological_shapes(unit):
         )
 
     assert cost(4 * 5_000) < GROWTH * cost(5_000) + 0.05
+
+
+#: the filler units: no letter or digit, or one short unit repeated (`deid_hf.text.filler_blanked`)
+FILLER_UNITS = ["a.", "1.", "(", "((", "([{", "(a)", "+1 ", "ab\n", "-", "'", "1"]
+#: a sentence with a name, a date and a phone, put inside each shape
+SENTENCE = " Maria Gonzalez was admitted on March 3, 2024; call her at (217) 555-0143. "
+IDENTIFIERS = ("Maria", "Gonzalez", "2024", "555-0143")
+
+
+@pytest.mark.parametrize("unit", FILLER_UNITS)
+def test_filler_runs_blanked_inside_only(unit):
+    """A long filler run keeps its edges and loses its inside; what lies beside it is left as it is."""
+    run = shaped(unit, 5_000)
+    text = run + SENTENCE + run
+    seen = model_text(text)
+    assert len(seen) == len(text)
+    assert seen.startswith(run[:FILLER_EDGE]) and seen.endswith(run[-FILLER_EDGE:])
+    # the sentence and the run's ends beside it (a run without letters or digits takes in the blanks and
+    # punctuation next to it, so a few characters fewer of it)
+    assert run[-FILLER_EDGE + 4 :] + SENTENCE + run[: FILLER_EDGE - 4] in seen
+    # a unit cut at the run's end is outside the repeated run: a few characters of margin
+    inside = seen[FILLER_EDGE + 4 : len(run) - FILLER_EDGE - 4]
+    assert not inside.strip()
+
+
+def test_ordinary_text_is_not_blanked():
+    """Prose, a short separator line, a repeated sentence and a long varied run are read as written."""
+    for text in (
+        shaped(PROSE, 20_000),
+        "Plan:\n" + "-" * 80 + "\nfollow up",
+        "x" + "-" * (FILLER_MIN - 1) + "x",
+        shaped("Ann Lee, ", 2_000),  # a unit of more than four characters
+        "x " + shaped("(a(b(c)", 1_000),
+    ):
+        assert filler_blanked(text) == text
+
+
+@pytest.mark.parametrize("unit", ["a" * 14 + "b", "ab" * 14 + "c", "abcd" * 15 + "e", "(" * 255 + "a"])
+def test_near_filler_shapes_cost_the_blanking_what_prose_costs(unit):
+    """Runs one repeat or one character short of a filler run (the blanking's own worst case) cost its
+    patterns about what prose costs."""
+    prose = min(seconds(model_text, shaped(PROSE)) for _ in range(3))
+    assert min(seconds(model_text, shaped(unit)) for _ in range(2)) < PROSE_FACTOR * prose + 0.05
+    assert filler_blanked(shaped(unit, 5_000)) == shaped(unit, 5_000)
+
+
+def test_blank_runs_cost_linear_in_the_context_rules():
+    """The credential rule read a long blank run in every split around its optional comma (cubic)."""
+    context = ClinicalContextDetector()
+    for blank in (" ", "\t"):
+        assert grows_linearly(
+            context.detect, lambda n, b=blank: "Dr. Ann Lee, RN." + b * n + "a. Smith MD", 300
+        )
+
+
+@pytest.fixture(scope="module")
+def default_pipe():
+    import deid_hf
+
+    return deid_hf.pipeline("deid-substitution", strategy="typed")
+
+
+@pytest.mark.parametrize("unit", UNITS + ["([{", "(a)"])
+def test_identifiers_inside_each_pathological_shape_are_replaced(default_pipe, unit):
+    """A name, a date and a phone between two runs of a pathological shape are replaced."""
+    run = shaped(unit, 5_000)
+    out = default_pipe(run + SENTENCE + run)["text"]
+    assert not [word for word in IDENTIFIERS if word in out]
+
+
+def test_identifiers_glued_to_bracket_runs_are_replaced(default_pipe):
+    out = default_pipe("(" * 5_000 + "Maria Gonzalez" + ")" * 5_000 + " " + "[" * 5_000 + "217-555-0143]")
+    assert "Gonzalez" not in out["text"] and "555-0143" not in out["text"]
+
+
+def test_filler_shapes_cost_the_learned_model_few_tokens(minilm_tokenizer):
+    """The learned model's cost grows with the tokens it reads: a filler shape of 100 KB gives it fewer
+    tokens than prose of that size (before the blanking: one or two per character)."""
+
+    def tokens(text: str) -> int:
+        return len(minilm_tokenizer(model_text(text), add_special_tokens=False)["input_ids"])
+
+    prose = tokens(shaped(PROSE, SIZE))
+    for unit in FILLER_UNITS:
+        assert tokens(shaped(unit, SIZE)) < prose / 10, unit
+
+
+_runs = iter(range(1_000_000))
+
+
+def pipeline_seconds(pipe, text: str) -> float:
+    """Seconds of one call on ``text`` numbered first (no detector answers it from its cache)."""
+    return seconds(pipe, f"{next(_runs)} {text}"[: len(text)])
+
+
+@pytest.fixture(scope="module")
+def prose_seconds(default_pipe) -> float:
+    """The default pipeline on prose of `SIZE` characters: the best of two calls."""
+    return min(pipeline_seconds(default_pipe, shaped(PROSE, SIZE)) for _ in range(2))
+
+
+@pytest.mark.slow
+def test_pathological_shapes_of_100kb_cost_less_than_prose(default_pipe, prose_seconds):
+    """The whole default pipeline on each filler shape of 100 KB costs less than on prose of 100 KB,
+    measured in the same module (a ratio: a loaded machine slows both). Before the blanking, dotted and
+    bracket runs cost several times prose."""
+    ratios = {u: pipeline_seconds(default_pipe, shaped(u, SIZE)) / prose_seconds for u in FILLER_UNITS}
+    assert max(ratios.values()) < 1, {unit: round(ratio, 2) for unit, ratio in ratios.items()}
+
+
+def token_dense(shape: str, size: int = SIZE) -> str:
+    """Text the models must read whole (it can hold names) at about one token per character or word."""
+    rng = random.Random(0)
+    if shape == "short lines":
+        words = ["ab", "Ann", "12", "+1", "Lee", "x", "Dr.", "(", "a.b"]
+        return "\n".join(" ".join(rng.choices(words, k=rng.randint(1, 3))) for _ in range(size // 4))[:size]
+    if shape == "letters between brackets":
+        return "".join(rng.choice("([{") + rng.choice(string.ascii_letters) for _ in range(size // 2))
+    scripts = [(0x41, 0x7A), (0x400, 0x4FF), (0x4E00, 0x4FFF), (0x1F300, 0x1F6FF), (0x300, 0x36F)]
+    return "".join(chr(rng.randint(*rng.choice(scripts))) for _ in range(size))  # "random unicode"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shape", ["short lines", "letters between brackets", "random unicode"])
+def test_token_dense_shapes_of_100kb_cost_a_few_times_prose(default_pipe, prose_seconds, shape):
+    """Text that can hold names is read whole: its cost is its tokens (the learned model's forward pass),
+    linear and a few times prose of its size at most, never the tens of times of a quadratic path."""
+    assert pipeline_seconds(default_pipe, token_dense(shape)) < PROSE_FACTOR * prose_seconds
