@@ -43,8 +43,7 @@ def memoized(detector):
             cache.update(zip(missing, detect_batch(missing)))
         return [list(cache[t]) for t in texts]
 
-    detector.detect_batch = cached
-    detector.detect = lambda text: cached([text])[0]
+    detector.detect_batch = cached  # (its ``detect`` stays: a base detect_batch may call it)
     return detector
 
 
@@ -114,7 +113,8 @@ def main():
                 if removed is None:
                     baseline[name] = row
                 for key, short in (("token_precision", "dP"), ("token_recall", "dR"), ("leakage", "dLeak")):
-                    row[short] = row[key] - baseline[name][key]
+                    before = baseline[name][key]
+                    row[short] = None if row[key] is None or before is None else row[key] - before
                 rows.append(row)
         print(f"{rows[-1]['removed']}: done", flush=True)
     print_table(rows, COLUMNS)

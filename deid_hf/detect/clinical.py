@@ -9,11 +9,10 @@ facilities named next to a title, credential, kinship word or facility word.
 - relative (PERSON): after a kinship or proxy word ("dtr laverne", "Nephew, Neil Meitz", "daughter Elena":
   capitalised in mixed case, any word but a very frequent one).
 - facility (LOCATION): capitalised words before ``Hospital``/``Medical Center``/``Rehab``/``Regional``...
-  ("Harbor Hospital"), ``University of X``, a rare word before a ward number ("quartermain 2"), the place
-  after ``lives in``, and a hospital's abbreviation after ``to``/``at``/``from``/``in``/``by``: 2-5
-  capitals ending in H or MC, an initialism, no frequent word, no generic one such as OSH and no
-  hemorrhage or hormone such as ICH or TSH, not after "due"/"secondary" ("transferred to GH", "at GBMC"; not
-  "to CATH", "due to SDH").
+  ("Harbor Hospital"), the place after ``lives in``, and a hospital's abbreviation after
+  ``to``/``at``/``from``/``in``/``by``: 2-5 capitals ending in H or MC, an initialism, no frequent word,
+  no generic one such as OSH and no hemorrhage or hormone such as ICH or TSH, not after "due"/"secondary"
+  ("transferred to GH", "at GBMC"; not "to CATH", "due to SDH").
 A name word is a letter sequence that is not a stop word and is either a known person name
 (`lexicon.is_name_word`) or not a frequent English word (wordfreq Zipf below the rule's bound). Each rule is a
 named object of the ``context`` family (`rules.context`); `ClinicalContextDetector` runs them in order.

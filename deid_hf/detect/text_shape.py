@@ -29,8 +29,6 @@ CONTEXT_NAME_MAX_ZIPF = 3.5
 TITLE_NAME_MAX_ZIPF = 4.5
 #: capitalised words before a credential, none a known name, are a signature when each is rarer than this
 SIGNATURE_NAME_MAX_ZIPF = 3.0
-#: a word before a ward number rarer than this names the ward ("quartermain 2")
-WARD_NAME_MAX_ZIPF = 3.0
 #: a person's name part at least this frequent is not propagated at the start of a sentence ("Will")
 PROPAGATED_NAME_COMMON_ZIPF = 5.0
 

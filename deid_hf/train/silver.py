@@ -26,7 +26,7 @@ from ..corpora import LabelledDocument
 from ..detect.lexicon import stop_words
 from ..detect.policy import apply_policy, find_dates, find_phones
 from ..errors import InputError
-from ..policies import POLICIES, Policy
+from ..policies import Policy
 from ..spans import Span, merge_spans, trim_edge_words
 
 _NO_SPACE_BEFORE = re.compile(
@@ -107,7 +107,8 @@ SILVER_SOURCES: dict[str, Callable[[Path], list[str]]] = {
 #: labels that `strict_names` keeps as the strict policy finds them
 STRICT_NAME_LABELS = frozenset({"PERSON", "ORG", "LOCATION", "ADDRESS"})
 #: policies of the silver labels: the identifier policies and ``strict-names`` (`strict_names`)
-SILVER_POLICIES = (*POLICIES, Policy.STRICT_NAMES)
+#: (not gdpr: its quasi-identifier labels are outside the learned model's schema, `spans.MODEL_LABELS`)
+SILVER_POLICIES = (Policy.HIPAA, Policy.STRICT, Policy.STRICT_NAMES)
 
 
 #: score of a cached silver span (the cache keeps none): below every policy rule's, so the hipaa date and

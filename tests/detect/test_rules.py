@@ -195,8 +195,6 @@ CONTEXT_CASES = [
         "Visited Mayo Clinic today. Memorial Hospital called.",
         {"Mayo Clinic", "Memorial Hospital"},
     ),
-    ("context.university", "studies at University of Leeds", {"University of Leeds"}),
-    ("context.ward-name", "back to Ellisfield 4 tonight", {"Ellisfield"}),
     ("context.hospital-initialism", "transferred to BMC; due to SDH", {"BMC"}),
     ("context.lives-in", "she lives in Westbrook with family", {"Westbrook"}),
 ]

@@ -17,7 +17,6 @@ from ..text_shape import (
     COMMON_WORD_ZIPF,
     FACILITY_NAME_MAX_ZIPF,
     SIGNATURE_NAME_MAX_ZIPF,
-    WARD_NAME_MAX_ZIPF,
     sentence_start,
     uses_capitals,
 )
@@ -105,8 +104,6 @@ _CALL_RX = re.compile(rf"\b{_CALL}\b[ \t]*(?:dr\.?[ \t]*|np[ \t]+|rn[ \t]+)?", _
 _FACILITY_RX = re.compile(
     rf"(?<![A-Za-z'’-])((?:{ASCII_WORD_NO_BACKTRACK}[ \t]+(?:-[ \t]+)?){{1,3}}){_FACILITY}\b", _I
 )
-_UNIVERSITY_RX = re.compile(rf"(?i:\b(?:university|univ|u)[ \t]+of[ \t]+{_W})|\bU[ \t]+[A-Z][a-z]+")
-_WARD_RX = re.compile(rf"\b(?:to|from|on|at)[ \t]+({_W})[ \t]+\d(?![\d/]|\.\d)", _I)
 _HOSPITAL_RX = re.compile(
     r"(?i:(?<!due )(?<!secondary )(?<!related )(?<!prior )(?<!2/2 )"  # a cause, not a place
     r"\b(?:to|at|from|in|by)[ \t]+(?:the[ \t]+)?)\b([A-Z]{1,4}H|[A-Z]{1,3}MC)\b"
@@ -216,18 +213,6 @@ def _before_facility_word(text, vocabulary, bounds):
             yield (saint.start() if saint else start, m.end())
 
 
-def _university(text, vocabulary, bounds):
-    for m in _UNIVERSITY_RX.finditer(text):
-        yield m.span()
-
-
-def _ward(text, vocabulary, bounds):
-    for m in _WARD_RX.finditer(text):
-        word = m.group(1)
-        if len(word) > 3 and zipf(word) < WARD_NAME_MAX_ZIPF and not is_clinical_term(word):
-            yield m.span(1)
-
-
 def _hospital_initialism(text, vocabulary, bounds):
     for m in _HOSPITAL_RX.finditer(text):
         word = m.group(1)
@@ -307,22 +292,6 @@ _context_rule(
     "capitalised words before Hospital/Medical Center/Rehab/Regional/Clinic ('St.' included)",
     ("Briarwood Hospital", "BRIARWOOD HOSPITAL"),
     _before_facility_word,
-)
-_context_rule(
-    "context.university",
-    "LOCATION",
-    0.7,
-    "'University of X', 'U Vermont'",
-    ("University of Leeds",),
-    _university,
-)
-_context_rule(
-    "context.ward-name",
-    "LOCATION",
-    0.6,
-    "a rare word before a ward number after to/from/on/at",
-    ("to Ellisfield 4",),
-    _ward,
 )
 _context_rule(
     "context.hospital-initialism",
