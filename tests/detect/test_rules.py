@@ -186,6 +186,7 @@ CONTEXT_CASES = [
     ("context.after-clinician-title", "plan reviewed with NP Halvorsen", {"Halvorsen"}),
     ("context.initial-and-surname", "signed R. Lindqvist", {"R. Lindqvist"}),
     ("context.signature", "note by Laura Pennington, RN", {"Laura Pennington"}),
+    ("context.signature", "note by Laura Pennington, R.N.", {"Laura Pennington"}),
     ("context.after-patient-title", "Mrs. Abernathy is resting", {"Abernathy"}),
     ("context.after-kinship-word", "her son Teodor visited", {"Teodor"}),
     ("context.after-call-word", "paged Kevin Oduya re labs", {"Kevin Oduya"}),

@@ -95,7 +95,8 @@ _ALSO_RX = re.compile(r"[ \t]*(?:and|&|/)[ \t]*(?:dr\.?[ \t]*)?", _I)
 _INITIAL_RX = re.compile(rf"(?<![\w/'’.&<>])[A-Z]\.[ \t](?={_W})")
 # from the start of the blanks before it, each blank run read once: two optional blank runs around an
 # optional comma split a long blank run every way there is (cubic in its length)
-_CREDENTIAL_RX = re.compile(rf"(?<![ \t])[ \t]*+(?:,[ \t]*+)?(?<![\w/]){_CREDENTIAL}\b", _I)
+# (possessive blanks); then (?!\w), not \b: after the dot of "R.N." a \b needs a word character
+_CREDENTIAL_RX = re.compile(rf"(?<![ \t])[ \t]*+(?:,[ \t]*+)?(?<![\w/]){_CREDENTIAL}(?!\w)", _I)
 _PATIENT_RX = re.compile(r"\b(?:(?:mr|mrs|miss)\b\.?|ms\.)[ \t]*", _I)
 _KIN_RX = re.compile(rf"\b{_KIN}\b[ \t]*[,:\-]?[ \t]*\(?(?:named[ \t]+)?", _I)
 _CALL_RX = re.compile(rf"\b{_CALL}\b[ \t]*(?:dr\.?[ \t]*|np[ \t]+|rn[ \t]+)?", _I)
