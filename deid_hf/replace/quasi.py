@@ -8,6 +8,7 @@ import random
 import re
 
 from ..detect.quasi import occupations
+from .shape import fresh_digits
 
 #: nationality and ethnic adjectives a DEMOGRAPHIC surrogate is drawn from
 NATIONALITIES = (
@@ -96,15 +97,7 @@ def occupation_like(original: str, rng: random.Random) -> str:
 def quantity_like(original: str, rng: random.Random) -> str:
     """An amount of the same shape: every digit another digit (a leading one non-zero), a number word another
     number word, the unit or currency kept."""
-    digits = []
-    for i, ch in enumerate(original):
-        if ch.isdigit():
-            first = i == 0 or not original[i - 1].isdigit()
-            pool = "123456789" if first and ch != "0" else "0123456789"
-            digits.append(rng.choice(pool.replace(ch, "")))
-        else:
-            digits.append(ch)
-    out = "".join(digits)
+    out = fresh_digits(original, rng)
     return _NUMBER_WORD.sub(
         lambda m: _cased(m.group(0), rng.choice([w for w in NUMBER_WORDS if w != m.group(0).lower()])), out
     )

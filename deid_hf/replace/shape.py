@@ -82,20 +82,25 @@ UNITS = frozenset(
 )
 
 
-def random_like(original: str, rng: random.Random, keep_units: bool = False) -> str:
-    """Same shape, no original letter or digit left in place: each digit becomes another digit, each letter
-    another letter of the same case; with ``keep_units``, letter runs that are units ("5mg") stay."""
-    import re
-
+def fresh_digits(original: str, rng: random.Random) -> str:
+    """``original`` with another digit at every digit's place (a leading non-zero digit stays non-zero)."""
     digits = []
     for i, ch in enumerate(original):
-        if ch.isdigit():  # a fresh digit at every position; a leading non-zero digit stays non-zero
+        if ch.isdigit():
             first = i == 0 or not original[i - 1].isdigit()
             pool = "123456789" if first and ch != "0" else "0123456789"
             digits.append(rng.choice(pool.replace(ch, "")))
         else:
             digits.append(ch)
-    out = "".join(digits)
+    return "".join(digits)
+
+
+def random_like(original: str, rng: random.Random, keep_units: bool = False) -> str:
+    """Same shape, no original letter or digit left in place: each digit becomes another digit, each letter
+    another letter of the same case; with ``keep_units``, letter runs that are units ("5mg") stay."""
+    import re
+
+    out = fresh_digits(original, rng)
 
     def letters(match: re.Match) -> str:
         run = match.group(0)
