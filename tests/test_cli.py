@@ -157,3 +157,12 @@ def test_run_takes_operators_per_label_on_the_command_line(capsys, tmp_path, mon
     with pytest.raises(SystemExit):  # not offered, and the message says why
         main([*args, "--strategy", "custom"])
     assert "custom needs a Python function" in capsys.readouterr().err
+
+
+def test_an_unknown_policy_names_the_choices_as_written(capsys):
+    from deid_hf.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["run", "in.jsonl", "out.jsonl", "--policy", "gdrp"])
+    err = capsys.readouterr().err
+    assert "choose from 'hipaa', 'strict', 'gdpr'" in err and "Policy." not in err

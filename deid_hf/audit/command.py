@@ -30,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         audit.add_argument("--split", default="train", help="split of a saved DatasetDict")
         audit.add_argument("--config", default=None, help="YAML/JSON configuration, as deid-hf run --config")
         audit.add_argument("--detector", default=None, help="comma-separated detectors (default: default)")
-        audit.add_argument("--policy", default=None, choices=list(POLICIES))
+        audit.add_argument("--policy", default=None, choices=[str(p) for p in POLICIES])
         audit.add_argument("--strategy", default=None, help="replacement strategy (default full_entity)")
         audit.add_argument("--seed", type=int, default=0, help="seed of the sample, canaries and surrogates")
         audit.add_argument("--batch-size", type=int, default=16)

@@ -157,7 +157,7 @@ def _add_run_pipeline_flags(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--policy",
         default=None,
-        choices=list(POLICIES),
+        choices=[str(p) for p in POLICIES],
         help="identifier policy (default hipaa: names, places, dates, contact details, ID numbers; not "
         "measurements or times of day); strict: every span any detector finds; gdpr: people in general "
         "text, with their quasi-identifiers (nationality, religion, occupation, amounts; not public bodies "

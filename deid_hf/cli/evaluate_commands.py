@@ -79,7 +79,7 @@ def _add_detection(evaluate_sub) -> None:
     detection.add_argument(
         "--policy",
         default="hipaa",
-        choices=list(POLICIES),
+        choices=[str(p) for p in POLICIES],
         help="identifier policy: hipaa (names, places, dates, contact details, ID numbers; not measurements "
         "or times of day), strict (every span any detector finds) or gdpr (people in general text, with "
         "their quasi-identifiers)",

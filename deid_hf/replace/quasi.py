@@ -68,15 +68,19 @@ def _takes_s(word: str) -> bool:
 
 def demographic_like(original: str, rng: random.Random) -> str:
     """Another religion for a religion ("Muslims" -> "Sikhs"), else another nationality ("Turkish" ->
-    "Peruvian"); a plural stays plural."""
+    "Peruvian"), starting with a vowel where the original does (an article before it still reads); a plural
+    stays plural."""
     written = original.strip()
     core, plural = _singular(written)
     religion = core.casefold() in _RELIGIONS or written.casefold() in _RELIGIONS
     pool = RELIGIONS if religion else NATIONALITIES
+    vowel = written[:1].casefold() in "aeiou"  # "a Turkish" stays "a ...", "an Irish" "an ..."
     choices = [
         w
         for w in pool
-        if w.casefold() not in (core.casefold(), written.casefold()) and (_takes_s(w) or not plural)
+        if w.casefold() not in (core.casefold(), written.casefold())
+        and (_takes_s(w) or not plural)
+        and (w[:1].casefold() in "aeiou") == vowel
     ]
     return _cased(original, rng.choice(choices) + plural)
 

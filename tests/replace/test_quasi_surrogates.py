@@ -25,6 +25,8 @@ def test_a_nationality_becomes_another_and_a_religion_another_religion(seed):
     religion = demographic_like("Muslims", rng)
     assert religion.endswith("s") and religion[:-1] in RELIGIONS and religion != "Muslims"
     assert demographic_like("KURDISH", rng).isupper()
+    # the article before it still reads: "an Irish" stays "an ...", "a Turkish" "a ..."
+    assert demographic_like("Irish", rng)[0] in "AEIOU" and demographic_like("Turkish", rng)[0] not in "AEIOU"
 
 
 @pytest.mark.parametrize("seed", SEEDS)
