@@ -80,7 +80,10 @@ def main():
     )
     parser.add_argument("--policies", default="strict,hipaa", help="identifier policies of the deid-hf rows")
     parser.add_argument(
-        "--detectors", default="patterns,spacy,fast,default", help="deid-hf detectors to measure"
+        "--detectors",
+        default="patterns,spacy,fast,default",
+        help="deid-hf detectors to measure; a detector set written with '|' (e.g. "
+        "'patterns|spacy:LOCATION+ORG|learned')",
     )
     args = parser.parse_args()
     docs = load_gold(data_path("presidio_synth_pii/synth_dataset_v2.json"), limit=args.limit)
@@ -101,7 +104,7 @@ def main():
         "learned": "learned int8",
     }
     configurations = {
-        f"{names[spec]}, policy {policy}": (spec, policy)
+        f"{names.get(spec, spec.replace('|', ' + '))}, policy {policy}": (spec.split("|"), policy)
         for spec in args.detectors.split(",")
         for policy in args.policies.split(",")
     }

@@ -127,6 +127,13 @@ def main():
     parser.add_argument(
         "--tag", default="", help="appended to the results file name (e.g. the models' recipe)"
     )
+    parser.add_argument(
+        "--ensemble",
+        nargs="*",
+        default=[],
+        help="extra hipaa rows, each a detector set written with '|' "
+        "(e.g. 'patterns|spacy:LOCATION+ORG|learned'; 'learned' is the --learned folders)",
+    )
     args = parser.parse_args()
     path = data_path("physionet_deid_dev/notes.jsonl")
     docs = load_gold(path, text_field="text")
@@ -181,6 +188,9 @@ def main():
         default = [learned if name == "learned" else name for name in DEFAULT_DETECTORS]
         configurations["default (patterns + spacy + learned int8) strict"] = (default, "strict", {})
         configurations["default (patterns + spacy + learned int8) hipaa"] = (default, "hipaa", {})
+        for spec in args.ensemble:
+            parts = [learned if name == "learned" else name for name in spec.split("|")]
+            configurations[f"{spec.replace('|', ' + ')} hipaa"] = (parts, "hipaa", {})
     else:
         print("no --learned folders: the rows with the learned model (default, clinical) are left out")
     for name, (spec, policy, ablation) in configurations.items():

@@ -77,7 +77,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=None, help="sentences")
     parser.add_argument("--policies", default="strict,hipaa", help="identifier policies of the deid-hf rows")
-    parser.add_argument("--detectors", default="fast,default", help="deid-hf detectors to measure")
+    parser.add_argument(
+        "--detectors", default="fast,default", help="deid-hf detectors to measure; a set written with '|'"
+    )
     args = parser.parse_args()
     docs = wikigold(args.limit)
     held_out = first_held_out_sentence()
@@ -95,8 +97,8 @@ def main():
     }
     for name in args.detectors.split(","):
         for policy in args.policies.split(","):
-            detector = get_detector(name, model, tokenizer, policy=policy)
-            tools[f"deid-hf {name} {policy}"] = lambda detector=detector: [
+            detector = get_detector(name.split("|"), model, tokenizer, policy=policy)
+            tools[f"deid-hf {name.replace('|', ' + ')} {policy}"] = lambda detector=detector: [
                 [(s.start, s.end, s.label) for s in spans] for spans in detector.detect_batch(texts)
             ]
     rows = []
