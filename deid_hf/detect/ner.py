@@ -13,9 +13,13 @@ import functools
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..spans import LABELS, Span
 from .base import Detector
+
+if TYPE_CHECKING:
+    import numpy as np
 
 NER_LABELS = {
     "PERSON": "PERSON",
@@ -242,6 +246,20 @@ class TokenClassificationDetector(Detector):
         self.threshold = float(threshold)
         self.pipe.outside_index = (getattr(config, "label2id", None) or {}).get("O")
         self.batch_size = _batch_size(batch_size, int8)
+        #: an ONNX Runtime model on CPU with the "simple" aggregation runs `detect.windows`' batch path
+        #: (same results as the pipeline, without its per-window Python); any other runs the pipeline
+        self.stride = options.get("stride")
+        self.direct = (
+            backend == "onnx"
+            and aggregation_strategy == "simple"
+            and not getattr(model, "use_io_binding", False)
+            and getattr(self.pipe.tokenizer, "is_fast", False)
+            and self.pipe.tokenizer.pad_token_id is not None
+        )
+        if self.direct:
+            from .windows import LabelTable
+
+            self.label_table = LabelTable.of(config.id2label)
         self.min_score = min_score
         #: the identifier policy its gold labels follow (a deid-hf trained folder records it): an identifier
         #: policy of that name keeps its spans as they are instead of filtering them (`detect.policy`)
@@ -253,24 +271,74 @@ class TokenClassificationDetector(Detector):
     def detect_batch(self, texts: Sequence[str]) -> list[list[Span]]:
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         outputs = [None] * len(texts)
-        found = self.pipe([texts[i] for i in order], batch_size=self.batch_size) if texts else []
+        in_order = [texts[i] for i in order]
+        found = (
+            (self.entities(in_order) if self.direct else self.pipeline_entities(in_order)) if texts else []
+        )
         for i, result in zip(order, found):
             outputs[i] = result
         return [
             [
-                Span(
-                    int(e["start"]),
-                    int(e["end"]),
-                    map_ner_label(e.get("entity_group") or e["entity"]),
-                    float(e["score"]),
-                    self.name,
-                )
-                for e in found
-                if e["score"] >= self.min_score
-                and any(ch.isalnum() for ch in text[int(e["start"]) : int(e["end"])])  # not "." alone
+                Span(start, end, map_ner_label(label), float(score), self.name)
+                for start, end, label, score in found
+                if score >= self.min_score and any(ch.isalnum() for ch in text[start:end])  # not "." alone
             ]
             for text, found in zip(texts, outputs)
         ]
+
+    def pipeline_entities(self, texts: Sequence[str]) -> list[list[tuple]]:
+        """(start, end, label, score) of each text's entities by the transformers pipeline."""
+        return [
+            [
+                (int(e["start"]), int(e["end"]), e.get("entity_group") or e["entity"], e["score"])
+                for e in found
+            ]
+            for found in self.pipe(list(texts), batch_size=self.batch_size)
+        ]
+
+    def entities(self, texts: Sequence[str]) -> list[list[tuple]]:
+        """(start, end, label, score) of each text's entities by `detect.windows`' batch path: consecutive
+        windows form the batches, as in the pipeline (``texts`` come sorted by length)."""
+        from .windows import merged_windows
+
+        windows = self.tokenise(texts)
+        per_text: list[list[list]] = [[] for _ in texts]
+        for first in range(0, len(windows), self.batch_size):
+            batch = windows[first : first + self.batch_size]
+            logits = self.forward(batch)
+            for row, window in enumerate(batch):
+                per_text[window.text].append(self.decode(logits[row, : len(window.ids)], window))
+        tags = self.label_table.tags
+        return [
+            [
+                (start, end, tags[tag], score)
+                for start, end, tag, score in (
+                    merged_windows([e for w in parts for e in w]) if len(parts) > 1 else parts[0]
+                )
+            ]
+            for parts in per_text
+        ]
+
+    def tokenise(self, texts: Sequence[str]) -> list:
+        """Every window of ``texts`` (`detect.windows.tokenised_windows`)."""
+        from .windows import tokenised_windows
+
+        return tokenised_windows(self.pipe.tokenizer, texts, self.stride)
+
+    def forward(self, batch) -> np.ndarray:
+        """Logits of a batch of windows (batch x tokens x labels), the "O" logit lowered by the bias."""
+        from .windows import batch_inputs
+
+        logits = self.pipe.model(**batch_inputs(batch, self.pipe.tokenizer.pad_token_id)).logits
+        if self.pipe.outside_bias and self.pipe.outside_index is not None:
+            logits[..., self.pipe.outside_index] -= self.pipe.outside_bias
+        return logits
+
+    def decode(self, logits: np.ndarray, window) -> list[tuple]:
+        """Entity groups of one window (`detect.windows.window_entities`)."""
+        from .windows import window_entities
+
+        return window_entities(logits, window, self.label_table)
 
 
 def _training_vocabulary(folder: Path | None):
