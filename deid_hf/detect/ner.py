@@ -246,15 +246,14 @@ class TokenClassificationDetector(Detector):
         self.threshold = float(threshold)
         self.pipe.outside_index = (getattr(config, "label2id", None) or {}).get("O")
         self.batch_size = _batch_size(batch_size, int8)
-        #: an ONNX Runtime model on CPU with the "simple" aggregation runs `detect.windows`' batch path
-        #: (same results as the pipeline, without its per-window Python); any other runs the pipeline
+        #: with the "simple" aggregation and a fast tokenizer, `detect.windows`' batch path runs (same
+        #: results as the pipeline, without its per-window Python); otherwise the pipeline
         self.stride = options.get("stride")
         self.direct = (
-            backend == "onnx"
-            and aggregation_strategy == "simple"
-            and not getattr(model, "use_io_binding", False)
+            aggregation_strategy == "simple"
             and getattr(self.pipe.tokenizer, "is_fast", False)
             and self.pipe.tokenizer.pad_token_id is not None
+            and getattr(config, "id2label", None) is not None
         )
         if self.direct:
             from .windows import LabelTable
@@ -326,13 +325,23 @@ class TokenClassificationDetector(Detector):
         return tokenised_windows(self.pipe.tokenizer, texts, self.stride)
 
     def forward(self, batch) -> np.ndarray:
-        """Logits of a batch of windows (batch x tokens x labels), the "O" logit lowered by the bias."""
+        """float32 logits of a batch of windows (batch x tokens x labels), the "O" logit lowered by the
+        outside bias, computed as the pipeline does: torch inputs on its device, no gradients, the bias
+        applied in the model's dtype, then float32 on the CPU."""
+        import torch
+
         from .windows import batch_inputs
 
-        logits = self.pipe.model(**batch_inputs(batch, self.pipe.tokenizer.pad_token_id)).logits
-        if self.pipe.outside_bias and self.pipe.outside_index is not None:
-            logits[..., self.pipe.outside_index] -= self.pipe.outside_bias
-        return logits
+        inputs = batch_inputs(batch, self.pipe.tokenizer.pad_token_id)
+        with torch.no_grad():
+            output = self.pipe.model(
+                **{k: torch.from_numpy(v).to(self.pipe.device) for k, v in inputs.items()}
+            )
+            logits = output["logits"] if isinstance(output, dict) else output[0]
+            if self.pipe.outside_bias and self.pipe.outside_index is not None:
+                logits = logits.clone()
+                logits[..., self.pipe.outside_index] -= self.pipe.outside_bias
+        return logits.cpu().to(torch.float32).numpy()
 
     def decode(self, logits: np.ndarray, window) -> list[tuple]:
         """Entity groups of one window (`detect.windows.window_entities`)."""

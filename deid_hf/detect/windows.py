@@ -1,6 +1,5 @@
-"""The token classifier's batch path without the transformers pipeline, for an ONNX Runtime model on CPU:
-all windows of a batch tokenised in one fast-tokenizer call, the forward pass on numpy arrays, and the
-"simple" aggregation decoded with numpy.
+"""The token classifier's batch path without the transformers pipeline: all windows of a batch tokenised
+in one fast-tokenizer call, model inputs built as arrays, and the "simple" aggregation decoded with numpy.
 
 It reproduces transformers' ``TokenClassificationPipeline`` (``aggregation_strategy="simple"``, ``stride``)
 exactly: the windows of one text are padded to its longest window, consecutive windows of the
@@ -24,7 +23,7 @@ class Window:
     text: int
     length: int
     ids: list[int]
-    type_ids: list[int]
+    type_ids: list[int] | None
     special: list[int]
     offsets: list[tuple[int, int]]
 
@@ -64,7 +63,7 @@ def tokenised_windows(tokenizer, texts: Sequence[str], stride: int | None) -> li
         **options,
     )
     owners = encoded.get("overflow_to_sample_mapping") or range(len(texts))
-    type_ids = encoded.get("token_type_ids") or [[0] * len(ids) for ids in encoded["input_ids"]]
+    type_ids = encoded.get("token_type_ids") or [None] * len(encoded["input_ids"])
     windows = [
         Window(text, len(ids), ids, types, special, offsets)
         for text, ids, types, special, offsets in zip(
@@ -88,23 +87,26 @@ def _pad_within_texts(windows: list[Window], pad_id: int) -> None:
         missing = longest[window.text] - len(window.ids)
         if missing:
             window.ids = window.ids + [pad_id] * missing
-            window.type_ids = window.type_ids + [0] * missing
+            window.type_ids = window.type_ids and window.type_ids + [0] * missing
             window.special = window.special + [1] * missing
             window.offsets = window.offsets + [(0, 0)] * missing
 
 
 def batch_inputs(windows: Sequence[Window], pad_id: int) -> dict[str, np.ndarray]:
     """Model inputs of ``windows`` padded on the right to the longest; the attention mask covers each
-    window's own tokens (not the padding to its text's longest window)."""
+    window's own tokens (not the padding to its text's longest window); token types where the tokenizer
+    gives them."""
     width = max(len(w.ids) for w in windows)
     ids = np.full((len(windows), width), pad_id, dtype=np.int64)
-    types = np.zeros((len(windows), width), dtype=np.int64)
     attention = np.zeros((len(windows), width), dtype=np.int64)
+    types = np.zeros((len(windows), width), dtype=np.int64)
     for row, window in enumerate(windows):
         ids[row, : len(window.ids)] = window.ids
-        types[row, : len(window.ids)] = window.type_ids
         attention[row, : window.length] = 1
-    return {"input_ids": ids, "attention_mask": attention, "token_type_ids": types}
+        if window.type_ids is not None:
+            types[row, : len(window.ids)] = window.type_ids
+    inputs = {"input_ids": ids, "attention_mask": attention}
+    return inputs if windows[0].type_ids is None else {**inputs, "token_type_ids": types}
 
 
 def window_entities(

@@ -3,6 +3,8 @@ replaces: the same entities, offsets, labels and scores, on this session's tiny 
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from deid_hf.detect import TokenClassificationDetector, get_detector
@@ -25,26 +27,26 @@ def by_length(texts):
 
 
 @pytest.fixture(scope="module")
-def fp32_export(tmp_path_factory, minilm_tokenizer):
-    """An untrained tiny classifier's fp32 ONNX graph (its labels vary from token to token) and its
+def untrained(tmp_path_factory, minilm_tokenizer):
+    """An untrained tiny classifier (its labels vary from token to token), its fp32 ONNX graph and its
     tokenizer cut to windows of 16 tokens."""
     from transformers import AutoTokenizer
 
     from deid_hf.export.onnx import export
 
-    folder = tmp_path_factory.mktemp("fp32") / "ner"
-    export(
-        tiny_token_classifier(minilm_tokenizer).eval(),
-        folder,
-        "token-classification",
-        tokenizer=minilm_tokenizer,
+    model = tiny_token_classifier(minilm_tokenizer).eval()
+    folder = export(
+        model, tmp_path_factory.mktemp("fp32") / "ner", "token-classification", tokenizer=minilm_tokenizer
     )
-    return str(folder), AutoTokenizer.from_pretrained(folder, model_max_length=16)
+    return model, str(folder), AutoTokenizer.from_pretrained(folder, model_max_length=16)
 
 
-def detector_of(case, tiny_learned_detector, fp32_export):
-    if case.pop("fp32", False):
-        folder, tokenizer = fp32_export
+def detector_of(case, tiny_learned_detector, untrained):
+    model, folder, tokenizer = untrained
+    backend = case.pop("backend")
+    if backend == "pt":
+        return TokenClassificationDetector(model, tokenizer, stride=4, **case)
+    if backend == "onnx-fp32":
         return TokenClassificationDetector(folder, tokenizer, backend="onnx", stride=4, **case)
     return TokenClassificationDetector(str(tiny_learned_detector), backend="onnx", int8=True, **case)
 
@@ -52,21 +54,28 @@ def detector_of(case, tiny_learned_detector, fp32_export):
 @pytest.mark.parametrize(
     "case",
     [
-        {},  # the registry's "learned": the trained tiny model, int8, one window per run
-        {"threshold": 0.1},  # a lowered "O" logit
-        {"fp32": True, "batch_size": 3},  # windows of several texts padded into one batch
-        {"fp32": True, "batch_size": 16, "threshold": 0.3},
+        {"backend": "int8"},  # the registry's "learned": the trained tiny model, one window per run
+        {"backend": "int8", "threshold": 0.1},  # a lowered "O" logit
+        {"backend": "onnx-fp32", "batch_size": 3},  # windows of several texts padded into one batch
+        {"backend": "onnx-fp32", "batch_size": 16, "threshold": 0.3},
+        {"backend": "pt", "batch_size": 3},
+        {"backend": "pt", "batch_size": 16, "threshold": 0.3},
     ],
-    ids=["int8", "int8-threshold", "fp32-batch3", "fp32-batch16-threshold"],
+    ids=[
+        "int8",
+        "int8-threshold",
+        "fp32-batch3",
+        "fp32-batch16-threshold",
+        "pt-batch3",
+        "pt-batch16-threshold",
+    ],
 )
-def test_the_batch_path_finds_what_the_pipeline_finds(tiny_learned_detector, fp32_export, case):
-    detector = detector_of(dict(case), tiny_learned_detector, fp32_export)
+def test_the_batch_path_finds_what_the_pipeline_finds(tiny_learned_detector, untrained, case):
+    detector = detector_of(dict(case), tiny_learned_detector, untrained)
     assert detector.direct
     texts = by_length(TEXTS)
     windows = detector.tokenise(texts)
-    assert (
-        max(sum(w.text == i for w in windows) for i in range(len(texts))) > 2
-    )  # long texts: several windows
+    assert max(sum(w.text == i for w in windows) for i in range(len(texts))) > 2  # several windows
     direct, piped = detector.entities(texts), detector.pipeline_entities(texts)
     assert sum(map(len, piped)) > 0  # the comparison is not between two empty lists
     assert [[e[:3] for e in text] for text in direct] == [[e[:3] for e in text] for text in piped]
@@ -82,9 +91,30 @@ def test_the_detector_gives_the_same_spans_on_either_path(tiny_learned_detector)
     assert detector.detect_batch(TEXTS) == found
 
 
-def test_the_pytorch_backend_keeps_the_pipeline(tiny_learned_detector):
-    detector = TokenClassificationDetector(str(tiny_learned_detector))
-    assert not detector.direct
-    assert detector.detect_batch(["Ana Lima was seen in Boston."])[0] == detector.detect(
-        "Ana Lima was seen in Boston."
+def test_a_model_without_token_types_reads_the_same_on_either_path(minilm_tokenizer):
+    """A tokenizer that gives no token types (RoBERTa-like) feeds the model none on the batch path too."""
+    import torch
+    from transformers import DistilBertConfig, DistilBertForTokenClassification
+
+    from deid_hf.spans import BIO_LABELS
+
+    torch.manual_seed(0)
+    config = DistilBertConfig(
+        vocab_size=minilm_tokenizer.vocab_size,
+        dim=32,
+        n_layers=1,
+        n_heads=2,
+        hidden_dim=37,
+        num_labels=len(BIO_LABELS),
+        id2label=dict(enumerate(BIO_LABELS)),
+        label2id={label: i for i, label in enumerate(BIO_LABELS)},
     )
+    model = DistilBertForTokenClassification(config).eval()
+    tokenizer = copy.deepcopy(minilm_tokenizer)
+    tokenizer.model_input_names = ["input_ids", "attention_mask"]
+    detector = TokenClassificationDetector(model, tokenizer, threshold=0.3)
+    texts = by_length(TEXTS)
+    assert all(w.type_ids is None for w in detector.tokenise(texts))
+    piped = detector.pipeline_entities(texts)
+    assert sum(map(len, piped)) > 0
+    assert detector.entities(texts) == piped
