@@ -75,13 +75,27 @@ def chunk_bounds(text: str, size: int = SPACY_CHUNK) -> list[tuple[int, int]]:
 
 
 #: components entity recognition does not need (the tagger, parser and lemmatizer of spaCy's trained pipelines
-#: cost about as much again as the rest); any other component (an entity ruler, a transformer) still runs
+#: cost about as much again as the rest); any other (an entity ruler, a transformer it reads) still runs
 NOT_FOR_NER = ("tagger", "morphologizer", "parser", "senter", "attribute_ruler", "lemmatizer")
+
+
+def unused_components(nlp, skip: Sequence[str]) -> list[str]:
+    """``nlp``'s components named in ``skip``, and each shared embedding layer (a ``tok2vec`` or
+    ``transformer``) whose listeners are all skipped: in spaCy's trained pipelines the tagger and parser
+    listen to the shared ``tok2vec`` while the entity recognizer embeds tokens itself, so without them that
+    layer's output is read by nothing."""
+    disable = [c for c in nlp.pipe_names if c in skip]
+    for name, component in nlp.pipeline:
+        listeners = getattr(component, "listening_components", None)
+        if listeners and all(c in disable or c not in nlp.pipe_names for c in listeners):
+            disable.append(name)
+    return disable
 
 
 @functools.lru_cache(maxsize=2)
 def parse(nlp, texts: tuple[str, ...], skip: tuple[str, ...] = ()) -> list:
-    """spaCy docs of ``texts`` by ``nlp`` without its components named in ``skip``; the last two batches are
+    """spaCy docs of ``texts`` by ``nlp`` without its components named in ``skip`` (`unused_components`:
+    nor an embedding layer only they read); the last two batches are
     kept, so detectors of one ensemble sharing ``nlp`` parse each text once per ``skip`` (spaCy NER and the
     p-filter's proper nouns: twice, a small cost beside the p-filter's LM). A long text is parsed in
     `chunk_bounds` pieces joined by ``Doc.from_docs`` (same text, so token and entity offsets are the
@@ -89,7 +103,7 @@ def parse(nlp, texts: tuple[str, ...], skip: tuple[str, ...] = ()) -> list:
     from spacy.tokens import Doc
 
     pieces = [[text[a:b] for a, b in chunk_bounds(text)] for text in texts]
-    disable = [c for c in nlp.pipe_names if c in skip]
+    disable = unused_components(nlp, skip)
     docs = iter(nlp.pipe([piece for parts in pieces for piece in parts], batch_size=64, disable=disable))
     parsed = []
     for parts in pieces:
