@@ -321,14 +321,8 @@ class TokenClassificationDetector(Detector):
             logits = self.forward(batch)
             for row, window in enumerate(batch):
                 per_text[window.text].append(self.decode(logits[row, : len(window.ids)], window))
-        tags = self.label_table.tags
         return [
-            [
-                (start, end, tags[tag], score)
-                for start, end, tag, score in (
-                    merged_windows([e for w in parts for e in w]) if len(parts) > 1 else parts[0]
-                )
-            ]
+            merged_windows([e for w in parts for e in w]) if len(parts) > 1 else parts[0]
             for parts in per_text
         ]
 

@@ -30,24 +30,23 @@ class Window:
 
 @dataclass(frozen=True)
 class LabelTable:
-    """The model's labels as arrays: each label's tag (B-/I- stripped, "O" its own tag), whether it begins
-    an entity ("B-"), and the tag names."""
+    """The model's labels as arrays, by label id: its tag (the label without "B-" / "I-"; the pipeline groups
+    adjacent tokens of one tag), whether it begins an entity ("B-"), and the name an entity group that
+    starts with it is given (the text after the label's first "-", as the pipeline names it)."""
 
     tag_of: np.ndarray
     begins: np.ndarray
-    tags: tuple[str, ...]
-    outside_tag: int
+    names: tuple[str, ...]
 
     @classmethod
     def of(cls, id2label: dict) -> LabelTable:
         labels = [id2label[i] for i in range(len(id2label))]
         stripped = [label[2:] if label[:2] in ("B-", "I-") else label for label in labels]
-        tags = tuple(dict.fromkeys(stripped))
+        tags = list(dict.fromkeys(stripped))
         return cls(
             tag_of=np.array([tags.index(t) for t in stripped]),
             begins=np.array([label.startswith("B-") for label in labels]),
-            tags=tags,
-            outside_tag=tags.index("O") if "O" in tags else -1,
+            names=tuple(label.split("-", 1)[-1] for label in labels),
         )
 
 
@@ -109,12 +108,11 @@ def batch_inputs(windows: Sequence[Window], pad_id: int) -> dict[str, np.ndarray
     return inputs if windows[0].type_ids is None else {**inputs, "token_type_ids": types}
 
 
-def window_entities(
-    logits: np.ndarray, window: Window, table: LabelTable
-) -> list[tuple[int, int, int, np.float32]]:
-    """(start, end, tag, score) of the entity groups of one window's ``logits`` (its tokens x labels, the
+def window_entities(logits: np.ndarray, window: Window, table: LabelTable) -> list[tuple]:
+    """(start, end, name, score) of the entity groups of one window's ``logits`` (its tokens x labels, the
     outside bias already applied): each token's best label and softmax score, adjacent tokens of one tag
-    grouped unless a token begins one ("B-"), a group's score the mean of its tokens'; "O" dropped."""
+    grouped unless a token begins one ("B-"), a group named after its first token's label and scored by
+    the mean of its tokens' scores; groups named "O" dropped."""
     maxes = np.max(logits, axis=-1, keepdims=True)
     shifted_exp = np.exp(logits - maxes)
     scores = shifted_exp / shifted_exp.sum(axis=-1, keepdims=True)
@@ -131,23 +129,21 @@ def window_entities(
     offsets = window.offsets
     found = []
     for first, stop in zip(bounds, bounds[1:]):
-        tag = int(tags[first])
-        if tag == table.outside_tag:
+        name = table.names[best[first]]
+        if name == "O":
             continue
         found.append(
             (
                 int(offsets[kept[first]][0]),
                 int(offsets[kept[stop - 1]][1]),
-                tag,
+                name,
                 np.mean(np.nanmean(token_scores[first:stop])),
             )
         )
     return found
 
 
-def merged_windows(
-    entities: list[tuple[int, int, int, np.float32]],
-) -> list[tuple[int, int, int, np.float32]]:
+def merged_windows(entities: list[tuple]) -> list[tuple]:
     """Entities of a text's overlapping windows, each overlap resolved as the pipeline does: by start, the
     longer entity (on a tie the higher score) kept."""
     if not entities:

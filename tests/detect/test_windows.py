@@ -118,3 +118,19 @@ def test_a_model_without_token_types_reads_the_same_on_either_path(minilm_tokeni
     piped = detector.pipeline_entities(texts)
     assert sum(map(len, piped)) > 0
     assert detector.entities(texts) == piped
+
+
+def test_labels_outside_the_bio_scheme_are_grouped_and_named_as_the_pipeline_does(minilm_tokenizer):
+    """BILOU-style and plain labels ("U-PER", "MISC"): the pipeline groups them by the whole label and names
+    a group by the text after its first "-"; the batch path gives the same groups and names."""
+
+    labels = ("O", "B-PER", "I-PER", "U-PER", "L-LOC", "S-ORG", "MISC")
+    model = tiny_token_classifier(minilm_tokenizer, labels).eval()
+    tokenizer = copy.deepcopy(minilm_tokenizer)
+    tokenizer.model_max_length = 16
+    detector = TokenClassificationDetector(model, tokenizer, stride=4, threshold=0.2)
+    texts = by_length(TEXTS)
+    piped = detector.pipeline_entities(texts)
+    names = {e[2] for text in piped for e in text}
+    assert names & {"LOC", "ORG"} and "MISC" in names  # groups of the labels outside B-/I-
+    assert detector.entities(texts) == piped
