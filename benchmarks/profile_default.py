@@ -3,8 +3,9 @@ the ensemble, and inside the learned detector its tokenisation, forward pass and
 replacement; each stage's seconds and share of the pipeline call.
 
 Timers are wrapped around the stages of `deid_hf.detect.stages.DETECTION_STAGES`, the detectors'
-``detect_batch``, the learned detector's transformers pipeline steps (``preprocess``: tokenisation and
-windows; ``_forward``: the ONNX Runtime forward pass; ``postprocess``: decoding and aggregation) and
+``detect_batch``, the learned detector's steps (``tokenise``: all windows of a batch; ``forward``: the ONNX
+Runtime forward pass; ``decode``: entity groups; or, off its batch path, the transformers pipeline's
+``preprocess``, ``_forward`` and ``postprocess``) and
 `deid_hf.replace.apply.apply_strategy`; nested timers are shown indented and are part of their parent.
 Documents: PhysioNet dev notes of folds 0-3 and presidio_synth_pii records 750-1499 where ../shared/data
 has them, else the bundled examples. Nothing of the text is printed. ``--shape NAME --size N``: one
@@ -76,7 +77,11 @@ def instrument(pipe) -> None:
     policy_detector = pipe.detector.base
     for member in getattr(policy_detector, "members", ()):
         label = f"detector: {member.name}"
-        if hasattr(member, "pipe"):  # the learned token classifier's transformers pipeline
+        if getattr(member, "direct", False):  # the learned token classifier's batch path
+            steps = (("tokenise", "tokenise + windows"), ("forward", "forward (ORT)"), ("decode", "decode"))
+            for step, name in steps:
+                setattr(member, step, timed(f"  {name}", getattr(member, step)))
+        elif hasattr(member, "pipe"):  # the learned token classifier's transformers pipeline
             for step, name in (("preprocess", "tokenise + windows"), ("_forward", "forward (ORT)")):
                 setattr(member.pipe, step, timed(f"  {name}", getattr(member.pipe, step)))
             member.pipe.postprocess = timed("  decode + aggregate", member.pipe.postprocess)

@@ -13,9 +13,13 @@ import functools
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..spans import LABELS, Span
 from .base import Detector
+
+if TYPE_CHECKING:
+    import numpy as np
 
 NER_LABELS = {
     "PERSON": "PERSON",
@@ -71,13 +75,27 @@ def chunk_bounds(text: str, size: int = SPACY_CHUNK) -> list[tuple[int, int]]:
 
 
 #: components entity recognition does not need (the tagger, parser and lemmatizer of spaCy's trained pipelines
-#: cost about as much again as the rest); any other component (an entity ruler, a transformer) still runs
+#: cost about as much again as the rest); any other (an entity ruler, a transformer it reads) still runs
 NOT_FOR_NER = ("tagger", "morphologizer", "parser", "senter", "attribute_ruler", "lemmatizer")
+
+
+def unused_components(nlp, skip: Sequence[str]) -> list[str]:
+    """``nlp``'s components named in ``skip``, and each shared embedding layer (a ``tok2vec`` or
+    ``transformer``) whose listeners are all skipped: in spaCy's trained pipelines the tagger and parser
+    listen to the shared ``tok2vec`` while the entity recognizer embeds tokens itself, so without them that
+    layer's output is read by nothing."""
+    disable = [c for c in nlp.pipe_names if c in skip]
+    for name, component in nlp.pipeline:
+        listeners = getattr(component, "listening_components", None)
+        if listeners and all(c in disable or c not in nlp.pipe_names for c in listeners):
+            disable.append(name)
+    return disable
 
 
 @functools.lru_cache(maxsize=2)
 def parse(nlp, texts: tuple[str, ...], skip: tuple[str, ...] = ()) -> list:
-    """spaCy docs of ``texts`` by ``nlp`` without its components named in ``skip``; the last two batches are
+    """spaCy docs of ``texts`` by ``nlp`` without its components named in ``skip`` (`unused_components`:
+    nor an embedding layer only they read); the last two batches are
     kept, so detectors of one ensemble sharing ``nlp`` parse each text once per ``skip`` (spaCy NER and the
     p-filter's proper nouns: twice, a small cost beside the p-filter's LM). A long text is parsed in
     `chunk_bounds` pieces joined by ``Doc.from_docs`` (same text, so token and entity offsets are the
@@ -85,7 +103,7 @@ def parse(nlp, texts: tuple[str, ...], skip: tuple[str, ...] = ()) -> list:
     from spacy.tokens import Doc
 
     pieces = [[text[a:b] for a, b in chunk_bounds(text)] for text in texts]
-    disable = [c for c in nlp.pipe_names if c in skip]
+    disable = unused_components(nlp, skip)
     docs = iter(nlp.pipe([piece for parts in pieces for piece in parts], batch_size=64, disable=disable))
     parsed = []
     for parts in pieces:
@@ -242,6 +260,19 @@ class TokenClassificationDetector(Detector):
         self.threshold = float(threshold)
         self.pipe.outside_index = (getattr(config, "label2id", None) or {}).get("O")
         self.batch_size = _batch_size(batch_size, int8)
+        #: with the "simple" aggregation and a fast tokenizer, `detect.windows`' batch path runs (same
+        #: results as the pipeline, without its per-window Python); otherwise the pipeline
+        self.stride = options.get("stride")
+        self.direct = (
+            aggregation_strategy == "simple"
+            and getattr(self.pipe.tokenizer, "is_fast", False)
+            and self.pipe.tokenizer.pad_token_id is not None
+            and getattr(config, "id2label", None) is not None
+        )
+        if self.direct:
+            from .windows import LabelTable
+
+            self.label_table = LabelTable.of(config.id2label)
         self.min_score = min_score
         #: the identifier policy its gold labels follow (a deid-hf trained folder records it): an identifier
         #: policy of that name keeps its spans as they are instead of filtering them (`detect.policy`)
@@ -253,24 +284,78 @@ class TokenClassificationDetector(Detector):
     def detect_batch(self, texts: Sequence[str]) -> list[list[Span]]:
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         outputs = [None] * len(texts)
-        found = self.pipe([texts[i] for i in order], batch_size=self.batch_size) if texts else []
+        in_order = [texts[i] for i in order]
+        found = (
+            (self.entities(in_order) if self.direct else self.pipeline_entities(in_order)) if texts else []
+        )
         for i, result in zip(order, found):
             outputs[i] = result
         return [
             [
-                Span(
-                    int(e["start"]),
-                    int(e["end"]),
-                    map_ner_label(e.get("entity_group") or e["entity"]),
-                    float(e["score"]),
-                    self.name,
-                )
-                for e in found
-                if e["score"] >= self.min_score
-                and any(ch.isalnum() for ch in text[int(e["start"]) : int(e["end"])])  # not "." alone
+                Span(start, end, map_ner_label(label), float(score), self.name)
+                for start, end, label, score in found
+                if score >= self.min_score and any(ch.isalnum() for ch in text[start:end])  # not "." alone
             ]
             for text, found in zip(texts, outputs)
         ]
+
+    def pipeline_entities(self, texts: Sequence[str]) -> list[list[tuple]]:
+        """(start, end, label, score) of each text's entities by the transformers pipeline."""
+        return [
+            [
+                (int(e["start"]), int(e["end"]), e.get("entity_group") or e["entity"], e["score"])
+                for e in found
+            ]
+            for found in self.pipe(list(texts), batch_size=self.batch_size)
+        ]
+
+    def entities(self, texts: Sequence[str]) -> list[list[tuple]]:
+        """(start, end, label, score) of each text's entities by `detect.windows`' batch path: consecutive
+        windows form the batches, as in the pipeline (``texts`` come sorted by length)."""
+        from .windows import merged_windows
+
+        windows = self.tokenise(texts)
+        per_text: list[list[list]] = [[] for _ in texts]
+        for first in range(0, len(windows), self.batch_size):
+            batch = windows[first : first + self.batch_size]
+            logits = self.forward(batch)
+            for row, window in enumerate(batch):
+                per_text[window.text].append(self.decode(logits[row, : len(window.ids)], window))
+        return [
+            merged_windows([e for w in parts for e in w]) if len(parts) > 1 else parts[0]
+            for parts in per_text
+        ]
+
+    def tokenise(self, texts: Sequence[str]) -> list:
+        """Every window of ``texts`` (`detect.windows.tokenised_windows`)."""
+        from .windows import tokenised_windows
+
+        return tokenised_windows(self.pipe.tokenizer, texts, self.stride)
+
+    def forward(self, batch) -> np.ndarray:
+        """float32 logits of a batch of windows (batch x tokens x labels), the "O" logit lowered by the
+        outside bias, computed as the pipeline does: torch inputs on its device, no gradients, the bias
+        applied in the model's dtype, then float32 on the CPU."""
+        import torch
+
+        from .windows import batch_inputs
+
+        inputs = batch_inputs(batch, self.pipe.tokenizer.pad_token_id)
+        with torch.no_grad():
+            output = self.pipe.model(
+                **{k: torch.from_numpy(v).to(self.pipe.device) for k, v in inputs.items()}
+            )
+            logits = output["logits"] if isinstance(output, dict) else output[0]
+            if self.pipe.outside_bias and self.pipe.outside_index is not None:
+                logits = logits.clone()
+                logits[..., self.pipe.outside_index] -= self.pipe.outside_bias
+        return logits.cpu().to(torch.float32).numpy()
+
+    def decode(self, logits: np.ndarray, window) -> list[tuple]:
+        """Entity groups of one window (`detect.windows.window_entities`)."""
+        from .windows import window_entities
+
+        return window_entities(logits, window, self.label_table)
 
 
 def _training_vocabulary(folder: Path | None):

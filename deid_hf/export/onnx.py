@@ -134,14 +134,19 @@ def export_token_classifier(folder: str | Path) -> dict:
 
 
 def physical_cores() -> int:
+    """Physical cores of the machine, at most the CPUs this process may run on (a ``taskset``, a container's
+    cpuset or a Ray worker's CPUs): more threads than those would only wait for each other."""
     import os
 
     try:
         import psutil
 
-        return psutil.cpu_count(logical=False) or os.cpu_count() or 1
+        cores = psutil.cpu_count(logical=False) or os.cpu_count() or 1
     except ImportError:
-        return os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+    if hasattr(os, "sched_getaffinity"):
+        cores = min(cores, len(os.sched_getaffinity(0)) or cores)
+    return cores
 
 
 def session_options(threads: int | None = None, spinning: bool = False):

@@ -1,4 +1,8 @@
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -182,3 +186,15 @@ def test_cli_export_feature_extraction_optimised(tmp_path):
     assert (tmp_path / "out" / "model.onnx").exists() and (tmp_path / "out" / "model_quantized.onnx").exists()
     assert load_ort_model(tmp_path / "out", "feature-extraction", int8=True) is not None
     assert main(["export", "minilm", str(tmp_path / "bad"), "--kind", "audio"]) == 2
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity (Linux)")
+def test_onnx_runtime_threads_stay_within_the_cpus_the_process_may_use():
+    """A process pinned to one CPU (taskset, a container's cpuset) gets one intra-op thread."""
+    code = (
+        "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+        "from deid_hf.export.onnx import session_options; print(session_options().intra_op_num_threads)"
+    )
+    repo = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=repo)
+    assert out.stdout.strip() == "1"

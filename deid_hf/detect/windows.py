@@ -1,0 +1,162 @@
+"""The token classifier's batch path without the transformers pipeline: all windows of a batch tokenised
+in one fast-tokenizer call, model inputs built as arrays, and the "simple" aggregation decoded with numpy.
+
+It reproduces transformers' ``TokenClassificationPipeline`` (``aggregation_strategy="simple"``, ``stride``)
+exactly: the windows of one text are padded to its longest window, consecutive windows of the
+length-sorted texts form the batches (padded to their longest window), the "O" logit is lowered by the
+outside bias, and entity groups, their mean scores and the merge of overlapping windows follow the
+pipeline's rules (tests/detect/test_windows.py compares the two).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class Window:
+    """One model input of a text: token ids, token types, special-token mask and character offsets."""
+
+    text: int
+    length: int
+    ids: list[int]
+    type_ids: list[int] | None
+    special: list[int]
+    offsets: list[tuple[int, int]]
+
+
+@dataclass(frozen=True)
+class LabelTable:
+    """The model's labels as arrays, by label id: its tag (the label without "B-" / "I-"; the pipeline groups
+    adjacent tokens of one tag), whether it begins an entity ("B-"), and the name an entity group that
+    starts with it is given (the text after the label's first "-", as the pipeline names it)."""
+
+    tag_of: np.ndarray
+    begins: np.ndarray
+    names: tuple[str, ...]
+
+    @classmethod
+    def of(cls, id2label: dict) -> LabelTable:
+        labels = [id2label[i] for i in range(len(id2label))]
+        stripped = [label[2:] if label[:2] in ("B-", "I-") else label for label in labels]
+        tags = list(dict.fromkeys(stripped))
+        return cls(
+            tag_of=np.array([tags.index(t) for t in stripped]),
+            begins=np.array([label.startswith("B-") for label in labels]),
+            names=tuple(label.split("-", 1)[-1] for label in labels),
+        )
+
+
+def tokenised_windows(tokenizer, texts: Sequence[str], stride: int | None) -> list[Window]:
+    """Every window of ``texts`` from one tokenizer call, in text order; ``stride``: tokens shared by
+    consecutive windows (None: one window per text, truncated, as the pipeline does without a stride)."""
+    options = {"return_overflowing_tokens": True, "stride": stride} if stride else {}
+    encoded = tokenizer(
+        list(texts),
+        truncation=bool(tokenizer.model_max_length and tokenizer.model_max_length > 0),
+        return_special_tokens_mask=True,
+        return_offsets_mapping=True,
+        **options,
+    )
+    owners = encoded.get("overflow_to_sample_mapping") or range(len(texts))
+    type_ids = encoded.get("token_type_ids") or [None] * len(encoded["input_ids"])
+    windows = [
+        Window(text, len(ids), ids, types, special, offsets)
+        for text, ids, types, special, offsets in zip(
+            owners,
+            encoded["input_ids"],
+            type_ids,
+            encoded["special_tokens_mask"],
+            encoded["offset_mapping"],
+        )
+    ]
+    _pad_within_texts(windows, tokenizer.pad_token_id)
+    return windows
+
+
+def _pad_within_texts(windows: list[Window], pad_id: int) -> None:
+    """Pads the windows of each text to that text's longest (the pipeline tokenises a text with padding)."""
+    longest: dict[int, int] = {}
+    for window in windows:
+        longest[window.text] = max(longest.get(window.text, 0), len(window.ids))
+    for window in windows:
+        missing = longest[window.text] - len(window.ids)
+        if missing:
+            window.ids = window.ids + [pad_id] * missing
+            window.type_ids = window.type_ids and window.type_ids + [0] * missing
+            window.special = window.special + [1] * missing
+            window.offsets = window.offsets + [(0, 0)] * missing
+
+
+def batch_inputs(windows: Sequence[Window], pad_id: int) -> dict[str, np.ndarray]:
+    """Model inputs of ``windows`` padded on the right to the longest; the attention mask covers each
+    window's own tokens (not the padding to its text's longest window); token types where the tokenizer
+    gives them."""
+    width = max(len(w.ids) for w in windows)
+    ids = np.full((len(windows), width), pad_id, dtype=np.int64)
+    attention = np.zeros((len(windows), width), dtype=np.int64)
+    types = np.zeros((len(windows), width), dtype=np.int64)
+    for row, window in enumerate(windows):
+        ids[row, : len(window.ids)] = window.ids
+        attention[row, : window.length] = 1
+        if window.type_ids is not None:
+            types[row, : len(window.ids)] = window.type_ids
+    inputs = {"input_ids": ids, "attention_mask": attention}
+    return inputs if windows[0].type_ids is None else {**inputs, "token_type_ids": types}
+
+
+def window_entities(logits: np.ndarray, window: Window, table: LabelTable) -> list[tuple]:
+    """(start, end, name, score) of the entity groups of one window's ``logits`` (its tokens x labels, the
+    outside bias already applied): each token's best label and softmax score, adjacent tokens of one tag
+    grouped unless a token begins one ("B-"), a group named after its first token's label and scored by
+    the mean of its tokens' scores; groups named "O" dropped."""
+    maxes = np.max(logits, axis=-1, keepdims=True)
+    shifted_exp = np.exp(logits - maxes)
+    scores = shifted_exp / shifted_exp.sum(axis=-1, keepdims=True)
+    kept = np.flatnonzero(np.asarray(window.special) == 0)
+    if not len(kept):
+        return []
+    scores = scores[kept]
+    best = scores.argmax(axis=-1)
+    token_scores = scores[np.arange(len(kept)), best]
+    tags = table.tag_of[best]
+    starts_group = np.ones(len(kept), dtype=bool)
+    starts_group[1:] = (tags[1:] != tags[:-1]) | table.begins[best][1:]
+    bounds = [*np.flatnonzero(starts_group).tolist(), len(kept)]
+    offsets = window.offsets
+    found = []
+    for first, stop in zip(bounds, bounds[1:]):
+        name = table.names[best[first]]
+        if name == "O":
+            continue
+        found.append(
+            (
+                int(offsets[kept[first]][0]),
+                int(offsets[kept[stop - 1]][1]),
+                name,
+                np.mean(np.nanmean(token_scores[first:stop])),
+            )
+        )
+    return found
+
+
+def merged_windows(entities: list[tuple]) -> list[tuple]:
+    """Entities of a text's overlapping windows, each overlap resolved as the pipeline does: by start, the
+    longer entity (on a tie the higher score) kept."""
+    if not entities:
+        return entities
+    entities = sorted(entities, key=lambda e: e[0])
+    merged, previous = [], entities[0]
+    for entity in entities:
+        if previous[0] <= entity[0] < previous[1]:
+            length, previous_length = entity[1] - entity[0], previous[1] - previous[0]
+            if length > previous_length or (length == previous_length and entity[3] > previous[3]):
+                previous = entity
+        else:
+            merged.append(previous)
+            previous = entity
+    merged.append(previous)
+    return merged

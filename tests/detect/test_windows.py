@@ -1,0 +1,136 @@
+"""The learned detector's batch path (`deid_hf.detect.windows`) against the transformers pipeline it
+replaces: the same entities, offsets, labels and scores, on this session's tiny model (conftest)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from deid_hf.detect import TokenClassificationDetector, get_detector
+from tests.conftest import tiny_token_classifier
+
+TEXTS = [
+    "",
+    "   ",
+    "Ivan Petrov",
+    "Ana Lima was seen in Boston on 12/03/2020.",
+    "Çağla Öztürk (née Ünal) – tel. +90 212 555 0101; e-mail cagla@example.org.",
+    "Patient Tom Okafor, stable. " * 12,
+    "Seen by Maria Gonzalez in Nairobi; follow up on 12/05/2020 with Ana Lima in Lisbon. " * 40,
+    "\n".join(f"{i}. Dr. Lee saw Mr. Kim at 4{i} Elm St, room {i}" for i in range(120)),
+]
+
+
+def by_length(texts):
+    return sorted(texts, key=len)
+
+
+@pytest.fixture(scope="module")
+def untrained(tmp_path_factory, minilm_tokenizer):
+    """An untrained tiny classifier (its labels vary from token to token), its fp32 ONNX graph and its
+    tokenizer cut to windows of 16 tokens."""
+    from transformers import AutoTokenizer
+
+    from deid_hf.export.onnx import export
+
+    model = tiny_token_classifier(minilm_tokenizer).eval()
+    folder = export(
+        model, tmp_path_factory.mktemp("fp32") / "ner", "token-classification", tokenizer=minilm_tokenizer
+    )
+    return model, str(folder), AutoTokenizer.from_pretrained(folder, model_max_length=16)
+
+
+def detector_of(case, tiny_learned_detector, untrained):
+    model, folder, tokenizer = untrained
+    backend = case.pop("backend")
+    if backend == "pt":
+        return TokenClassificationDetector(model, tokenizer, stride=4, **case)
+    if backend == "onnx-fp32":
+        return TokenClassificationDetector(folder, tokenizer, backend="onnx", stride=4, **case)
+    return TokenClassificationDetector(str(tiny_learned_detector), backend="onnx", int8=True, **case)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        {"backend": "int8"},  # the registry's "learned": the trained tiny model, one window per run
+        {"backend": "int8", "threshold": 0.1},  # a lowered "O" logit
+        {"backend": "onnx-fp32", "batch_size": 3},  # windows of several texts padded into one batch
+        {"backend": "onnx-fp32", "batch_size": 16, "threshold": 0.3},
+        {"backend": "pt", "batch_size": 3},
+        {"backend": "pt", "batch_size": 16, "threshold": 0.3},
+    ],
+    ids=[
+        "int8",
+        "int8-threshold",
+        "fp32-batch3",
+        "fp32-batch16-threshold",
+        "pt-batch3",
+        "pt-batch16-threshold",
+    ],
+)
+def test_the_batch_path_finds_what_the_pipeline_finds(tiny_learned_detector, untrained, case):
+    detector = detector_of(dict(case), tiny_learned_detector, untrained)
+    assert detector.direct
+    texts = by_length(TEXTS)
+    windows = detector.tokenise(texts)
+    assert max(sum(w.text == i for w in windows) for i in range(len(texts))) > 2  # several windows
+    direct, piped = detector.entities(texts), detector.pipeline_entities(texts)
+    assert sum(map(len, piped)) > 0  # the comparison is not between two empty lists
+    assert [[e[:3] for e in text] for text in direct] == [[e[:3] for e in text] for text in piped]
+    assert [[float(e[3]) for e in text] for text in direct] == [[float(e[3]) for e in text] for text in piped]
+
+
+def test_the_detector_gives_the_same_spans_on_either_path(tiny_learned_detector):
+    """Through `detect_batch` (input order restored, filters applied) the two paths agree."""
+    detector = get_detector("learned")
+    assert detector.direct
+    found = detector.detect_batch(TEXTS)
+    detector.direct = False
+    assert detector.detect_batch(TEXTS) == found
+
+
+def test_a_model_without_token_types_reads_the_same_on_either_path(minilm_tokenizer):
+    """A tokenizer that gives no token types (RoBERTa-like) feeds the model none on the batch path too."""
+    import torch
+    from transformers import DistilBertConfig, DistilBertForTokenClassification
+
+    from deid_hf.spans import BIO_LABELS
+
+    torch.manual_seed(0)
+    config = DistilBertConfig(
+        vocab_size=minilm_tokenizer.vocab_size,
+        dim=32,
+        n_layers=1,
+        n_heads=2,
+        hidden_dim=37,
+        num_labels=len(BIO_LABELS),
+        id2label=dict(enumerate(BIO_LABELS)),
+        label2id={label: i for i, label in enumerate(BIO_LABELS)},
+    )
+    model = DistilBertForTokenClassification(config).eval()
+    tokenizer = copy.deepcopy(minilm_tokenizer)
+    tokenizer.model_input_names = ["input_ids", "attention_mask"]
+    detector = TokenClassificationDetector(model, tokenizer, threshold=0.3)
+    texts = by_length(TEXTS)
+    assert all(w.type_ids is None for w in detector.tokenise(texts))
+    piped = detector.pipeline_entities(texts)
+    assert sum(map(len, piped)) > 0
+    assert detector.entities(texts) == piped
+
+
+def test_labels_outside_the_bio_scheme_are_grouped_and_named_as_the_pipeline_does(minilm_tokenizer):
+    """BILOU-style and plain labels ("U-PER", "MISC"): the pipeline groups them by the whole label and names
+    a group by the text after its first "-"; the batch path gives the same groups and names."""
+
+    labels = ("O", "B-PER", "I-PER", "U-PER", "L-LOC", "S-ORG", "MISC")
+    model = tiny_token_classifier(minilm_tokenizer, labels).eval()
+    tokenizer = copy.deepcopy(minilm_tokenizer)
+    tokenizer.model_max_length = 16
+    detector = TokenClassificationDetector(model, tokenizer, stride=4, threshold=0.2)
+    texts = by_length(TEXTS)
+    piped = detector.pipeline_entities(texts)
+    names = {e[2] for text in piped for e in text}
+    assert names & {"LOC", "ORG"} and "MISC" in names  # groups of the labels outside B-/I-
+    assert detector.entities(texts) == piped
