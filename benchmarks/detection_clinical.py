@@ -128,6 +128,12 @@ def main():
         "--tag", default="", help="appended to the results file name (e.g. the models' recipe)"
     )
     parser.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="the --learned models' threshold on P(not O) (default: each folder's operating point)",
+    )
+    parser.add_argument(
         "--ensemble",
         nargs="*",
         default=[],
@@ -179,7 +185,10 @@ def main():
     }
     if folders:  # the learned rows, "default" included, read each note with the model that never saw it
         learned = FoldRouter(
-            {k: TokenClassificationDetector(f, backend="onnx", int8=True) for k, f in folders.items()},
+            {
+                k: TokenClassificationDetector(f, backend="onnx", int8=True, threshold=args.threshold)
+                for k, f in folders.items()
+            },
             note_fold,
         )
         configurations["learned int8 hipaa"] = (learned, "hipaa", {})
