@@ -106,19 +106,26 @@ def canary_rows(detector: str, cache: dict, args) -> list[dict]:
     pipe = cached_pipeline(cache, detector)
     rows, counted = [], {}
     for name, docs, subset in evaluation_sets():
-        key = id(docs)
-        if key not in counted:
+        if args.dev_only and "(dev)" not in name:
+            continue
+        chosen = subset if subset is not None else range(len(docs))
+        known = counted.setdefault(id(docs), {})
+        missing = [i for i in chosen if i not in known]
+        if missing:
             started = time.time()
-            counted[key] = gold_counts(pipe, docs)
+            known.update(zip(missing, gold_counts(pipe, [docs[i] for i in missing])))
             print(
-                f"[{detector}] gold pass over {len(docs)} documents: {time.time() - started:.0f} s",
+                f"[{detector}] gold pass over {len(missing)} documents: {time.time() - started:.0f} s",
                 flush=True,
             )
-        chosen = subset if subset is not None else range(len(docs))
-        gold = gold_recall([counted[key][i] for i in chosen])
+        gold = gold_recall([known[i] for i in chosen])
         started = time.time()
         canary = run_canary_audit(
-            pipe, [docs[i].text for i in chosen], sample=args.sample, copies=args.copies, seed=args.seed
+            pipe,
+            [docs[i].text for i in chosen],
+            sample=args.sample,
+            copies=args.copies,
+            seed=args.seed,
         )
         print(f"[{detector}] canaries on {name}: {time.time() - started:.0f} s", flush=True)
         estimate = canary["estimate"]["token_recall"]
@@ -191,6 +198,7 @@ def main() -> None:
     parser.add_argument("--epsilon", type=float, default=None, help="paraphraser's epsilon per token")
     parser.add_argument("--no-reid", action="store_true")
     parser.add_argument("--no-canary", action="store_true")
+    parser.add_argument("--dev-only", action="store_true", help="canaries on the sets developed on only")
     parser.add_argument("--tag", default="", help="suffix of the results file")
     args = parser.parse_args()
     caches = {detector: {} for detector in args.detectors.split(",")}
