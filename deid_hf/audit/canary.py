@@ -184,7 +184,7 @@ class CanaryMaker:
                 return drawn
         return drawn
 
-    def inserted_value(self, label: str, rng: random.Random, tries: int = 50) -> str:
+    def inserted_value(self, label: str, rng: random.Random, tries: int = 200) -> str:
         """A fresh identifier of ``label`` in the shape of an exemplar that `reads_naturally` (the last
         one drawn when none of ``tries`` does)."""
         for _ in range(tries):
