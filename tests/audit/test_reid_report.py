@@ -103,6 +103,17 @@ def test_a_variant_that_attacks_some_documents_is_compared_with_their_original_t
     assert "original_same_documents" not in result["original text"]
 
 
+def test_the_report_shows_a_sampled_variant_beside_the_original_of_its_documents(tmp_path):
+    texts, people = corpus()
+    variant = [("" if i in (0, 5, 9) else None) for i in range(len(texts))]
+    reid = run_reid_audit(texts, people, {"paraphrase": lambda: variant}, k=2)
+    written = write_audit_report(tmp_path / "rep", {"reid": reid})
+    markdown = written["md"].read_text()
+    assert (
+        "| paraphrase | 3 |" in markdown and "| original text, the same 3 documents | 3 | 1.000 |" in markdown
+    )
+
+
 def test_the_paraphraser_rewrites_only_the_documents_chosen(tiny_llama):
     from deid_hf.audit.command import paraphrase_documents
     from deid_hf.pipelines import pipeline
