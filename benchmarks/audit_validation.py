@@ -16,6 +16,7 @@ canary audit's detection pass and every strategy of the attack detect each text 
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 import time
 from pathlib import Path
@@ -24,8 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._common import data_path, print_table, write_results  # noqa: E402
 from deid_hf.audit.canary import CANARY_LABELS  # noqa: E402
+from deid_hf.audit.command import PARAPHRASE, paraphrase_documents  # noqa: E402
 from deid_hf.audit.recall import run_canary_audit  # noqa: E402
-from deid_hf.audit.reid import run_reid_audit  # noqa: E402
+from deid_hf.audit.reid import attackable, run_reid_audit  # noqa: E402
 from deid_hf.corpora import (  # noqa: E402
     PHYSIONET_FILE,
     PRESIDIO_FILE,
@@ -104,19 +106,26 @@ def canary_rows(detector: str, cache: dict, args) -> list[dict]:
     pipe = cached_pipeline(cache, detector)
     rows, counted = [], {}
     for name, docs, subset in evaluation_sets():
-        key = id(docs)
-        if key not in counted:
+        if args.dev_only and "(dev)" not in name:
+            continue
+        chosen = subset if subset is not None else range(len(docs))
+        known = counted.setdefault(id(docs), {})
+        missing = [i for i in chosen if i not in known]
+        if missing:
             started = time.time()
-            counted[key] = gold_counts(pipe, docs)
+            known.update(zip(missing, gold_counts(pipe, [docs[i] for i in missing])))
             print(
-                f"[{detector}] gold pass over {len(docs)} documents: {time.time() - started:.0f} s",
+                f"[{detector}] gold pass over {len(missing)} documents: {time.time() - started:.0f} s",
                 flush=True,
             )
-        chosen = subset if subset is not None else range(len(docs))
-        gold = gold_recall([counted[key][i] for i in chosen])
+        gold = gold_recall([known[i] for i in chosen])
         started = time.time()
         canary = run_canary_audit(
-            pipe, [docs[i].text for i in chosen], sample=args.sample, copies=args.copies, seed=args.seed
+            pipe,
+            [docs[i].text for i in chosen],
+            sample=args.sample,
+            copies=args.copies,
+            seed=args.seed,
         )
         print(f"[{detector}] canaries on {name}: {time.time() - started:.0f} s", flush=True)
         estimate = canary["estimate"]["token_recall"]
@@ -139,12 +148,32 @@ def canary_rows(detector: str, cache: dict, args) -> list[dict]:
     return rows
 
 
-def reid_result(cache: dict, strategies: list[str], seed: int) -> dict:
-    """The attack on every dev note, original text and each strategy (the default detector)."""
+def paraphrased_notes(notes, size: int, seed: int, epsilon: float | None) -> list[str | None]:
+    """``size`` notes of folds 0-3 whose patient has another note (seeded), paraphrased by the shipped
+    paraphraser; ``None`` for the others."""
+    folds, people = note_folds(notes), [d.group for d in notes]
+    pool = [i for i in attackable(people) if folds[people[i]] != SEALED_FOLD]
+    chosen = random.Random(seed).sample(pool, min(size, len(pool)))
+    return paraphrase_documents(
+        pipeline("deid-paraphrase"),
+        [d.text for d in notes],
+        chosen,
+        seed,
+        8,
+        lambda done: print(f"[reid] paraphrased {done}/{len(chosen)}", flush=True),
+        **({"epsilon": epsilon} if epsilon else {}),
+    )
+
+
+def reid_result(cache: dict, strategies: list[str], seed: int, paraphrase_size: int, epsilon) -> dict:
+    """The attack on every dev note, original text and each strategy (the default detector); the
+    paraphraser on ``paraphrase_size`` notes of folds 0-3."""
     notes = physionet_documents(data_path(PHYSIONET_FILE))
     texts, people = [d.text for d in notes], [d.group for d in notes]
 
     def deidentify(strategy: str):
+        if strategy == PARAPHRASE:
+            return lambda: paraphrased_notes(notes, paraphrase_size, seed, epsilon)
         name, consistent = strategy.removesuffix("+consistent"), strategy.endswith("+consistent")
         pipe = cached_pipeline(
             cache, "default", strategy=name, **({"shared_table": True} if consistent else {})
@@ -162,23 +191,48 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=300, help="documents of each set copied with canaries")
     parser.add_argument("--copies", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--strategies", default="redact,typed,full_entity,full_entity+consistent")
+    parser.add_argument(
+        "--strategies", default="redact,typed,full_entity,full_entity+consistent,typed+consistent,paraphrase"
+    )
+    parser.add_argument("--paraphrase-sample", type=int, default=40, help="notes the paraphraser rewrites")
+    parser.add_argument("--epsilon", type=float, default=None, help="paraphraser's epsilon per token")
     parser.add_argument("--no-reid", action="store_true")
+    parser.add_argument("--no-canary", action="store_true")
+    parser.add_argument("--dev-only", action="store_true", help="canaries on the sets developed on only")
     parser.add_argument("--tag", default="", help="suffix of the results file")
     args = parser.parse_args()
     caches = {detector: {} for detector in args.detectors.split(",")}
-    rows = [row for detector, cache in caches.items() for row in canary_rows(detector, cache, args)]
-    columns = ["data", "detector", "documents", "gold recall", "gold recall, canary types", "canary estimate"]
-    print_table(rows, [*columns, "interval", "in-place", "inserted", "estimate - gold"])
-    payload = {"canary": rows}
+    payload = {}
+    if not args.no_canary:
+        rows = [row for detector, cache in caches.items() for row in canary_rows(detector, cache, args)]
+        columns = ["data", "detector", "documents", "gold recall", "gold recall, canary types"]
+        print_table(
+            rows, [*columns, "canary estimate", "interval", "in-place", "inserted", "estimate - gold"]
+        )
+        payload["canary"] = rows
     if not args.no_reid:
-        reid = reid_result(caches.get("default", {}), args.strategies.split(","), args.seed)
+        reid = reid_result(
+            caches.get("default", {}),
+            args.strategies.split(","),
+            args.seed,
+            args.paraphrase_sample,
+            args.epsilon,
+        )
         k = reid["k"]
         table = [{"text": "chance", "top-1": reid["chance"]["top1"], f"top-{k}": reid["chance"][f"top{k}"]}]
-        table += [
-            {"text": name, "documents": r["documents"], "top-1": r["top1"], f"top-{k}": r[f"top{k}"]}
-            for name, r in reid["results"].items()
-        ]
+        for name, r in reid["results"].items():
+            table.append(
+                {"text": name, "documents": r["documents"], "top-1": r["top1"], f"top-{k}": r[f"top{k}"]}
+            )
+            if same := r.get("original_same_documents"):
+                table.append(
+                    {
+                        "text": "original text, same documents",
+                        "documents": same["documents"],
+                        "top-1": same["top1"],
+                        f"top-{k}": same[f"top{k}"],
+                    }
+                )
         print_table(table, ["text", "documents", "top-1", f"top-{k}"])
         payload["reid"] = reid
     write_results(f"audit_validation{args.tag}", payload)

@@ -30,7 +30,7 @@ from ..errors import InputError
 CANARY_LABELS = ("PERSON", "DATE_TIME", "PHONE", "ID", "ADDRESS", "LOCATION", "ORG", "EMAIL", "URL", "IP")
 #: the shapes a surrogate of each type takes (the surrogate keeps the shape of the exemplar it replaces)
 EXEMPLARS = {
-    "PERSON": ("Ana Lee", "Lee", "Lee, Ana", "Ana M. Lee", "Lee"),
+    "PERSON": ("Ana Lee", "Lee", "Ana M. Lee", "Lee"),
     "DATE_TIME": ("03/14/2021", "3/14", "March 14, 2021", "14 March 2021", "2021-03-14", "3/14/21"),
     "PHONE": ("(617) 555-0143", "617-555-0143", "617.555.0143", "555-0143"),
     "ID": ("4829173", "48291736", "A482917", "482-91-7731"),
@@ -60,6 +60,11 @@ TEMPLATES = {
     "URL": ("See {} for details",),
     "IP": ("Logged in from {}",),
 }
+#: street suffixes common in written addresses (Faker also draws rare ones: "Stravenue", "Burg", "Inlet")
+STREET_SUFFIXES = frozenset(
+    ("street", "st", "avenue", "ave", "road", "rd", "drive", "dr", "lane", "ln", "boulevard", "blvd")
+    + ("court", "ct", "place", "pl", "way", "terrace", "circle")
+)
 _BREAK = re.compile(r"\n|(?<=[.;!?])\s")
 _TOKEN = re.compile(r"\S+")
 
@@ -135,6 +140,25 @@ def insert_sentences(
     return text, sorted(canaries)
 
 
+def reads_naturally(label: str, value: str) -> bool:
+    """Whether an inserted canary reads as such identifiers are written in running text: no "Lee, Ana"
+    inside a sentence, no law-firm company names ("Ward, Reed and Goodman", whose "and" no detector
+    should cover), a street address with a house number that has no leading zero and a common suffix."""
+    if label == "PERSON":
+        return "," not in value
+    if label == "ORG":
+        return "," not in value and not re.search(r"\band\b|&", value)
+    if label == "ADDRESS":
+        words = value.split()
+        return (
+            len(words) >= 3
+            and words[0].isdigit()
+            and not words[0].startswith("0")
+            and words[-1].rstrip(".").lower() in STREET_SUFFIXES
+        )
+    return True
+
+
 class CanaryMaker:
     """Draws canary documents: surrogates from `deid_hf.train.augment.SurrogateSource` (Faker, many
     locales, format-preserving dates and numbers), one seeded stream per call."""
@@ -152,10 +176,21 @@ class CanaryMaker:
 
     def value(self, label: str, rng: random.Random, original: str | None = None) -> str:
         """A fresh identifier of ``label`` in the shape of ``original`` (else of an exemplar)."""
-        shape = original if original is not None else rng.choice(EXEMPLARS[label])
+        if original is None:
+            return self.inserted_value(label, rng)
         for _ in range(5):
+            drawn = self.source.surrogate(original, label, rng).strip()
+            if drawn and drawn.casefold() != original.casefold():
+                return drawn
+        return drawn
+
+    def inserted_value(self, label: str, rng: random.Random, tries: int = 200) -> str:
+        """A fresh identifier of ``label`` in the shape of an exemplar that `reads_naturally` (the last
+        one drawn when none of ``tries`` does)."""
+        for _ in range(tries):
+            shape = rng.choice(EXEMPLARS[label])
             drawn = self.source.surrogate(shape, label, rng).strip()
-            if drawn and drawn.casefold() != shape.casefold():
+            if drawn and drawn.casefold() != shape.casefold() and reads_naturally(label, drawn):
                 return drawn
         return drawn
 

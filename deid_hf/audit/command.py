@@ -12,6 +12,8 @@ from ..policies import POLICIES
 
 #: the variant of `deid-hf audit reid --strategies` that keeps surrogates consistent across the corpus
 CONSISTENT_SUFFIX = "+consistent"
+#: the `deid-hf audit reid --strategies` name of the DP paraphraser (`deid-paraphrase` on the original text)
+PARAPHRASE = "paraphrase"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,7 +46,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                 "--strategies",
                 default=None,
                 help="comma-separated strategies attacked (default: the configuration's); "
-                f"NAME{CONSISTENT_SUFFIX}: that strategy with one substitution table for the corpus",
+                f"NAME{CONSISTENT_SUFFIX}: that strategy with one substitution table for the corpus; "
+                f"{PARAPHRASE}: the DP paraphraser on a sample (--paraphrase-sample)",
+            )
+            audit.add_argument(
+                "--paraphrase-sample",
+                type=int,
+                default=50,
+                help="documents the paraphraser rewrites and the attack ranks (it generates token by token)",
+            )
+            audit.add_argument("--epsilon", type=float, default=None, help="paraphraser's epsilon per token")
+            audit.add_argument(
+                "--paraphraser", default=None, help="paraphraser model (default: the shipped one)"
             )
             audit.add_argument("--top-k", type=int, default=5)
 
@@ -154,7 +167,25 @@ def deidentify_all(pipe, texts, groups, seed, batch_size, progress: Callable[[in
     return out
 
 
-def reid_variants(args, options: dict, texts, groups, bar) -> dict[str, Callable[[], list[str]]]:
+def paraphrase_documents(
+    pipe, texts, chosen, seed: int, batch_size: int, progress: Callable[[int], None], **options
+) -> list[str | None]:
+    """The documents at indices ``chosen`` paraphrased by ``pipe`` (`deid-paraphrase`), row for row;
+    ``None`` for the others (not attacked) and for a document the paraphraser failed on."""
+    out: list[str | None] = [None] * len(texts)
+    chosen = sorted(chosen)
+    for start in range(0, len(chosen), batch_size):
+        batch = chosen[start : start + batch_size]
+        results = pipe(
+            [texts[i] for i in batch], seed=seed, batch_size=len(batch), errors="report", **options
+        )
+        for i, result in zip(batch, results):
+            out[i] = None if result.get("error") else result["paraphrase"]
+        progress(min(start + batch_size, len(chosen)))
+    return out
+
+
+def reid_variants(args, options: dict, texts, groups, bar) -> dict[str, Callable[[], list[str | None]]]:
     """Name -> a function de-identifying the corpus with that strategy (progress on ``bar``); every
     strategy is checked before any is run."""
     from ..config import validate
@@ -163,6 +194,30 @@ def reid_variants(args, options: dict, texts, groups, bar) -> dict[str, Callable
     names = args.strategies.split(",") if args.strategies else [str(options.get("strategy", "full_entity"))]
     variants = {}
     for name in names:
+        if name == PARAPHRASE:
+            if args.paraphrase_sample < 1 or (args.epsilon is not None and args.epsilon <= 0):
+                raise InputError(
+                    "--paraphrase-sample must be at least 1 and --epsilon positive, got "
+                    f"{args.paraphrase_sample} and {args.epsilon}"
+                )
+
+            def paraphrased() -> list[str | None]:
+                import random
+
+                from .reid import attackable
+
+                candidates = attackable(groups)
+                chosen = random.Random(args.seed).sample(
+                    candidates, min(args.paraphrase_sample, len(candidates))
+                )
+                task = bar.add_task(f"paraphrasing ({len(chosen)} documents)", total=len(chosen))
+                pipe = pipeline("deid-paraphrase", model=args.paraphraser)
+                extra = {"epsilon": args.epsilon} if args.epsilon is not None else {}
+                update = lambda done: bar.update(task, completed=done)  # noqa: E731
+                return paraphrase_documents(pipe, texts, chosen, args.seed, args.batch_size, update, **extra)
+
+            variants[name] = paraphrased
+            continue
         strategy, consistent = name.removesuffix(CONSISTENT_SUFFIX), name.endswith(CONSISTENT_SUFFIX)
         chosen = validate({**options, "strategy": strategy, **({"shared_table": True} if consistent else {})})
 

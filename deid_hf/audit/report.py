@@ -55,18 +55,22 @@ def reid_tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
     rows = [
         ["chance", "-", _rate(result["chance"]["top1"]), "-", _rate(result["chance"][f"top{k}"]), "-", "-"]
     ]
+
+    def row(name: str, r: dict) -> list[str]:
+        return [
+            name,
+            str(r["documents"]),
+            _rate(r["top1"]),
+            _interval(r["top1_interval"]),
+            _rate(r[f"top{k}"]),
+            _interval(r[f"top{k}_interval"]),
+            _rate(r["mean_reciprocal_rank"]),
+        ]
+
     for name, r in result["results"].items():
-        rows.append(
-            [
-                name,
-                str(r["documents"]),
-                _rate(r["top1"]),
-                _interval(r["top1_interval"]),
-                _rate(r[f"top{k}"]),
-                _interval(r[f"top{k}_interval"]),
-                _rate(r["mean_reciprocal_rank"]),
-            ]
-        )
+        rows.append(row(name, r))
+        if same := r.get("original_same_documents"):
+            rows.append(row(f"original text, the same {same['documents']} documents", same))
     head = ["text attacked", "documents", "top-1", "95% interval", f"top-{k}", "95% interval", "MRR"]
     return [("Re-identification attack", head, rows)]
 

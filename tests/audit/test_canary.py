@@ -7,7 +7,14 @@ import re
 
 import pytest
 
-from deid_hf.audit.canary import CANARY_LABELS, CanaryDocument, CanaryMaker, insert_sentences, refill_detected
+from deid_hf.audit.canary import (
+    CANARY_LABELS,
+    CanaryDocument,
+    CanaryMaker,
+    insert_sentences,
+    reads_naturally,
+    refill_detected,
+)
 from deid_hf.audit.recall import (
     CanaryOutcome,
     detected_token_mix,
@@ -91,6 +98,21 @@ def test_a_canary_copy_holds_fresh_values_of_each_type(maker):
     assert all("@" in v for v, label in values if label == "EMAIL")
     with pytest.raises(InputError, match="canary types"):
         CanaryMaker(["SHOE_SIZE"])
+
+
+def test_inserted_canaries_read_as_such_identifiers_are_written(maker):
+    assert reads_naturally("ADDRESS", "12 Oak Street") and reads_naturally("ORG", "Bond Inc")
+    assert not reads_naturally("ADDRESS", "007 Philip Burg") and not reads_naturally(
+        "ADDRESS", "9 Ward Inlet"
+    )
+    assert not reads_naturally("ORG", "Ward, Reed and Goodman") and not reads_naturally("PERSON", "Lee, Ana")
+    rng = random.Random(0)
+    for label in ("PERSON", "ORG", "ADDRESS"):
+        values = [maker.value(label, rng) for _ in range(40)]
+        assert all(reads_naturally(label, v) for v in values), label
+        assert len(set(values)) > 30, label
+    # an in-place canary keeps the shape of what it re-fills, comma and all
+    assert "," in maker.value("PERSON", rng, "Quist, Harriet")
 
 
 def test_scoring_counts_the_canary_tokens_a_replaced_span_covers():

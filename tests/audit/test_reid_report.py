@@ -90,3 +90,57 @@ def test_the_report_refuses_a_file_as_folder_and_an_empty_report(tmp_path):
         write_audit_report(tmp_path / "file", {"canary": {}})
     with pytest.raises(InputError, match="nothing to report"):
         write_audit_report(tmp_path / "rep", {})
+
+
+def test_a_variant_that_attacks_some_documents_is_compared_with_their_original_text():
+    texts, people = corpus()
+    subset = {0, 5, 9}
+    variant = [("" if i in subset else None) for i in range(len(texts))]
+    result = run_reid_audit(texts, people, {"sample": lambda: variant}, k=2)["results"]
+    assert result["sample"]["documents"] == 3 and result["original text"]["documents"] == len(texts)
+    same = result["sample"]["original_same_documents"]
+    assert same["documents"] == 3 and same["top1"] == 1.0 and result["sample"]["top1"] < 1.0
+    assert "original_same_documents" not in result["original text"]
+
+
+def test_the_report_shows_a_sampled_variant_beside_the_original_of_its_documents(tmp_path):
+    texts, people = corpus()
+    variant = [("" if i in (0, 5, 9) else None) for i in range(len(texts))]
+    reid = run_reid_audit(texts, people, {"paraphrase": lambda: variant}, k=2)
+    written = write_audit_report(tmp_path / "rep", {"reid": reid})
+    markdown = written["md"].read_text()
+    assert (
+        "| paraphrase | 3 |" in markdown and "| original text, the same 3 documents | 3 | 1.000 |" in markdown
+    )
+
+
+def test_the_paraphraser_rewrites_only_the_documents_chosen(tiny_llama):
+    from deid_hf.audit.command import paraphrase_documents
+    from deid_hf.pipelines import pipeline
+
+    model, tokenizer = tiny_llama
+    pipe = pipeline("deid-paraphrase", model=model, tokenizer=tokenizer, bounds=(0.0, 1.0))
+    texts, done = ["Ann went home.", "Bo slept.", "Cy ate. Then left.", "Di ran."], []
+    out = paraphrase_documents(pipe, texts, [2, 0], 0, 1, done.append, max_new_tokens=3)
+    assert out[1] is None and out[3] is None and done == [1, 2]
+    assert all(isinstance(out[i], str) and out[i] != texts[i] for i in (0, 2))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--paraphrase-sample", "0"], "--paraphrase-sample must be at least 1"),
+        (["--epsilon", "-1"], "positive"),
+    ],
+)
+def test_bad_paraphrase_options_are_one_clear_error(tmp_path, capsys, options, message):
+    from deid_hf.cli import main
+
+    texts, people = corpus()
+    path = tmp_path / "notes.jsonl"
+    path.write_text("".join(json.dumps({"text": t, "patient": p}) + "\n" for t, p in zip(texts, people)))
+    argv = ["audit", "reid", str(path), "--group-field", "patient", "--strategies", "paraphrase", *options]
+    assert main([*argv, "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("deid-hf: error: ") and message in err and err.count("\n") == 1
+    assert not (tmp_path / "r").exists()
