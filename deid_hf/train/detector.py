@@ -58,6 +58,13 @@ class DetectorConfig:
     #: share of the training windows without any gold span that is kept (seeded); < 1 counters the rarity
     #: of PHI in clinical notes (negative down-sampling)
     negative_windows: float = flag(0.5)
+    #: the operating point written into the model's config (``deid_hf_threshold``): a token is an entity
+    #: when its best label e has p(e) / (p(e) + p(O)) >= threshold (`detect.ner.outside_bias_of`)
+    threshold: float = flag(
+        0.5,
+        neutral=0.5,
+        help="operating point written into the model (0.5: the plain argmax; lower: more recall)",
+    )
     silver_per_source: int = flag(
         400,
         name="--silver",
@@ -134,6 +141,10 @@ class DetectorConfig:
                 f"got {self.silver_whole!r}"
             )
         self.silver_whole = tuple(self.silver_whole)
+        if isinstance(self.threshold, bool) or not isinstance(self.threshold, (int, float)):
+            raise InputError(f"threshold must be a number in (0, 1), got {self.threshold!r}")
+        if not 0 < self.threshold < 1:
+            raise InputError(f"threshold must be a number in (0, 1), got {self.threshold!r}")
         if not 0 <= self.negative_windows <= 1:
             raise InputError(f"negative_windows must be in [0, 1], got {self.negative_windows!r}")
         for name in ("held_out_fold", "sealed_fold"):

@@ -36,6 +36,7 @@ def write_model(
     model.config.id2label = dict(enumerate(BIO_LABELS))
     model.config.label2id = {label: i for i, label in enumerate(BIO_LABELS)}
     model.config.deid_hf_window = {"max_length": config.max_length, "stride": config.stride}
+    model.config.deid_hf_threshold = config.threshold
     if config.data == "default":  # PhysioNet gold follows HIPAA Safe Harbor (README "Identifier policy")
         model.config.deid_hf_policy = "hipaa"
     model.save_pretrained(tmp, safe_serialization=True)

@@ -101,6 +101,9 @@ def test_config_and_documents_are_checked(tmp_path):
         DetectorConfig(folds=3, held_out_fold=3)
     with pytest.raises(InputError, match="negative_windows"):
         DetectorConfig(negative_windows=1.5)
+    for threshold in (0, 1, "0.3", True):
+        with pytest.raises(InputError, match="threshold"):
+            DetectorConfig(threshold=threshold)
     with pytest.raises(InputError, match="presidio_records"):
         DetectorConfig(presidio_records=751)  # 750-1499 are the held-out records
     path = tmp_path / "docs.jsonl"
@@ -126,6 +129,7 @@ def test_trained_folder_loads_in_transformers_and_as_a_detector(tmp_path, minilm
     config = json.loads((out / "config.json").read_text())
     assert [config["id2label"][str(i)] for i in range(len(BIO_LABELS))] == list(BIO_LABELS)
     assert config["deid_hf_window"] == {"max_length": 16, "stride": 4}
+    assert config["deid_hf_threshold"] == CONFIG.threshold  # the recipe's operating point, recorded
     assert config["deid_hf_policy"] == "hipaa"  # the default gold follows HIPAA Safe Harbor
     recorded = json.loads((out / "deid_hf_training.json").read_text())["metrics"]
     held = recorded["held_out"]["held"]
@@ -158,7 +162,12 @@ def test_trained_folder_loads_in_transformers_and_as_a_detector(tmp_path, minilm
     detector = get_detector(f"token-classification:{out}")
     texts = [long_text, "Ana Lima", ""]
     spans = detector.detect_batch(texts)
-    assert [detector.detect(t) for t in texts] == spans  # batched (length-sorted) = one by one
+    # batched (length-sorted) = one by one: the same spans, scores up to float rounding (padding)
+    one_by_one = [detector.detect(t) for t in texts]
+    assert [[(s.start, s.end, s.label) for s in f] for f in one_by_one] == [
+        [(s.start, s.end, s.label) for s in f] for f in spans
+    ]
+    assert [s.score for f in one_by_one for s in f] == pytest.approx([s.score for f in spans for s in f])
     assert spans[0] and all(s.end <= len(long_text) for s in spans[0]) and spans[2] == []
     ort = TokenClassificationDetector(str(out), backend="onnx", int8=True, provider="cpu")
     assert len(ort.detect_batch(texts)) == 3
