@@ -131,7 +131,8 @@ def main():
         "--threshold",
         type=float,
         default=None,
-        help="the --learned models' threshold on P(not O) (default: each folder's operating point)",
+        help="the --learned models' operating point: an entity when p(e) / (p(e) + p(O)) >= T "
+        "for its best label e (default: each folder's own)",
     )
     parser.add_argument(
         "--ensemble",

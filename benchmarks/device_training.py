@@ -50,7 +50,7 @@ def _config(spec: str):
     """(tag, DetectorConfig) of ``TAG:FOLD[:FIELD=VALUE,...]``."""
     from deid_hf.train.detector import DetectorConfig
 
-    tag, fold, *rest = spec.split(":")
+    tag, fold, *rest = spec.split(":", 2)
     overrides = dict(item.split("=", 1) for item in rest[0].split(",")) if rest else {}
     held = {} if fold == "all" else {"held_out_fold": int(fold), "sealed_fold": 4}
     return tag, DetectorConfig(**held, **{k: _parse_value(v) for k, v in overrides.items()})
@@ -156,7 +156,9 @@ def train(tag: str, out: Path, carry: Path, max_steps: int | None = None) -> Non
     config.id2label = dict(enumerate(labels))
     config.label2id = {label: i for i, label in enumerate(labels)}
     model = BertForTokenClassification(config)
-    model.load_state_dict(_base(carry), strict=False)
+    missing, unexpected = model.load_state_dict(_base(carry), strict=False)
+    if unexpected or set(missing) - {"classifier.weight", "classifier.bias"}:
+        raise SystemExit(f"{tag}: the base weights do not fit the model ({missing}, {unexpected})")
     start = {k: v.detach().clone() for k, v in model.state_dict().items()}
     run = run_training(
         model,

@@ -30,6 +30,11 @@ def main() -> None:
     args = parser.parse_args()
     if not torch.cuda.is_available():
         raise SystemExit("not measured: no CUDA device")
+    if not Path(args.config).is_file():
+        raise SystemExit(
+            f"no encoder config at {args.config}: pass --config (MiniLM's config.json), or run "
+            "`python benchmarks/device_training.py prepare ...` first, which copies it there"
+        )
     config = BertConfig.from_json_file(args.config)
     config.num_labels = 27
     fp32 = BertForTokenClassification(config).cuda().eval()

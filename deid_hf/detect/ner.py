@@ -194,7 +194,8 @@ def outside_biased_pipeline():
 
 
 class TokenClassificationDetector(Detector):
-    """Any HF token-classification model through the transformers pipeline (``aggregation_strategy``).
+    """Any HF token-classification model, decoded as the transformers pipeline does (``aggregation_strategy``;
+    "simple" with a fast tokenizer runs `detect.windows`' batch path, anything else the pipeline itself).
 
     ``backend``: "pt" (PyTorch; "pytorch" is accepted too) or "onnx", which runs the model's ONNX export
     (``model.onnx``, or ``model_quantized.onnx`` with ``int8=True``, `deid_hf.export.onnx`) on ONNX Runtime
@@ -260,12 +261,13 @@ class TokenClassificationDetector(Detector):
         self.threshold = float(threshold)
         self.pipe.outside_index = (getattr(config, "label2id", None) or {}).get("O")
         self.batch_size = _batch_size(batch_size, int8)
-        #: with the "simple" aggregation and a fast tokenizer, `detect.windows`' batch path runs (same
-        #: results as the pipeline, without its per-window Python); otherwise the pipeline
+        #: with the "simple" aggregation and a fast tokenizer padding on the right, `detect.windows`' batch
+        #: path runs (same results as the pipeline, without its per-window Python); otherwise the pipeline
         self.stride = options.get("stride")
         self.direct = (
             aggregation_strategy == "simple"
             and getattr(self.pipe.tokenizer, "is_fast", False)
+            and getattr(self.pipe.tokenizer, "padding_side", "right") == "right"
             and self.pipe.tokenizer.pad_token_id is not None
             and getattr(config, "id2label", None) is not None
         )

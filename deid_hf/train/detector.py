@@ -322,7 +322,12 @@ def train_detector(
         _collate(tokenizer.pad_token_id),
         LoopSettings.of(config),
         checkpoints,
-        identity={"config": asdict(config), "documents": len(documents), "windows": len(train_rows)},
+        # the operating point is written into the folder after training: a checkpoint resumes under another
+        identity={
+            "config": {k: v for k, v in asdict(config).items() if k != "threshold"},
+            "documents": len(documents),
+            "windows": len(train_rows),
+        },
         resume=resume,
         stop_after=stop_after,
         progress=progress,

@@ -134,3 +134,13 @@ def test_labels_outside_the_bio_scheme_are_grouped_and_named_as_the_pipeline_doe
     names = {e[2] for text in piped for e in text}
     assert names & {"LOC", "ORG"} and "MISC" in names  # groups of the labels outside B-/I-
     assert detector.entities(texts) == piped
+
+
+def test_a_tokenizer_padding_on_the_left_takes_the_pipeline(tiny_learned_detector):
+    """The batch path pads on the right; a left-padding tokenizer is read by the pipeline instead."""
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(tiny_learned_detector))
+    assert TokenClassificationDetector(str(tiny_learned_detector), tokenizer=tokenizer).direct
+    tokenizer.padding_side = "left"
+    assert not TokenClassificationDetector(str(tiny_learned_detector), tokenizer=tokenizer).direct

@@ -301,3 +301,21 @@ def test_training_vocabulary_counts_gold_text_outside_its_spans_and_no_silver():
     assert not vocabulary.is_vocabulary("brakowitz") and not vocabulary.is_common_noun("brakowitz")
     assert not vocabulary.is_vocabulary("max") and not vocabulary.is_common_noun("amber")  # person names
     assert not vocabulary.is_vocabulary("wikiword")  # silver labels are not trusted to blank identifiers
+
+
+def test_the_recipe_threshold_is_written_and_read_back(tmp_path, minilm_tokenizer):
+    """A non-default operating point reaches the folder's config and the detector that loads it, and a
+    checkpoint of the same run resumes under another threshold (it is applied after training)."""
+    from dataclasses import replace
+
+    from deid_hf.detect import TokenClassificationDetector
+
+    config = replace(CONFIG, threshold=0.3)
+    out = tmp_path / "t03"
+    kwargs = {"model": tiny_token_classifier(minilm_tokenizer), "tokenizer": minilm_tokenizer}
+    train_detector(DOCS, out, config, progress=False, export_onnx=False, stop_after=3, **kwargs)
+    train_detector(DOCS, out, CONFIG, progress=False, export_onnx=False, resume=True, **kwargs)
+    assert json.loads((out / "config.json").read_text())["deid_hf_threshold"] == CONFIG.threshold
+    train_detector(DOCS, out, config, progress=False, export_onnx=False, **kwargs)
+    assert json.loads((out / "config.json").read_text())["deid_hf_threshold"] == 0.3
+    assert TokenClassificationDetector(str(out)).threshold == 0.3
