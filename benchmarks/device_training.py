@@ -132,22 +132,13 @@ def train(tag: str, out: Path, carry: Path, max_steps: int | None = None) -> Non
     package = types.ModuleType("deid_hf")  # the loop alone: deid_hf/__init__ imports the whole stack
     package.__path__ = [str(ROOT / "deid_hf")]
     sys.modules["deid_hf"] = package
-    from deid_hf.training_loop import LoopSettings, length_grouped_order, run_training
+    from deid_hf.training_loop import LoopSettings, length_grouped_order, padding_collate, run_training
 
     record = json.loads((carry / f"{tag}.json").read_text())
     arrays = np.load(carry / f"{tag}.npz")
     train_rows = _unpack(*(arrays[f"arr_{i}"] for i in range(3)))
     eval_rows = _unpack(*(arrays[f"arr_{i}"] for i in range(3, 6)))
-    pad, labels = record["pad"], record["labels"]
-
-    def collate(rows):
-        width = max(len(r["input_ids"]) for r in rows)
-        fill = [width - len(r["input_ids"]) for r in rows]
-        return {
-            "input_ids": torch.tensor([r["input_ids"] + [pad] * n for r, n in zip(rows, fill)]),
-            "attention_mask": torch.tensor([r["attention_mask"] + [0] * n for r, n in zip(rows, fill)]),
-            "labels": torch.tensor([r["labels"] + [-100] * n for r, n in zip(rows, fill)]),
-        }
+    labels = record["labels"]
 
     settings = LoopSettings(**{**record["settings"], "max_steps": max_steps})
     set_seed(settings.seed)
@@ -164,7 +155,7 @@ def train(tag: str, out: Path, carry: Path, max_steps: int | None = None) -> Non
         model,
         train_rows,
         eval_rows,
-        collate,
+        padding_collate(record["pad"]),
         settings,
         None,
         identity={"tag": tag},

@@ -73,6 +73,23 @@ class LoopResult:
         }
 
 
+def padding_collate(pad_id: int) -> Callable[[list[dict]], dict]:
+    """The collate function of the trainers' rows (``input_ids`` and ``labels`` lists): tensors padded to
+    the batch's longest row with ``pad_id``, attention 0 and label -100."""
+    import torch
+
+    def collate(rows: list[dict]) -> dict:
+        width = max(len(r["input_ids"]) for r in rows)
+        pad = [width - len(r["input_ids"]) for r in rows]
+        return {
+            "input_ids": torch.tensor([r["input_ids"] + [pad_id] * n for r, n in zip(rows, pad)]),
+            "attention_mask": torch.tensor([[1] * len(r["input_ids"]) + [0] * n for r, n in zip(rows, pad)]),
+            "labels": torch.tensor([r["labels"] + [-100] * n for r, n in zip(rows, pad)]),
+        }
+
+    return collate
+
+
 def epoch_order(size: int, seed: int, epoch: int) -> list[int]:
     """The shuffled order of epoch ``epoch``: a pure function of (seed, epoch), so resuming can replay it."""
     import torch

@@ -141,10 +141,9 @@ class DetectorConfig:
                 f"got {self.silver_whole!r}"
             )
         self.silver_whole = tuple(self.silver_whole)
-        if isinstance(self.threshold, bool) or not isinstance(self.threshold, (int, float)):
-            raise InputError(f"threshold must be a number in (0, 1), got {self.threshold!r}")
-        if not 0 < self.threshold < 1:
-            raise InputError(f"threshold must be a number in (0, 1), got {self.threshold!r}")
+        from ..detect.ner import outside_bias_of
+
+        outside_bias_of(self.threshold)  # refuses a threshold outside (0, 1)
         if not 0 <= self.negative_windows <= 1:
             raise InputError(f"negative_windows must be in [0, 1], got {self.negative_windows!r}")
         for name in ("held_out_fold", "sealed_fold"):
@@ -223,21 +222,6 @@ def encode_document(tokenizer, document: LabelledDocument, max_length: int, stri
     return rows
 
 
-def _collate(pad_id: int):
-    import torch
-
-    def collate(rows: list[dict]) -> dict:
-        width = max(len(r["input_ids"]) for r in rows)
-        pad = [width - len(r["input_ids"]) for r in rows]
-        return {
-            "input_ids": torch.tensor([r["input_ids"] + [pad_id] * n for r, n in zip(rows, pad)]),
-            "attention_mask": torch.tensor([r["attention_mask"] + [0] * n for r, n in zip(rows, pad)]),
-            "labels": torch.tensor([r["labels"] + [-100] * n for r, n in zip(rows, pad)]),
-        }
-
-    return collate
-
-
 def split_documents(docs: Sequence[LabelledDocument], eval_fraction: float, seed: int):
     """(train, eval) by group: a seeded ``eval_fraction`` of the groups for the evaluation loss."""
     groups = sorted({d.group for d in docs})
@@ -303,7 +287,7 @@ def train_detector(
     """
     from accelerate.utils import set_seed
 
-    from ..training_loop import LoopSettings, length_grouped_order, run_training
+    from ..training_loop import LoopSettings, length_grouped_order, padding_collate, run_training
 
     config = config or DetectorConfig()
     documents = [d for d in documents if d.text.strip()]
@@ -319,7 +303,7 @@ def train_detector(
         model,
         train_rows,
         eval_rows,
-        _collate(tokenizer.pad_token_id),
+        padding_collate(tokenizer.pad_token_id),
         LoopSettings.of(config),
         checkpoints,
         # the operating point is written into the folder after training: a checkpoint resumes under another

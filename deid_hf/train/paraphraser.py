@@ -149,21 +149,6 @@ def encode_pair(tokenizer, source: str, paraphrase: str, max_length: int) -> dic
     return {"input_ids": ids, "labels": labels}
 
 
-def _collate(pad_id: int):
-    import torch
-
-    def collate(rows: list[dict]) -> dict:
-        width = max(len(r["input_ids"]) for r in rows)
-        pad = [width - len(r["input_ids"]) for r in rows]
-        return {
-            "input_ids": torch.tensor([r["input_ids"] + [pad_id] * n for r, n in zip(rows, pad)]),
-            "attention_mask": torch.tensor([[1] * len(r["input_ids"]) + [0] * n for r, n in zip(rows, pad)]),
-            "labels": torch.tensor([r["labels"] + [-100] * n for r, n in zip(rows, pad)]),
-        }
-
-    return collate
-
-
 def _model_and_tokenizer(config: ParaphraserConfig, model, tokenizer):
     """The given model and tokenizer, or ``config.model`` loaded; the tokenizer gets a pad token."""
     from ..models import load_causal_lm
@@ -212,7 +197,7 @@ def train_paraphraser(
     """
     from accelerate.utils import set_seed
 
-    from ..training_loop import LoopSettings, run_training
+    from ..training_loop import LoopSettings, padding_collate, run_training
 
     config = config or ParaphraserConfig()
     pairs = [(s.strip(), p.strip()) for s, p in pairs if s.strip() and p.strip()]
@@ -231,7 +216,7 @@ def train_paraphraser(
         model,
         train_rows,
         eval_rows,
-        _collate(tokenizer.pad_token_id),
+        padding_collate(tokenizer.pad_token_id),
         LoopSettings.of(config),
         checkpoints,
         identity={"config": asdict(config), "pairs": len(pairs)},
