@@ -83,12 +83,17 @@ class FoldRouter(Detector):
         return self.detect_batch([text])[0]
 
     def detect_batch(self, texts):
-        out = [None] * len(texts)
+        return self.detect_with_support(texts)[0]
+
+    def detect_with_support(self, texts):
+        """Each fold model's spans and support (`TokenClassificationDetector.detect_with_support`)."""
+        out, support = [None] * len(texts), [None] * len(texts)
         for fold, model in self.by_fold.items():
             idx = [i for i, t in enumerate(texts) if self.note_fold[t] == fold]
-            for i, spans in zip(idx, model.detect_batch([texts[i] for i in idx])):
-                out[i] = spans
-        return out
+            found, extra = model.detect_with_support([texts[i] for i in idx])
+            for i, spans, more in zip(idx, found, extra):
+                out[i], support[i] = spans, more
+        return out, support
 
 
 def measure(name, docs, detect_all, replace_all, groups):

@@ -34,7 +34,8 @@ COLUMNS = ["removed", "family", "set", "token_precision", "token_recall", "leaka
 
 
 def memoized(detector):
-    """``detector`` with its spans of each text kept: an ablation re-runs only what the rules decide."""
+    """``detector`` with its spans (and support, `Detector.detect_with_support`) of each text kept: an
+    ablation re-runs only what the rules decide."""
     cache, detect_batch = {}, detector.detect_batch
 
     def cached(texts):
@@ -44,6 +45,16 @@ def memoized(detector):
         return [list(cache[t]) for t in texts]
 
     detector.detect_batch = cached  # (its ``detect`` stays: a base detect_batch may call it)
+    if detector.detect_with_support is not None:
+        pairs, detect_with_support = {}, detector.detect_with_support
+
+        def cached_pairs(texts):
+            missing = [t for t in dict.fromkeys(texts) if t not in pairs]
+            if missing:
+                pairs.update(zip(missing, zip(*detect_with_support(missing))))
+            return [list(pairs[t][0]) for t in texts], [pairs[t][1] for t in texts]
+
+        detector.detect_with_support = cached_pairs
     return detector
 
 

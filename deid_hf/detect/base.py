@@ -24,7 +24,7 @@ __all__ = [
 
 class Detector(ABC):
     """Text in, spans out. Capabilities a detector may declare (read them as attributes, never probe):
-    ``fit``, ``trained_policy`` and ``vocabulary``."""
+    ``fit``, ``trained_policy``, ``vocabulary`` and ``detect_with_support``."""
 
     #: short name written into ``Span.source``
     name: str
@@ -37,6 +37,12 @@ class Detector(ABC):
     trained_policy: Policy | str | None = None
     #: the corpus vocabulary that ships with this model (`lexicon.Vocabulary`), None without one
     vocabulary: Vocabulary | None = None
+    #: ``detect_with_support(texts) -> (spans, support)``: a trained model's spans and, per text, what it
+    #: finds at a lower operating point (None where it cannot say), which the identifier policy reads to
+    #: vouch for other detectors' names (`rules.identifiers`); None: no such second reading
+    detect_with_support: (
+        Callable[[Sequence[str]], tuple[list[list[Span]], list[list[Span] | None]]] | None
+    ) = None
 
     @abstractmethod
     def detect(self, text: str) -> list[Span]:

@@ -161,6 +161,11 @@ class SpacyDetector(Detector):
         return [[s for s in spans if s.label in self.labels] for spans in found]
 
 
+#: the lower operating point at which a trained model's reading vouches for another detector's name of a
+#: person or place (`TokenClassificationDetector.detect_with_support`, the rule ``name.needs-model-support``)
+SUPPORT_THRESHOLD = 0.01
+
+
 def outside_bias_of(threshold) -> float:
     """The "O" logit bias of a ``threshold`` in (0, 1): a token is an entity when its best entity label
     ``e`` has ``p(e) / (p(e) + p(O)) >= threshold`` (0.5: the plain argmax; lower: more recall)."""
@@ -207,6 +212,8 @@ class TokenClassificationDetector(Detector):
     are formed from texts of similar length (less padding); results keep the input order. The int8 graph
     runs one window at a time (``batch_size`` None: 1 with ``int8``, else 16): its dynamic quantization
     scales each batch's activations together, so a window's result would depend on the texts batched with it.
+    ``support_threshold``: a second, lower operating point read from the same logits
+    (`detect_with_support`; None: none).
     """
 
     name = "token-classification"
@@ -225,6 +232,7 @@ class TokenClassificationDetector(Detector):
         provider: str = "cpu",
         stride: int | None = None,
         threshold: float | None = None,
+        support_threshold: float | None = SUPPORT_THRESHOLD,
     ):
         from transformers import pipeline
 
@@ -248,6 +256,13 @@ class TokenClassificationDetector(Detector):
         if threshold is None:  # a trained folder's operating point, else the plain argmax
             threshold = getattr(config, "deid_hf_threshold", 0.5)
         outside_bias = outside_bias_of(threshold)
+        #: the support threshold's extra "O" bias over the operating point's, None without one (or one at
+        #: or above the operating point: it would vouch for nothing the model does not find)
+        self.support_bias = (
+            outside_bias_of(support_threshold) - outside_bias
+            if support_threshold is not None and support_threshold < threshold
+            else None
+        )
         self.pipe = pipeline(
             "token-classification",
             model=model,
@@ -284,21 +299,37 @@ class TokenClassificationDetector(Detector):
         return self.detect_batch([text])[0]
 
     def detect_batch(self, texts: Sequence[str]) -> list[list[Span]]:
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        outputs = [None] * len(texts)
-        in_order = [texts[i] for i in order]
-        found = (
-            (self.entities(in_order) if self.direct else self.pipeline_entities(in_order)) if texts else []
+        return self._detect(texts, support=False)[0]
+
+    def detect_with_support(self, texts: Sequence[str]) -> tuple[list[list[Span]], list[list[Span] | None]]:
+        """(spans, support) of each text: the spans of `detect_batch` and those found at the support
+        threshold, from the same forward pass; support None without a support threshold or off the batch
+        path (the transformers pipeline decodes one operating point)."""
+        return self._detect(
+            texts,
+            support=self.direct and self.support_bias is not None and self.pipe.outside_index is not None,
         )
-        for i, result in zip(order, found):
-            outputs[i] = result
+
+    def _detect(self, texts: Sequence[str], support: bool):
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        outputs, supports = [None] * len(texts), [None] * len(texts)
+        in_order = [texts[i] for i in order]
+        if not texts:
+            found, found_support = [], []
+        elif self.direct:
+            found, found_support = self.entities_and_support(in_order, support)
+        else:
+            found, found_support = self.pipeline_entities(in_order), [None] * len(in_order)
+        for i, result, extra in zip(order, found, found_support):
+            outputs[i], supports[i] = result, extra
+        spans = [self._spans(text, found) for text, found in zip(texts, outputs)]
+        return spans, [None if extra is None else self._spans(t, extra) for t, extra in zip(texts, supports)]
+
+    def _spans(self, text: str, found: list[tuple]) -> list[Span]:
         return [
-            [
-                Span(start, end, map_ner_label(label), float(score), self.name)
-                for start, end, label, score in found
-                if score >= self.min_score and any(ch.isalnum() for ch in text[start:end])  # not "." alone
-            ]
-            for text, found in zip(texts, outputs)
+            Span(start, end, map_ner_label(label), float(score), self.name)
+            for start, end, label, score in found
+            if score >= self.min_score and any(ch.isalnum() for ch in text[start:end])  # not "." alone
         ]
 
     def pipeline_entities(self, texts: Sequence[str]) -> list[list[tuple]]:
@@ -314,19 +345,26 @@ class TokenClassificationDetector(Detector):
     def entities(self, texts: Sequence[str]) -> list[list[tuple]]:
         """(start, end, label, score) of each text's entities by `detect.windows`' batch path: consecutive
         windows form the batches, as in the pipeline (``texts`` come sorted by length)."""
-        from .windows import merged_windows
+        return self.entities_and_support(texts, support=False)[0]
 
+    def entities_and_support(self, texts: Sequence[str], support: bool = True) -> tuple[list, list]:
+        """The `entities` of each text and, with ``support``, those at the support threshold from the same
+        logits (else None per text)."""
         windows = self.tokenise(texts)
         per_text: list[list[list]] = [[] for _ in texts]
+        per_text_support: list[list[list]] = [[] for _ in texts]
         for first in range(0, len(windows), self.batch_size):
             batch = windows[first : first + self.batch_size]
             logits = self.forward(batch)
+            if support:
+                lowered = logits.copy()
+                lowered[..., self.pipe.outside_index] -= self.support_bias
             for row, window in enumerate(batch):
                 per_text[window.text].append(self.decode(logits[row, : len(window.ids)], window))
-        return [
-            merged_windows([e for w in parts for e in w]) if len(parts) > 1 else parts[0]
-            for parts in per_text
-        ]
+                if support:
+                    per_text_support[window.text].append(self.decode(lowered[row, : len(window.ids)], window))
+        found = [_merged(parts) for parts in per_text]
+        return found, [_merged(parts) for parts in per_text_support] if support else [None] * len(texts)
 
     def tokenise(self, texts: Sequence[str]) -> list:
         """Every window of ``texts`` (`detect.windows.tokenised_windows`)."""
@@ -358,6 +396,13 @@ class TokenClassificationDetector(Detector):
         from .windows import window_entities
 
         return window_entities(logits, window, self.label_table)
+
+
+def _merged(parts: list[list[tuple]]) -> list[tuple]:
+    """A text's entities from those of its windows (`detect.windows.merged_windows`)."""
+    from .windows import merged_windows
+
+    return merged_windows([e for w in parts for e in w]) if len(parts) > 1 else parts[0]
 
 
 def _training_vocabulary(folder: Path | None):

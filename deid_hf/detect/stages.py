@@ -36,11 +36,13 @@ PARTS = ("policy", "user options", "replacement")
 @dataclass
 class Document:
     """One text on its way through the stages: ``shown`` is what the untrained detectors see, ``found``
-    each detector's spans, ``dates`` the date rules' spans, ``spans`` the spans so far."""
+    each detector's spans, ``support`` what the model trained on the policy's gold finds at its support
+    threshold (None without one), ``dates`` the date rules' spans, ``spans`` the spans so far."""
 
     text: str
     shown: str = ""
     found: list[list[Span]] = field(default_factory=list)
+    support: list[Span] | None = None
     dates: list[Span] = field(default_factory=list)
     spans: list[Span] = field(default_factory=list)
 
@@ -98,15 +100,22 @@ def _restore_case(owner, documents: list[Document]) -> None:
 
 def _run_detectors(owner, documents: list[Document]) -> None:
     """Every detector on the case-restored copies; a model trained on this policy's gold on the texts as
-    written."""
+    written, the first one trained on exactly this policy also at its support threshold
+    (``detect_with_support``)."""
     texts = [d.text for d in documents]
     shown = [d.shown for d in documents]
-    per_member = [
-        member.detect_batch(texts if follows_gold_of(owner.policy, member.trained_policy) else shown)
-        for member in owner.members
-    ]
+    per_member, support = [], None
+    for member in owner.members:
+        if not follows_gold_of(owner.policy, member.trained_policy):
+            per_member.append(member.detect_batch(shown))
+        elif support is None and owner.policy == member.trained_policy and member.detect_with_support:
+            found, support = member.detect_with_support(texts)
+            per_member.append(found)
+        else:
+            per_member.append(member.detect_batch(texts))
     for i, document in enumerate(documents):
         document.found = [found[i] for found in per_member]
+        document.support = support[i] if support is not None else None
 
 
 #: the learned rule that applies hipaa's age limit to a hipaa-trained model's spans (not under gdpr)
@@ -124,7 +133,7 @@ def _identifier_policy(owner, document: Document) -> list[Span]:
     spans = []
     for member, found in zip(owner.members, document.found):
         if not follows_gold_of(owner.policy, member.trained_policy):
-            spans += apply_policy(document.shown, found, owner.policy, vocabulary, text)
+            spans += apply_policy(document.shown, found, owner.policy, vocabulary, text, document.support)
             continue
         if owner.policy == member.trained_policy:
             kept = keep_trained(text, found, document.dates)

@@ -154,6 +154,27 @@ def test_the_int8_learned_detector_reads_each_text_alike_whatever_it_is_batched_
     assert learned.detect_batch(texts) == [learned.detect_batch([text])[0] for text in texts]
 
 
+def test_the_learned_detector_reads_its_support_from_the_same_pass(tiny_learned_detector):
+    """``detect_with_support``: the spans of ``detect_batch`` and, at the lower support threshold, spans that
+    cover every character of them (a token that is an entity at the operating point is one below it);
+    without a support threshold, no support."""
+    from deid_hf.detect.ner import SUPPORT_THRESHOLD
+
+    texts = ["Ana Lima was seen in Boston on 12/03/2020.", "Patient Tom Okafor, stable. " * 40, "stable"]
+    learned = get_detector("learned")
+    spans, support = learned.detect_with_support(texts)
+    assert spans == learned.detect_batch(texts)
+    assert learned.support_bias == pytest.approx(math.log((1 - SUPPORT_THRESHOLD) / SUPPORT_THRESHOLD))
+    assert any(spans) and all(extra is not None for extra in support)
+    for found, extra in zip(spans, support):
+        covered = {i for s in extra for i in range(s.start, s.end)}
+        assert {i for s in found for i in range(s.start, s.end)} <= covered
+    bare = TokenClassificationDetector(
+        str(tiny_learned_detector), backend="onnx", int8=True, support_threshold=None
+    )
+    assert bare.detect_with_support(texts) == (spans, [None, None, None])
+
+
 def test_an_entities_filter_sees_each_mention_with_its_own_label():
     """The user's ``entities`` filter runs before one label per surface: a PERSON mention stays protected
     (and its repeat with it) even where a stronger guess calls the same words an ORG."""

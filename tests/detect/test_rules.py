@@ -155,6 +155,31 @@ def test_identifier_rules(rule, text, piece, label, score, source, kept):
     assert {d.rule for d in log} == {rule}
 
 
+# (rule, text, another detector's person name, the policy-trained model's support pieces or None; what is
+# kept of the name)
+SUPPORT_CASES = [
+    ("name.needs-model-support", "Lasix given, Kowalczyk aware", "Lasix", [], set()),
+    ("name.needs-model-support", "Lasix given, Kowalczyk aware", "Kowalczyk", ["Lasix"], set()),
+    ("name.needs-evidence", "Lasix given, Kowalczyk aware", "Kowalczyk", ["Kowalczyk"], {"Kowalczyk"}),
+    ("name.needs-evidence", "Lasix given, Kowalczyk aware", "Kowalczyk aware", ["Kowal"], {"Kowalczyk"}),
+    ("name.needs-evidence", "Lasix given, Kowalczyk aware", "Kowalczyk", None, {"Kowalczyk"}),
+]
+
+
+@pytest.mark.parametrize(("rule", "text", "piece", "support", "kept"), SUPPORT_CASES)
+def test_another_detectors_person_name_needs_the_trained_models_support(rule, text, piece, support, kept):
+    """Where a model trained on the policy's gold reads the text, a name it does not find even at its
+    support threshold is dropped; an overlap is support enough; without such a model (None) the rule is
+    silent."""
+    support = (
+        None if support is None else [_span(text, p, "PERSON", 0.1, "token-classification") for p in support]
+    )
+    with recording() as log:
+        found = apply_policy(text, [_span(text, piece, "PERSON", 0.5, "spacy")], "hipaa", support=support)
+    assert {text[s.start : s.end] for s in found} == kept
+    assert {d.rule for d in log} == {rule}
+
+
 # (rule, text, a policy-trained model's span: piece, label; what is kept of it)
 LEARNED_CASES = [
     ("learned.no-name-left", "She thanked the singer.", "the singer", "PERSON", set()),
@@ -298,7 +323,16 @@ def test_hipaa_drops_what_gdprs_own_rules_decide_otherwise_or_alike(text, piece,
     assert apply_policy(text, [_span(text, piece, label, 0.5, "spacy")], "hipaa") == []
 
 
-TABLES = [DATE_CASES, PHONE_CASES, IDENTIFIER_CASES, LEARNED_CASES, CONTEXT_CASES, BOUNDARY_CASES, GDPR_CASES]
+TABLES = [
+    DATE_CASES,
+    PHONE_CASES,
+    IDENTIFIER_CASES,
+    SUPPORT_CASES,
+    LEARNED_CASES,
+    CONTEXT_CASES,
+    BOUNDARY_CASES,
+    GDPR_CASES,
+]
 
 
 def test_every_registered_rule_has_a_row_a_reason_and_examples():

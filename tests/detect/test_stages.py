@@ -74,8 +74,35 @@ def test_the_replacement_stage_gives_one_label_per_surface():
 def test_capabilities_are_declared_on_the_base_class():
     bare = FixedDetector([])
     assert bare.fit is None and bare.trained_policy is None and bare.vocabulary is None
+    assert bare.detect_with_support is None
     under_policy = IdentifierPolicyDetector(bare, corpus_vocabulary=True)
     steered = UserOptionsDetector(under_policy)
     assert steered.fit == under_policy.fit and steered.fit(["a text"]) is under_policy
     assert UserOptionsDetector(bare).fit is None
     assert not hasattr(steered, "pieces")  # no forwarding of unknown attributes
+
+
+class TrainedFixed(FixedDetector):
+    """A FixedDetector that says it was trained on hipaa gold and reads ``support`` at a lower threshold."""
+
+    trained_policy = "hipaa"
+
+    def __init__(self, pieces, support):
+        super().__init__(pieces)
+        self.support = FixedDetector(support)
+
+    def detect_with_support(self, texts):
+        return self.detect_batch(texts), self.support.detect_batch(texts)
+
+
+@pytest.mark.parametrize(("policy", "kept"), [("hipaa", {"Kowalczyk"}), ("gdpr", {"Kowalczyk", "Ferraro"})])
+def test_the_trained_models_support_reaches_the_policy_it_was_trained_for(policy, kept):
+    """Under its own policy the trained model's support decides other detectors' person names; under gdpr
+    (not its gold) it is not read."""
+    from deid_hf.detect.base import EnsembleDetector
+
+    text = "Seen by Ferraro, Kowalczyk aware"
+    other = FixedDetector([("Ferraro", "PERSON"), ("Kowalczyk", "PERSON")])
+    trained = TrainedFixed([], [("Kowalczyk", "PERSON")])
+    detector = IdentifierPolicyDetector(EnsembleDetector([other, trained]), policy)
+    assert {text[s.start : s.end] for s in detector.detect(text)} == kept

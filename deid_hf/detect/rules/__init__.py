@@ -41,12 +41,14 @@ class Rule:
 
 @dataclass(frozen=True)
 class Seen:
-    """What a rule reads besides the span: the text the detectors saw, the corpus vocabulary, and the text
-    before case restoration where it differs."""
+    """What a rule reads besides the span: the text the detectors saw, the corpus vocabulary, the text
+    before case restoration where it differs, and what the model trained on the policy's gold finds at its
+    support threshold (`ner.SUPPORT_THRESHOLD`; None where no such model reads the text)."""
 
     text: str
     vocabulary: Vocabulary | None = None
     original: str | None = None
+    support: Sequence[Span] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
