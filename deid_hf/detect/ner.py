@@ -161,8 +161,8 @@ class SpacyDetector(Detector):
         return [[s for s in spans if s.label in self.labels] for spans in found]
 
 
-#: the lower operating point at which a trained model's reading vouches for another detector's name of a
-#: person or place (`TokenClassificationDetector.detect_with_support`, the rule ``name.needs-model-support``)
+#: the lower operating point at which a trained model's reading vouches for another detector's person name
+#: (`TokenClassificationDetector.detect_with_support`, the rule ``name.needs-model-support``)
 SUPPORT_THRESHOLD = 0.01
 
 

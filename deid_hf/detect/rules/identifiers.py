@@ -116,11 +116,11 @@ _register(
 )
 _register(
     "name.needs-model-support",
-    ("PERSON", "LOCATION", "OTHER"),
-    "another detector's name of a person or place (or other group) that the model trained on the policy's "
-    "gold does not find even at its support threshold is a drug, device or abbreviation more often than a "
-    "name (organisations need no support: spaCy finds hospitals the model misses)",
-    ("Lasix given", "Keflex for infected R toe"),
+    ("PERSON",),
+    "another detector's person name that the model trained on the policy's gold does not find even at its "
+    "support threshold is a drug, device or abbreviation more often than a name (places and organisations "
+    "need no support: spaCy finds hospitals and towns the model misses)",
+    ("Lasix given",),
     _dropped,
     applies=lambda seen, span, piece: seen.support is not None and not _overlaps_any(span, seen.support),
 )
