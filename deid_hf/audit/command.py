@@ -185,9 +185,12 @@ def paraphrase_documents(
     return out
 
 
-def reid_variants(args, options: dict, texts, groups, bar) -> dict[str, Callable[[], list[str | None]]]:
+def reid_variants(
+    args, options: dict, texts, groups, bar, record: dict
+) -> dict[str, Callable[[], list[str | None]]]:
     """Name -> a function de-identifying the corpus with that strategy (progress on ``bar``); every
-    strategy is checked before any is run."""
+    strategy is checked before any is run. The paraphrase variant writes its sample into ``record``
+    (documents chosen, documents the paraphraser failed on, epsilon per token)."""
     from ..config import validate
     from ..pipelines import pipeline
 
@@ -204,6 +207,7 @@ def reid_variants(args, options: dict, texts, groups, bar) -> dict[str, Callable
             def paraphrased() -> list[str | None]:
                 import random
 
+                from ..pipelines.paraphrase import DEFAULT_EPSILON
                 from .reid import attackable
 
                 candidates = attackable(groups)
@@ -214,7 +218,13 @@ def reid_variants(args, options: dict, texts, groups, bar) -> dict[str, Callable
                 pipe = pipeline("deid-paraphrase", model=args.paraphraser)
                 extra = {"epsilon": args.epsilon} if args.epsilon is not None else {}
                 update = lambda done: bar.update(task, completed=done)  # noqa: E731
-                return paraphrase_documents(pipe, texts, chosen, args.seed, args.batch_size, update, **extra)
+                out = paraphrase_documents(pipe, texts, chosen, args.seed, args.batch_size, update, **extra)
+                record.update(
+                    documents=len(chosen),
+                    failed=sum(out[i] is None for i in chosen),
+                    epsilon_per_token=args.epsilon if args.epsilon is not None else DEFAULT_EPSILON,
+                )
+                return out
 
             variants[name] = paraphrased
             continue
@@ -245,9 +255,13 @@ def run(args: argparse.Namespace, console) -> int:
     options = pipeline_options(args)
     group_field = getattr(args, "group_field", None)
     texts, groups, skipped = read_corpus(args, group_field)
-    sections = {}
+    sections, paraphrased = {}, {}
     columns = ("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn())
     with Progress(*columns, TimeRemainingColumn(), console=console) as bar:
+        # the attack's options are checked before the canary audit spends its time
+        variants = (
+            reid_variants(args, options, texts, groups, bar, paraphrased) if args.audit != "canary" else {}
+        )
         if args.audit in ("canary", "all"):
             task = bar.add_task("canary audit", total=None)
             sections["canary"] = run_canary_audit(
@@ -261,9 +275,15 @@ def run(args: argparse.Namespace, console) -> int:
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
             )
         if args.audit in ("reid", "all"):
-            variants = reid_variants(args, options, texts, groups, bar)
             sections["reid"] = run_reid_audit(texts, groups, variants, k=args.top_k)
     configuration = {"input": Path(args.input).name, "records_skipped": skipped, **effective(options)}
+    if paraphrased:
+        configuration["paraphrase_sample"] = paraphrased
+        if paraphrased["failed"]:
+            console.print(
+                f"the paraphraser failed on {paraphrased['failed']} of the {paraphrased['documents']} "
+                "documents sampled: they are left out of its attack (the report says how many)"
+            )
     written = write_audit_report(args.out, sections, configuration)
     console.print(
         f"wrote the audit report to {written['md']} ({', '.join(p.name for p in written.values())})"

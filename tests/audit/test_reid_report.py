@@ -144,3 +144,49 @@ def test_bad_paraphrase_options_are_one_clear_error(tmp_path, capsys, options, m
     err = capsys.readouterr().err
     assert err.startswith("deid-hf: error: ") and message in err and err.count("\n") == 1
     assert not (tmp_path / "r").exists()
+
+
+def test_audit_all_refuses_bad_attack_options_before_the_canary_audit_runs(tmp_path, capsys, monkeypatch):
+    """`audit all` checks the re-identification options first: a typo costs no canary run."""
+    import deid_hf.audit.recall
+    from deid_hf.cli import main
+
+    def no_canary_run(*args, **kwargs):
+        raise AssertionError("the canary audit ran before the options were checked")
+
+    monkeypatch.setattr(deid_hf.audit.recall, "run_canary_audit", no_canary_run)
+    texts, people = corpus()
+    path = tmp_path / "notes.jsonl"
+    path.write_text("".join(json.dumps({"text": t, "patient": p}) + "\n" for t, p in zip(texts, people)))
+    argv = ["audit", "all", str(path), "--group-field", "patient", "--strategies", "paraphrase"]
+    assert main([*argv, "--paraphrase-sample", "0", "--out", str(tmp_path / "r")]) == 2
+    assert "--paraphrase-sample must be at least 1" in capsys.readouterr().err
+
+
+def test_the_paraphrase_attack_records_its_sample(tiny_llama, monkeypatch):
+    """The report's configuration says how many documents were paraphrased, how many failed, and at which
+    epsilon per token (the pipeline's default when none is given)."""
+    import argparse
+
+    from rich.progress import Progress
+
+    import deid_hf.pipelines
+    from deid_hf.audit.command import reid_variants
+    from deid_hf.pipelines.paraphrase import DEFAULT_EPSILON
+
+    model, tokenizer = tiny_llama
+    build = deid_hf.pipelines.pipeline
+    monkeypatch.setattr(
+        deid_hf.pipelines,
+        "pipeline",
+        lambda task, **_: build(task, model=model, tokenizer=tokenizer, bounds=(0.0, 1.0)),
+    )
+    texts, people = corpus(per_person=2)
+    args = argparse.Namespace(
+        strategies="paraphrase", paraphrase_sample=3, epsilon=None, seed=0, paraphraser=None, batch_size=2
+    )
+    record = {}
+    with Progress(disable=True) as bar:
+        out = reid_variants(args, {}, texts, people, bar, record)["paraphrase"]()
+    assert sum(text is not None for text in out) == 3
+    assert record == {"documents": 3, "failed": 0, "epsilon_per_token": DEFAULT_EPSILON}
