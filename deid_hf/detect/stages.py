@@ -101,14 +101,20 @@ def _restore_case(owner, documents: list[Document]) -> None:
 def _run_detectors(owner, documents: list[Document]) -> None:
     """Every detector on the case-restored copies; a model trained on this policy's gold on the texts as
     written, the first one trained on exactly this policy also at its support threshold
-    (``detect_with_support``)."""
+    (``detect_with_support``) where another detector's spans need it."""
     texts = [d.text for d in documents]
     shown = [d.shown for d in documents]
+    untrained = [m for m in owner.members if not follows_gold_of(owner.policy, m.trained_policy)]
     per_member, support = [], None
     for member in owner.members:
-        if not follows_gold_of(owner.policy, member.trained_policy):
+        if member in untrained:
             per_member.append(member.detect_batch(shown))
-        elif support is None and owner.policy == member.trained_policy and member.detect_with_support:
+        elif (
+            untrained
+            and support is None
+            and owner.policy == member.trained_policy
+            and member.detect_with_support
+        ):
             found, support = member.detect_with_support(texts)
             per_member.append(found)
         else:

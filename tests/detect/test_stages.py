@@ -106,3 +106,13 @@ def test_the_trained_models_support_reaches_the_policy_it_was_trained_for(policy
     trained = TrainedFixed([], [("Kowalczyk", "PERSON")])
     detector = IdentifierPolicyDetector(EnsembleDetector([other, trained]), policy)
     assert {text[s.start : s.end] for s in detector.detect(text)} == kept
+
+
+def test_the_support_is_read_only_where_another_detector_needs_it():
+    class Unasked(TrainedFixed):
+        def detect_with_support(self, texts):
+            raise AssertionError("support read with no other detector to vouch for")
+
+    text = "Seen by Ferraro, Kowalczyk aware"
+    alone = IdentifierPolicyDetector(Unasked([("Kowalczyk", "PERSON")], []), "hipaa")
+    assert [text[s.start : s.end] for s in alone.detect(text)] == ["Kowalczyk"]
