@@ -249,7 +249,7 @@ def run(args: argparse.Namespace, console) -> int:
 
     from ..pipelines import pipeline
     from .recall import run_canary_audit
-    from .reid import run_reid_audit
+    from .reid import check_attackable, run_reid_audit
     from .report import write_audit_report
 
     options = pipeline_options(args)
@@ -258,10 +258,11 @@ def run(args: argparse.Namespace, console) -> int:
     sections, paraphrased = {}, {}
     columns = ("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn())
     with Progress(*columns, TimeRemainingColumn(), console=console) as bar:
-        # the attack's options are checked before the canary audit spends its time
-        variants = (
-            reid_variants(args, options, texts, groups, bar, paraphrased) if args.audit != "canary" else {}
-        )
+        # the attack's options and corpus are checked before the canary audit spends its time
+        variants = {}
+        if args.audit != "canary":
+            check_attackable(groups)
+            variants = reid_variants(args, options, texts, groups, bar, paraphrased)
         if args.audit in ("canary", "all"):
             task = bar.add_task("canary audit", total=None)
             sections["canary"] = run_canary_audit(

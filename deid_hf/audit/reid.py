@@ -117,6 +117,14 @@ def attack_summary(ranks: Sequence[int], candidates: int, k: int) -> dict:
     }
 
 
+def check_attackable(people: Sequence[str]) -> None:
+    """InputError unless some person has two documents (the attack's background)."""
+    if not attackable([str(p) for p in people]):
+        raise InputError(
+            "no person has two documents: the attack needs a person's other documents as background"
+        )
+
+
 def attackable(people: Sequence[str]) -> list[int]:
     """Indices of the documents whose person has another document (the ones the attack can rank)."""
     sizes = Counter(people)
@@ -147,10 +155,7 @@ def run_reid_audit(
     only, never text."""
     people = [str(p) for p in people]
     candidates, sizes = len(set(people)), Counter(people)
-    if not any(n > 1 for n in sizes.values()):
-        raise InputError(
-            "no person has two documents: the attack needs a person's other documents as background"
-        )
+    check_attackable(people)
     results = {"original text": tfidf_attack(originals, people, originals, k)}
     for name, deidentify in variants.items():
         if progress:

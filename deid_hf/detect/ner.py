@@ -303,8 +303,10 @@ class TokenClassificationDetector(Detector):
 
     def detect_with_support(self, texts: Sequence[str]) -> tuple[list[list[Span]], list[list[Span] | None]]:
         """(spans, support) of each text: the spans of `detect_batch` and those found at the support
-        threshold, from the same forward pass; support None without a support threshold or off the batch
-        path (the transformers pipeline decodes one operating point)."""
+        threshold, from the same forward pass (any label: the support says the model sees something there).
+        Support is None where it cannot be read: without a support threshold (or one not below the
+        operating point), without an "O" label, off the batch path (the transformers pipeline decodes one
+        operating point), and for a text the model's windows do not reach the end of (no stride)."""
         return self._detect(
             texts,
             support=self.direct and self.support_bias is not None and self.pipe.outside_index is not None,
@@ -322,14 +324,18 @@ class TokenClassificationDetector(Detector):
             found, found_support = self.pipeline_entities(in_order), [None] * len(in_order)
         for i, result, extra in zip(order, found, found_support):
             outputs[i], supports[i] = result, extra
-        spans = [self._spans(text, found) for text, found in zip(texts, outputs)]
-        return spans, [None if extra is None else self._spans(t, extra) for t, extra in zip(texts, supports)]
+        spans = [self._spans(text, found, self.min_score) for text, found in zip(texts, outputs)]
+        return spans, [
+            None if extra is None else self._spans(t, extra, 0.0) for t, extra in zip(texts, supports)
+        ]
 
-    def _spans(self, text: str, found: list[tuple]) -> list[Span]:
+    def _spans(self, text: str, found: list[tuple], min_score: float) -> list[Span]:
+        """``found`` as spans of at least ``min_score`` (the support's scores are of lowered logits: none
+        is applied to them)."""
         return [
             Span(start, end, map_ner_label(label), float(score), self.name)
             for start, end, label, score in found
-            if score >= self.min_score and any(ch.isalnum() for ch in text[start:end])  # not "." alone
+            if score >= min_score and any(ch.isalnum() for ch in text[start:end])  # not "." alone
         ]
 
     def pipeline_entities(self, texts: Sequence[str]) -> list[list[tuple]]:
@@ -364,7 +370,16 @@ class TokenClassificationDetector(Detector):
                 if support:
                     per_text_support[window.text].append(self.decode(lowered[row, : len(window.ids)], window))
         found = [_merged(parts) for parts in per_text]
-        return found, [_merged(parts) for parts in per_text_support] if support else [None] * len(texts)
+        if not support:
+            return found, [None] * len(texts)
+        reached = [0] * len(texts)  # the last character each text's windows read (truncated without a stride)
+        for window in windows:
+            ends = [end for (_, end), special in zip(window.offsets, window.special) if not special]
+            reached[window.text] = max([reached[window.text], *ends])
+        return found, [
+            _merged(parts) if reached[i] >= len(texts[i].rstrip()) else None
+            for i, parts in enumerate(per_text_support)
+        ]
 
     def tokenise(self, texts: Sequence[str]) -> list:
         """Every window of ``texts`` (`detect.windows.tokenised_windows`)."""

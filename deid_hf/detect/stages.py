@@ -101,7 +101,7 @@ def _restore_case(owner, documents: list[Document]) -> None:
 def _run_detectors(owner, documents: list[Document]) -> None:
     """Every detector on the case-restored copies; a model trained on this policy's gold on the texts as
     written, the first one trained on exactly this policy also at its support threshold
-    (``detect_with_support``) where another detector's spans need it."""
+    (``detect_with_support``) where the ensemble has another detector, whose names it may vouch for."""
     texts = [d.text for d in documents]
     shown = [d.shown for d in documents]
     untrained = [m for m in owner.members if not follows_gold_of(owner.policy, m.trained_policy)]

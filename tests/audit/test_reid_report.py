@@ -190,3 +190,18 @@ def test_the_paraphrase_attack_records_its_sample(tiny_llama, monkeypatch):
         out = reid_variants(args, {}, texts, people, bar, record)["paraphrase"]()
     assert sum(text is not None for text in out) == 3
     assert record == {"documents": 3, "failed": 0, "epsilon_per_token": DEFAULT_EPSILON}
+
+
+def test_audit_all_refuses_a_corpus_without_background_before_the_canary_audit(tmp_path, capsys, monkeypatch):
+    import deid_hf.audit.recall
+    from deid_hf.cli import main
+
+    def no_canary_run(*args, **kwargs):
+        raise AssertionError("the canary audit ran before the corpus was checked")
+
+    monkeypatch.setattr(deid_hf.audit.recall, "run_canary_audit", no_canary_run)
+    path = tmp_path / "notes.jsonl"
+    path.write_text("".join(json.dumps({"text": f"note {i}", "patient": str(i)}) + "\n" for i in range(4)))
+    argv = ["audit", "all", str(path), "--group-field", "patient", "--out", str(tmp_path / "r")]
+    assert main(argv) == 2
+    assert "no person has two documents" in capsys.readouterr().err

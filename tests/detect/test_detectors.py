@@ -211,3 +211,25 @@ def test_learned_threshold_reaches_the_learned_part_of_every_ensemble():
         assert [d.threshold for d in learned] == [pytest.approx(0.25)]
     with pytest.raises(InputError, match="threshold"):
         get_detector("learned:high")
+
+
+def test_the_support_is_none_where_it_cannot_be_read(tiny_learned_detector):
+    """No support (the policy's rule then stays silent) past the end of unstrided windows, at a support
+    threshold not below the operating point, or off the batch path."""
+    folder = str(tiny_learned_detector)
+    long_text = "Patient stable overnight, tolerating the regimen. " * 60 + "Priya Ramaswamy phoned."
+    cut = TokenClassificationDetector(folder, backend="onnx", int8=True, stride=0)
+    assert cut.detect_with_support([long_text, "Ana Lima was seen."])[1][0] is None
+    assert cut.detect_with_support(["Ana Lima was seen."])[1][0] is not None
+    high = TokenClassificationDetector(folder, backend="onnx", int8=True, threshold=0.005)
+    assert high.support_bias is None and high.detect_with_support(["Ana Lima"])[1] == [None]
+    piped = TokenClassificationDetector(folder, backend="onnx", int8=True, aggregation_strategy="first")
+    assert not piped.direct and piped.detect_with_support(["Ana Lima"])[1] == [None]
+
+
+def test_a_minimum_score_leaves_the_support_whole(tiny_learned_detector):
+    folder = str(tiny_learned_detector)
+    texts = ["Ana Lima was seen in Boston on 12/03/2020.", "Patient Tom Okafor, stable."]
+    plain = TokenClassificationDetector(folder, backend="onnx", int8=True).detect_with_support(texts)[1]
+    strict = TokenClassificationDetector(folder, backend="onnx", int8=True, min_score=0.99)
+    assert strict.detect_with_support(texts)[1] == plain and any(plain)
