@@ -34,26 +34,20 @@ COLUMNS = ["removed", "family", "set", "token_precision", "token_recall", "leaka
 
 
 def memoized(detector):
-    """``detector`` with its spans (and support, `Detector.detect_with_support`) of each text kept: an
-    ablation re-runs only what the rules decide."""
-    cache, detect_batch = {}, detector.detect_batch
+    """``detector`` with its spans (and support, `Detector.detect_with_support`) of each text kept, read
+    once: an ablation re-runs only what the rules decide."""
+    detect_batch = detector.detect_batch
+    found = detector.detect_with_support or (lambda texts: (detect_batch(texts), [None] * len(texts)))
+    cache = {}
 
-    def cached(texts):
+    def cached_pairs(texts):
         missing = [t for t in dict.fromkeys(texts) if t not in cache]
         if missing:
-            cache.update(zip(missing, detect_batch(missing)))
-        return [list(cache[t]) for t in texts]
+            cache.update(zip(missing, zip(*found(missing))))
+        return [list(cache[t][0]) for t in texts], [cache[t][1] for t in texts]
 
-    detector.detect_batch = cached  # (its ``detect`` stays: a base detect_batch may call it)
+    detector.detect_batch = lambda texts: cached_pairs(texts)[0]  # (``detect`` stays: a base may call it)
     if detector.detect_with_support is not None:
-        pairs, detect_with_support = {}, detector.detect_with_support
-
-        def cached_pairs(texts):
-            missing = [t for t in dict.fromkeys(texts) if t not in pairs]
-            if missing:
-                pairs.update(zip(missing, zip(*detect_with_support(missing))))
-            return [list(pairs[t][0]) for t in texts], [pairs[t][1] for t in texts]
-
         detector.detect_with_support = cached_pairs
     return detector
 

@@ -119,7 +119,7 @@ def attack_summary(ranks: Sequence[int], candidates: int, k: int) -> dict:
 
 def check_attackable(people: Sequence[str]) -> None:
     """InputError unless some person has two documents (the attack's background)."""
-    if not attackable([str(p) for p in people]):
+    if not attackable(people):
         raise InputError(
             "no person has two documents: the attack needs a person's other documents as background"
         )

@@ -256,13 +256,6 @@ class TokenClassificationDetector(Detector):
         if threshold is None:  # a trained folder's operating point, else the plain argmax
             threshold = getattr(config, "deid_hf_threshold", 0.5)
         outside_bias = outside_bias_of(threshold)
-        #: the support threshold's extra "O" bias over the operating point's, None without one (or one at
-        #: or above the operating point: it would vouch for nothing the model does not find)
-        self.support_bias = (
-            outside_bias_of(support_threshold) - outside_bias
-            if support_threshold is not None and support_threshold < threshold
-            else None
-        )
         self.pipe = pipeline(
             "token-classification",
             model=model,
@@ -275,6 +268,15 @@ class TokenClassificationDetector(Detector):
         self.pipe.outside_bias = outside_bias
         self.threshold = float(threshold)
         self.pipe.outside_index = (getattr(config, "label2id", None) or {}).get("O")
+        #: the support threshold's extra "O" bias over the operating point's; None without one, without an
+        #: "O" label, or at or above the operating point (it would vouch for nothing the model does not find)
+        self.support_bias = (
+            outside_bias_of(support_threshold) - outside_bias
+            if support_threshold is not None
+            and support_threshold < threshold
+            and self.pipe.outside_index is not None
+            else None
+        )
         self.batch_size = _batch_size(batch_size, int8)
         #: with the "simple" aggregation and a fast tokenizer padding on the right, `detect.windows`' batch
         #: path runs (same results as the pipeline, without its per-window Python); otherwise the pipeline
@@ -307,10 +309,7 @@ class TokenClassificationDetector(Detector):
         Support is None where it cannot be read: without a support threshold (or one not below the
         operating point), without an "O" label, off the batch path (the transformers pipeline decodes one
         operating point), and for a text the model's windows do not reach the end of (no stride)."""
-        return self._detect(
-            texts,
-            support=self.direct and self.support_bias is not None and self.pipe.outside_index is not None,
-        )
+        return self._detect(texts, support=self.direct and self.support_bias is not None)
 
     def _detect(self, texts: Sequence[str], support: bool):
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))

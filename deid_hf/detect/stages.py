@@ -105,16 +105,14 @@ def _run_detectors(owner, documents: list[Document]) -> None:
     texts = [d.text for d in documents]
     shown = [d.shown for d in documents]
     untrained = [m for m in owner.members if not follows_gold_of(owner.policy, m.trained_policy)]
+    supporter = next(
+        (m for m in owner.members if owner.policy == m.trained_policy and m.detect_with_support), None
+    )
     per_member, support = [], None
     for member in owner.members:
         if member in untrained:
             per_member.append(member.detect_batch(shown))
-        elif (
-            untrained
-            and support is None
-            and owner.policy == member.trained_policy
-            and member.detect_with_support
-        ):
+        elif untrained and member is supporter:
             found, support = member.detect_with_support(texts)
             per_member.append(found)
         else:
