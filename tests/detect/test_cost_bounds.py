@@ -243,5 +243,9 @@ def token_dense(shape: str, size: int = SIZE) -> str:
 @pytest.mark.parametrize("shape", ["short lines", "letters between brackets", "random unicode"])
 def test_token_dense_shapes_of_100kb_cost_a_few_times_prose(default_pipe, prose_seconds, shape):
     """Text that can hold names is read whole: its cost is its tokens (the learned model's forward pass),
-    linear and a few times prose of its size at most, never the tens of times of a quadratic path."""
-    assert pipeline_seconds(default_pipe, token_dense(shape)) < PROSE_FACTOR * prose_seconds
+    linear and a few times prose of its size at most, never the tens of times of a quadratic path. Prose is
+    timed again right after the shape: the load of a shared machine drifts within a module, and the ratio
+    must compare the two under the same load."""
+    cost = pipeline_seconds(default_pipe, token_dense(shape))
+    prose = max(prose_seconds, pipeline_seconds(default_pipe, shaped(PROSE, SIZE)))
+    assert cost < PROSE_FACTOR * prose
