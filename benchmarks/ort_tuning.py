@@ -5,7 +5,8 @@ One MiniLM token classifier (the learned detector's folder, or the untrained hea
 - session options: ORT defaults (as optimum loads them) vs ``intra_op_num_threads`` = physical cores with
   thread spinning off (`deid_hf.export.onnx.session_options`);
 - batching: unsorted documents padded to the longest of each batch vs batches of similar length;
-- int8 quantization config: Optimum's AVX2 vs AVX-512 VNNI dynamic config (this CPU's flags are printed);
+- int8 quantization config: Optimum's AVX2 vs AVX-512 VNNI dynamic config (this CPU's flags are printed)
+  vs deid-hf's own (`deid_hf.export.onnx.quantize`: fused encoder, int8 weights per channel, 7-bit range);
 - graph optimisation: ORT_ENABLE_BASIC vs ORT_ENABLE_ALL.
 Measured as raw forward passes (tokenised batches, no pipeline) so the backends differ only in the model
 call, and the flagged tokens (argmax != O) of each int8 variant are compared with fp32.
@@ -25,7 +26,7 @@ from _common import data_path, print_table, write_results
 
 from deid_hf.corpora import PRESIDIO_FILE, PRESIDIO_HELD_OUT
 from deid_hf.evaluation.detection import load_gold
-from deid_hf.export.onnx import cpu_flags, export, session_options
+from deid_hf.export.onnx import QUANTIZED_FILE, cpu_flags, export, quantize, session_options
 
 
 def batches(tokenizer, texts, batch_size, sort):
@@ -104,6 +105,7 @@ def main():
             quantization_config=AutoQuantizationConfig.avx512_vnni(is_static=False),
             file_suffix="vnni",
         )
+        quantize(work)
         tokenizer = AutoTokenizer.from_pretrained(source)
         pytorch = AutoModelForTokenClassification.from_pretrained(source).eval()
         basic = session_options()
@@ -122,6 +124,7 @@ def main():
             "ORT int8 AVX2 config, ORT default session": lambda: ort("model_avx2.onnx", None),
             "ORT int8 AVX2 config, tuned session": lambda: ort("model_avx2.onnx", session_options()),
             "ORT int8 AVX-512 VNNI config, tuned session": lambda: ort("model_vnni.onnx", session_options()),
+            "ORT int8 deid-hf quantize, tuned session": lambda: ort(QUANTIZED_FILE, session_options()),
         }
         rows, agreement = [], {}
         for corpus, texts in corpora.items():

@@ -179,6 +179,17 @@ def default_documents(data_root: str | Path, config: DetectorConfig):
             policy=config.silver_policy,
             whole=config.silver_whole,
         )
+    return train, held_out_sets(root, config, held_notes)
+
+
+def held_out_sets(data_root: str | Path, config: DetectorConfig, held_notes=None) -> dict:
+    """{name: documents} of the sets a default-mix model is measured on: presidio records 750-1499 and the
+    dev notes of ``config.held_out_fold`` (``held_notes`` when the caller has read them)."""
+    root = Path(data_root)
+    if held_notes is None and config.held_out_fold is not None:
+        notes = physionet_documents(root / PHYSIONET_FILE)
+        fold_of = note_folds(notes, config.folds)
+        held_notes = [d for d in notes if fold_of[d.group] == config.held_out_fold]
     held_out = {
         f"presidio_synth_pii {PRESIDIO_HELD_OUT.start}-{PRESIDIO_HELD_OUT.stop - 1}": presidio_documents(
             root / PRESIDIO_FILE, PRESIDIO_HELD_OUT
@@ -186,7 +197,7 @@ def default_documents(data_root: str | Path, config: DetectorConfig):
     }
     if held_notes:
         held_out[f"physionet_deid_dev fold {config.held_out_fold}/{config.folds}"] = held_notes
-    return train, held_out
+    return held_out
 
 
 def encode_document(tokenizer, document: LabelledDocument, max_length: int, stride: int) -> list[dict]:

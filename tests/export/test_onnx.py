@@ -17,8 +17,8 @@ from deid_hf.ndd import NDD
 from tests.conftest import tiny_token_classifier
 
 TEXT = "My name is Daniel Okafor and I live in Springfield."
-#: int8 dynamic quantization (the config chosen from this CPU's flags: AVX2 or AVX-512 VNNI) moves word
-#: log-probabilities by up to this many nats (smollm2-135m: 5.6 with AVX2, 7.2 with VNNI); see README.
+#: int8 dynamic quantization (`quantize`: int8 weights per channel in a 7-bit range) moves word
+#: log-probabilities by up to this many nats; see README.
 INT8_LOGPROB_TOLERANCE = 8.0
 
 #: every test here exports a model with Optimum (the registry ones once per session, into the cache)
@@ -97,6 +97,25 @@ def test_token_classification_export_equals_pytorch(tmp_path, minilm_tokenizer):
     assert [s.score for d in ort_spans for s in d] == pytest.approx(
         [s.score for d in pt_spans for s in d], abs=1e-4
     )
+
+
+def test_an_encoders_int8_graph_is_fused_and_reads_as_its_fp32_graph(tmp_path, tiny_learned_detector):
+    """A BERT-like encoder's int8 graph holds the fused int8 attention (`quantize`), and the trained tiny
+    detector reads the same entities from it as from its fp32 graph."""
+    import onnx
+
+    from deid_hf.export.onnx import QUANTIZED_FILE
+
+    folder = export(str(tiny_learned_detector), tmp_path / "ner", "token-classification", int8=True)
+    operators = {node.op_type for node in onnx.load(folder / QUANTIZED_FILE).graph.node}
+    assert {"QAttention", "SkipLayerNormalization"} <= operators and "Softmax" not in operators
+    texts = ["Ana Lima was seen in Boston on 12/03/2020.", "Call Tom Becker at 555-0101 tomorrow."]
+    fp32 = TokenClassificationDetector(str(folder), backend="onnx").detect_batch(texts)
+    int8 = TokenClassificationDetector(str(folder), backend="onnx", int8=True).detect_batch(texts)
+    assert sum(map(len, fp32)) > 0
+    assert [[(s.start, s.end, s.label) for s in d] for d in int8] == [
+        [(s.start, s.end, s.label) for s in d] for d in fp32
+    ]
 
 
 def test_feature_extraction_export_from_the_registry(tmp_path):
