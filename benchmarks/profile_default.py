@@ -7,6 +7,8 @@ Timers are wrapped around the stages of `deid_hf.detect.stages.DETECTION_STAGES`
 Runtime forward pass; ``decode``: entity groups; or, off its batch path, the transformers pipeline's
 ``preprocess``, ``_forward`` and ``postprocess``) and
 `deid_hf.replace.apply.apply_strategy`; nested timers are shown indented and are part of their parent.
+The detectors run one after another here (the pipeline runs the learned model beside the others:
+`deid_hf.detect.base.side_by_side`), so each one's time is its own.
 Documents: PhysioNet dev notes of folds 0-3 and presidio_synth_pii records 750-1499 where ../shared/data
 has them, else the bundled examples. Nothing of the text is printed. ``--shape NAME --size N``: one
 synthetic text of a `fuzz_cost` shape instead (``prose`` for the baseline; no Presidio run beside it).
@@ -86,6 +88,9 @@ def instrument(pipe) -> None:
                 setattr(member.pipe, step, timed(f"  {name}", getattr(member.pipe, step)))
             member.pipe.postprocess = timed("  decode + aggregate", member.pipe.postprocess)
         member.detect_batch = timed(label, member.detect_batch)
+        if member.detect_with_support is not None:
+            member.detect_with_support = timed(label, member.detect_with_support)
+        member.releases_gil = False  # one detector after another: each one's own time (the pipeline overlaps)
     import deid_hf.pipelines.substitution as substitution
 
     substitution.apply_strategy = timed("replacement", substitution.apply_strategy)

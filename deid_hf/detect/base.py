@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextvars
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, TypeVar
 
 from ..policies import Policy
 from ..spans import Span, merge_spans
@@ -13,9 +16,12 @@ from .mentions import add_repeated_mentions, consistent_mentions, one_label_per_
 if TYPE_CHECKING:
     from .lexicon import Vocabulary
 
+T = TypeVar("T")
+
 __all__ = [
     "Detector",
     "EnsembleDetector",
+    "side_by_side",
     "add_repeated_mentions",
     "consistent_mentions",
     "one_label_per_surface",
@@ -24,7 +30,7 @@ __all__ = [
 
 class Detector(ABC):
     """Text in, spans out. Capabilities a detector may declare (read them as attributes, never probe):
-    ``fit``, ``trained_policy``, ``vocabulary`` and ``detect_with_support``."""
+    ``fit``, ``trained_policy``, ``vocabulary``, ``detect_with_support`` and ``releases_gil``."""
 
     #: short name written into ``Span.source``
     name: str
@@ -44,12 +50,34 @@ class Detector(ABC):
         Callable[[Sequence[str]], tuple[list[list[Span]], list[list[Span] | None]]] | None
     ) = None
 
+    #: True: its batch work is a model's forward pass that releases the GIL and shares nothing with the other
+    #: detectors, so an ensemble runs it on its own thread beside them (`side_by_side`)
+    releases_gil: bool = False
+
     @abstractmethod
     def detect(self, text: str) -> list[Span]:
         """Spans of ``text`` this detector considers sensitive."""
 
     def detect_batch(self, texts: Sequence[str]) -> list[list[Span]]:
         return [self.detect(text) for text in texts]
+
+
+def side_by_side(calls: Sequence[tuple[Detector, Callable[[], T]]]) -> list[T]:
+    """The result of each ``(detector, call)`` in order: the calls of detectors that declare
+    ``releases_gil`` on threads of their own, the others one after another on this thread (each in a copy of
+    this thread's context, so rule recording sees them)."""
+    threaded = [i for i, (detector, _) in enumerate(calls) if detector.releases_gil]
+    if not threaded or len(calls) == 1:
+        return [call() for _, call in calls]
+    results: list = [None] * len(calls)
+    with ThreadPoolExecutor(len(threaded), thread_name_prefix="deid-hf-detector") as pool:
+        futures = {i: pool.submit(contextvars.copy_context().run, calls[i][1]) for i in threaded}
+        for i, (_, call) in enumerate(calls):
+            if i not in futures:
+                results[i] = call()
+        for i, future in futures.items():
+            results[i] = future.result()
+    return results
 
 
 class EnsembleDetector(Detector):
@@ -64,5 +92,5 @@ class EnsembleDetector(Detector):
         return self.detect_batch([text])[0]
 
     def detect_batch(self, texts: Sequence[str]) -> list[list[Span]]:
-        per_detector = [detector.detect_batch(texts) for detector in self.detectors]
+        per_detector = side_by_side([(d, functools.partial(d.detect_batch, texts)) for d in self.detectors])
         return [merge_spans(span for found in per_detector for span in found[i]) for i in range(len(texts))]

@@ -217,6 +217,8 @@ class TokenClassificationDetector(Detector):
     """
 
     name = "token-classification"
+    #: the forward pass (ONNX Runtime or PyTorch) runs without the GIL: an ensemble runs it beside spaCy
+    releases_gil = True
 
     def __init__(
         self,

@@ -10,6 +10,7 @@ entry in the list below); with `rules.recording` active, what a stage adds or dr
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 from ..errors import InputError
 from ..policies import Policy, follows_gold_of
 from ..spans import Span, merge_spans
+from .base import side_by_side
 from .casing import restore_case
 from .clinical import extend_places
 from .learned_spans import keep_trained
@@ -108,15 +110,18 @@ def _run_detectors(owner, documents: list[Document]) -> None:
     supporter = next(
         (m for m in owner.members if owner.policy == m.trained_policy and m.detect_with_support), None
     )
-    per_member, support = [], None
-    for member in owner.members:
+    calls, supported = [], None  # supported: the member's index whose call also gives the support
+    for i, member in enumerate(owner.members):
         if member in untrained:
-            per_member.append(member.detect_batch(shown))
-        elif untrained and member is supporter:
-            found, support = member.detect_with_support(texts)
-            per_member.append(found)
+            calls.append((member, functools.partial(member.detect_batch, shown)))
+        elif untrained and member is supporter and supported is None:
+            supported = i
+            calls.append((member, functools.partial(member.detect_with_support, texts)))
         else:
-            per_member.append(member.detect_batch(texts))
+            calls.append((member, functools.partial(member.detect_batch, texts)))
+    per_member, support = side_by_side(calls), None
+    if supported is not None:
+        per_member[supported], support = per_member[supported]
     for i, document in enumerate(documents):
         document.found = [found[i] for found in per_member]
         document.support = support[i] if support is not None else None

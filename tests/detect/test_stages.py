@@ -116,3 +116,67 @@ def test_the_support_is_read_only_where_another_detector_needs_it():
     text = "Seen by Ferraro, Kowalczyk aware"
     alone = IdentifierPolicyDetector(Unasked([("Kowalczyk", "PERSON")], []), "hipaa")
     assert [text[s.start : s.end] for s in alone.detect(text)] == ["Kowalczyk"]
+
+
+class Threaded(TrainedFixed):
+    """A TrainedFixed that declares ``releases_gil`` and records the thread each call ran on."""
+
+    releases_gil = True
+
+    def __init__(self, pieces, support):
+        super().__init__(pieces, support)
+        self.threads = []
+
+    def detect_with_support(self, texts):
+        import threading
+
+        self.threads.append(threading.current_thread().name)
+        return super().detect_with_support(texts)
+
+
+def test_a_model_that_releases_the_gil_runs_beside_the_others_with_the_same_result():
+    """The hipaa-trained model runs on a thread of its own; its spans and its support reach the policy as
+    when everything runs on one thread."""
+    import threading
+
+    from deid_hf.detect.base import EnsembleDetector
+
+    text = "Seen by Ferraro, Kowalczyk aware"
+    other = FixedDetector([("Ferraro", "PERSON"), ("Kowalczyk", "PERSON")])
+    threaded = Threaded([("Kowalczyk", "PERSON")], [("Ferraro", "PERSON")])
+    found = IdentifierPolicyDetector(EnsembleDetector([other, threaded]), "hipaa").detect(text)
+    assert threaded.threads and threaded.threads[0] != threading.current_thread().name
+    Threaded.releases_gil = False
+    try:
+        alone = Threaded([("Kowalczyk", "PERSON")], [("Ferraro", "PERSON")])
+        assert IdentifierPolicyDetector(EnsembleDetector([other, alone]), "hipaa").detect(text) == found
+        assert alone.threads == [threading.current_thread().name]
+    finally:
+        Threaded.releases_gil = True
+    assert {text[s.start : s.end] for s in found} == {"Ferraro", "Kowalczyk"}  # Ferraro: the support
+
+
+def test_side_by_side_keeps_the_order_the_context_and_the_errors():
+    import contextvars
+    import threading
+
+    from deid_hf.detect.base import side_by_side
+
+    seen = contextvars.ContextVar("seen", default="unset")
+    seen.set("caller")
+    model, rule = Threaded([], []), FixedDetector([])
+
+    def where(tag):
+        return lambda: (tag, threading.current_thread().name, seen.get())
+
+    caller = threading.current_thread().name
+    results = side_by_side([(rule, where("a")), (model, where("b")), (rule, where("c"))])
+    assert [r[0] for r in results] == ["a", "b", "c"]
+    assert results[0][1] == results[2][1] == caller and results[1][1] != caller
+    assert {r[2] for r in results} == {"caller"}  # the thread sees the caller's context
+
+    def fails():
+        raise ValueError("a model's error")
+
+    with pytest.raises(ValueError, match="a model's error"):
+        side_by_side([(rule, where("a")), (model, fails)])
