@@ -50,8 +50,8 @@ class Detector(ABC):
         Callable[[Sequence[str]], tuple[list[list[Span]], list[list[Span] | None]]] | None
     ) = None
 
-    #: True: its batch work is a model's forward pass that releases the GIL and shares nothing with the other
-    #: detectors, so an ensemble runs it on its own thread beside them (`side_by_side`)
+    #: True: its batch work is a model's forward pass on the CPU that releases the GIL and shares nothing
+    #: with the other detectors, so an ensemble runs it on its own thread beside them (`side_by_side`)
     releases_gil: bool = False
 
     @abstractmethod
@@ -63,20 +63,21 @@ class Detector(ABC):
 
 
 def side_by_side(calls: Sequence[tuple[Detector, Callable[[], T]]]) -> list[T]:
-    """The result of each ``(detector, call)`` in order: the calls of detectors that declare
-    ``releases_gil`` on threads of their own, the others one after another on this thread (each in a copy of
-    this thread's context, so rule recording sees them)."""
-    threaded = [i for i, (detector, _) in enumerate(calls) if detector.releases_gil]
-    if not threaded or len(calls) == 1:
+    """The result of each ``(detector, call)`` in order. The first call of a detector that declares
+    ``releases_gil`` (and is listed once) runs on a thread of its own, in a copy of this thread's context
+    (rule recording sees it); the other calls run one after another on this thread meanwhile."""
+    detectors = [detector for detector, _ in calls]
+    threaded = next((i for i, d in enumerate(detectors) if d.releases_gil and detectors.count(d) == 1), None)
+    if threaded is None or len(calls) == 1:
         return [call() for _, call in calls]
-    results: list = [None] * len(calls)
-    with ThreadPoolExecutor(len(threaded), thread_name_prefix="deid-hf-detector") as pool:
-        futures = {i: pool.submit(contextvars.copy_context().run, calls[i][1]) for i in threaded}
-        for i, (_, call) in enumerate(calls):
-            if i not in futures:
-                results[i] = call()
-        for i, future in futures.items():
-            results[i] = future.result()
+    try:
+        pool = ThreadPoolExecutor(1, thread_name_prefix="deid-hf-detector")
+        future = pool.submit(contextvars.copy_context().run, calls[threaded][1])
+    except RuntimeError:  # the interpreter is shutting down: no new threads
+        return [call() for _, call in calls]
+    with pool:
+        results = [None if i == threaded else call() for i, (_, call) in enumerate(calls)]
+        results[threaded] = future.result()
     return results
 
 

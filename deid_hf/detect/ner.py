@@ -217,8 +217,6 @@ class TokenClassificationDetector(Detector):
     """
 
     name = "token-classification"
-    #: the forward pass (ONNX Runtime or PyTorch) runs without the GIL: an ensemble runs it beside spaCy
-    releases_gil = True
 
     def __init__(
         self,
@@ -268,6 +266,9 @@ class TokenClassificationDetector(Detector):
             **options,
         )
         self.pipe.outside_bias = outside_bias
+        #: on the CPU the forward pass (ONNX Runtime or PyTorch) runs without the GIL: an ensemble runs it
+        #: beside spaCy (`side_by_side`); on a GPU it stays on the caller's thread (Optimum's IO binding)
+        self.releases_gil = provider == "cpu" and self.pipe.device.type == "cpu"
         self.threshold = float(threshold)
         self.pipe.outside_index = (getattr(config, "label2id", None) or {}).get("O")
         #: the support threshold's extra "O" bias over the operating point's; None without one, without an
@@ -281,7 +282,8 @@ class TokenClassificationDetector(Detector):
         )
         self.batch_size = _batch_size(batch_size, int8)
         #: with the "simple" aggregation and a fast tokenizer padding on the right, `detect.windows`' batch
-        #: path runs (same results as the pipeline, without its per-window Python); otherwise the pipeline
+        #: path runs (the pipeline's results without its per-window Python and its padding of a text's
+        #: windows to the longest: int8 scores move a little); otherwise the pipeline
         self.stride = options.get("stride")
         self.direct = (
             aggregation_strategy == "simple"

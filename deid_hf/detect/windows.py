@@ -1,11 +1,14 @@
 """The token classifier's batch path without the transformers pipeline: all windows of a batch tokenised
 in one fast-tokenizer call, model inputs built as arrays, and the "simple" aggregation decoded with numpy.
 
-It reproduces transformers' ``TokenClassificationPipeline`` (``aggregation_strategy="simple"``, ``stride``)
-exactly: the windows of one text are padded to its longest window, consecutive windows of the
-length-sorted texts form the batches (padded to their longest window), the "O" logit is lowered by the
-outside bias, and entity groups, their mean scores and the merge of overlapping windows follow the
-pipeline's rules (tests/detect/test_windows.py compares the two).
+It reproduces transformers' ``TokenClassificationPipeline`` (``aggregation_strategy="simple"``, ``stride``):
+consecutive windows of the length-sorted texts form the batches (padded to their longest window), the "O"
+logit is lowered by the outside bias, and entity groups, their mean scores and the merge of overlapping
+windows follow the pipeline's rules (tests/detect/test_windows.py compares the two). One difference: the
+pipeline pads every window of a text to that text's longest window, and this path does not (a window
+read alone, as the int8 graph reads them, has no padding). Padding is masked, so fp32 and PyTorch scores
+agree within float error; the int8 graph's dynamic quantization scales its activations with the padding
+included, so its scores move a little.
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ class Window:
     """One model input of a text: token ids, token types, special-token mask and character offsets."""
 
     text: int
-    length: int
     ids: list[int]
     type_ids: list[int] | None
     special: list[int]
@@ -64,7 +66,7 @@ def tokenised_windows(tokenizer, texts: Sequence[str], stride: int | None) -> li
     owners = encoded.get("overflow_to_sample_mapping") or range(len(texts))
     type_ids = encoded.get("token_type_ids") or [None] * len(encoded["input_ids"])
     windows = [
-        Window(text, len(ids), ids, types, special, offsets)
+        Window(text, ids, types, special, offsets)
         for text, ids, types, special, offsets in zip(
             owners,
             encoded["input_ids"],
@@ -73,27 +75,12 @@ def tokenised_windows(tokenizer, texts: Sequence[str], stride: int | None) -> li
             encoded["offset_mapping"],
         )
     ]
-    _pad_within_texts(windows, tokenizer.pad_token_id)
     return windows
-
-
-def _pad_within_texts(windows: list[Window], pad_id: int) -> None:
-    """Pads the windows of each text to that text's longest (the pipeline tokenises a text with padding)."""
-    longest: dict[int, int] = {}
-    for window in windows:
-        longest[window.text] = max(longest.get(window.text, 0), len(window.ids))
-    for window in windows:
-        missing = longest[window.text] - len(window.ids)
-        if missing:
-            window.ids = window.ids + [pad_id] * missing
-            window.type_ids = window.type_ids and window.type_ids + [0] * missing
-            window.special = window.special + [1] * missing
-            window.offsets = window.offsets + [(0, 0)] * missing
 
 
 def batch_inputs(windows: Sequence[Window], pad_id: int) -> dict[str, np.ndarray]:
     """Model inputs of ``windows`` padded on the right to the longest; the attention mask covers each
-    window's own tokens (not the padding to its text's longest window); token types where the tokenizer
+    window's own tokens; token types where the tokenizer
     gives them."""
     width = max(len(w.ids) for w in windows)
     ids = np.full((len(windows), width), pad_id, dtype=np.int64)
@@ -101,7 +88,7 @@ def batch_inputs(windows: Sequence[Window], pad_id: int) -> dict[str, np.ndarray
     types = np.zeros((len(windows), width), dtype=np.int64)
     for row, window in enumerate(windows):
         ids[row, : len(window.ids)] = window.ids
-        attention[row, : window.length] = 1
+        attention[row, : len(window.ids)] = 1
         if window.type_ids is not None:
             types[row, : len(window.ids)] = window.type_ids
     inputs = {"input_ids": ids, "attention_mask": attention}

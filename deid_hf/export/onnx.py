@@ -124,12 +124,15 @@ def quantize(folder: str | Path) -> Path:
     folder = Path(folder)
     source = folder / "model.onnx"
     model_type = FUSED_TYPES.get(AutoConfig.from_pretrained(folder).model_type)
+    large = any(folder.glob("model.onnx_data*"))  # over 2 GB: its weights in a file beside the graph
     with tempfile.TemporaryDirectory() as tmp:
         if model_type:
             from onnxruntime.transformers.optimizer import optimize_model
 
             fused = Path(tmp) / "fused.onnx"  # heads and hidden size read from the graph
-            optimize_model(str(source), model_type=model_type, opt_level=1).save_model_to_file(str(fused))
+            optimize_model(str(source), model_type=model_type, opt_level=1).save_model_to_file(
+                str(fused), use_external_data_format=large
+            )
             source = fused
         quantize_dynamic(
             source,
@@ -137,6 +140,7 @@ def quantize(folder: str | Path) -> Path:
             per_channel=True,
             reduce_range=True,
             weight_type=QuantType.QInt8,
+            use_external_data_format=large,
             # the fused operators' outputs have no inferred type: they are float
             extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
         )

@@ -101,8 +101,9 @@ def finish_folder(
 def requantize(folder: Path, held_out: dict) -> None:
     """A shipped folder's int8 graph made again from its weights by `export.onnx.quantize` (after a change of
     `INT8_RECIPE`), measured again on ``held_out``; the training record, card and manifest rewritten. The
-    folder is assembled in a temporary copy renamed into place."""
+    folder is assembled in a temporary copy (removed on failure) renamed into place."""
     import tempfile
+    import uuid
 
     from ..detect.ner import TokenClassificationDetector
     from ..export.onnx import INT8_RECIPE, QUANTIZED_FILE, export
@@ -110,27 +111,28 @@ def requantize(folder: Path, held_out: dict) -> None:
 
     folder = Path(folder)
     record = json.loads((folder / TRAINING_FILE).read_text())
-    tmp = folder.parent / f".tmp-{folder.name}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(folder, tmp)
-    with tempfile.TemporaryDirectory() as graphs:  # the fp32 graph of the shipped (int8 linear) weights
-        export(str(folder), graphs, "token-classification", int8=True)
-        shutil.copyfile(Path(graphs) / QUANTIZED_FILE, tmp / QUANTIZED_FILE)
-    (tmp / "ort_config.json").unlink(missing_ok=True)  # Optimum's quantizer record, no longer what made it
-    write_manifest(tmp)  # the detector loads a folder that matches its manifest
-    metrics = record["metrics"]
-    metrics["onnx"] = {"files": [QUANTIZED_FILE], "quantization": INT8_RECIPE}
-    if held_out:
-        int8 = TokenClassificationDetector(str(tmp), backend="onnx", int8=True)
-        metrics["held_out_int8"] = held_out_metrics(int8, held_out)
-    (tmp / TRAINING_FILE).write_text(json.dumps(record, indent=2))
-    _write_card(tmp, DetectorConfig(**record["config"]), metrics, record["sources"])
-    write_manifest(tmp)
-    stale = folder.parent / f".old-{folder.name}"
-    shutil.rmtree(stale, ignore_errors=True)
-    folder.rename(stale)
-    tmp.rename(folder)
-    shutil.rmtree(stale, ignore_errors=True)
+    tmp = folder.parent / f".tmp-{folder.name}-{uuid.uuid4().hex}"
+    try:
+        shutil.copytree(folder, tmp)
+        with tempfile.TemporaryDirectory() as graphs:  # the fp32 graph of the shipped (int8 linear) weights
+            export(str(folder), graphs, "token-classification", int8=True)
+            shutil.copyfile(Path(graphs) / QUANTIZED_FILE, tmp / QUANTIZED_FILE)
+        (tmp / "ort_config.json").unlink(missing_ok=True)  # Optimum's quantizer record: not what made it
+        write_manifest(tmp)  # the detector loads a folder that matches its manifest
+        metrics = record["metrics"]
+        metrics["onnx"] = {"files": [QUANTIZED_FILE], "quantization": INT8_RECIPE}
+        if held_out:
+            int8 = TokenClassificationDetector(str(tmp), backend="onnx", int8=True)
+            metrics["held_out_int8"] = held_out_metrics(int8, held_out)
+        (tmp / TRAINING_FILE).write_text(json.dumps(record, indent=2))
+        _write_card(tmp, DetectorConfig(**record["config"]), metrics, record["sources"])
+        write_manifest(tmp)
+        stale = folder.parent / f".old-{folder.name}-{uuid.uuid4().hex}"
+        folder.rename(stale)
+        tmp.rename(folder)
+        shutil.rmtree(stale, ignore_errors=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def training_vocabulary(documents: Sequence[LabelledDocument]):

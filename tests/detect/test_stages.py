@@ -180,3 +180,14 @@ def test_side_by_side_keeps_the_order_the_context_and_the_errors():
 
     with pytest.raises(ValueError, match="a model's error"):
         side_by_side([(rule, where("a")), (model, fails)])
+    other = Threaded([], [])  # only the first model gets a thread; one listed twice gets none
+    twice = side_by_side([(model, where("a")), (other, where("b")), (model, where("c"))])
+    assert [r[1] == caller for r in twice] == [True, False, True]
+
+
+def test_the_learned_model_on_the_cpu_runs_beside_the_others(tiny_learned_detector):
+    """(A GPU provider keeps it on the caller's thread; CI has no GPU to build one.)"""
+    from deid_hf.detect import get_detector
+
+    assert get_detector("learned").releases_gil
+    assert get_detector("patterns").releases_gil is False

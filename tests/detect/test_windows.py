@@ -1,5 +1,8 @@
 """The learned detector's batch path (`deid_hf.detect.windows`) against the transformers pipeline it
-replaces: the same entities, offsets, labels and scores, on this session's tiny model (conftest)."""
+replaces: the same entities, offsets, labels and scores, on this session's tiny model (conftest). The
+pipeline pads a text's windows to its longest one and the batch path does not: fp32 and PyTorch scores
+agree within float error, the int8 graph's within `INT8_SCORE_TOLERANCE` (its dynamic quantization reads
+the padding too)."""
 
 from __future__ import annotations
 
@@ -20,6 +23,10 @@ TEXTS = [
     "Seen by Maria Gonzalez in Nairobi; follow up on 12/05/2020 with Ana Lima in Lisbon. " * 40,
     "\n".join(f"{i}. Dr. Lee saw Mr. Kim at 4{i} Elm St, room {i}" for i in range(120)),
 ]
+
+
+#: how far the int8 graph's scores move with the padding the pipeline adds to a text's shorter windows
+INT8_SCORE_TOLERANCE = 0.01
 
 
 def by_length(texts):
@@ -79,7 +86,10 @@ def test_the_batch_path_finds_what_the_pipeline_finds(tiny_learned_detector, unt
     direct, piped = detector.entities(texts), detector.pipeline_entities(texts)
     assert sum(map(len, piped)) > 0  # the comparison is not between two empty lists
     assert [[e[:3] for e in text] for text in direct] == [[e[:3] for e in text] for text in piped]
-    assert [[float(e[3]) for e in text] for text in direct] == [[float(e[3]) for e in text] for text in piped]
+    tolerance = INT8_SCORE_TOLERANCE if case["backend"] == "int8" else 1e-6
+    assert [float(e[3]) for text in direct for e in text] == pytest.approx(
+        [float(e[3]) for text in piped for e in text], abs=tolerance
+    )
 
 
 def test_the_detector_gives_the_same_spans_on_either_path(tiny_learned_detector):
@@ -88,7 +98,13 @@ def test_the_detector_gives_the_same_spans_on_either_path(tiny_learned_detector)
     assert detector.direct
     found = detector.detect_batch(TEXTS)
     detector.direct = False
-    assert detector.detect_batch(TEXTS) == found
+    piped = detector.detect_batch(TEXTS)
+    assert [[(s.start, s.end, s.label) for s in text] for text in found] == [
+        [(s.start, s.end, s.label) for s in text] for text in piped
+    ]
+    assert [s.score for text in found for s in text] == pytest.approx(
+        [s.score for text in piped for s in text], abs=INT8_SCORE_TOLERANCE
+    )
 
 
 def test_a_model_without_token_types_reads_the_same_on_either_path(minilm_tokenizer):

@@ -319,3 +319,34 @@ def test_the_recipe_threshold_is_written_and_read_back(tmp_path, minilm_tokenize
     train_detector(DOCS, out, config, progress=False, export_onnx=False, **kwargs)
     assert json.loads((out / "config.json").read_text())["deid_hf_threshold"] == 0.3
     assert TokenClassificationDetector(str(out)).threshold == 0.3
+
+
+def test_requantize_remakes_a_shipped_graph_in_place_or_leaves_the_folder_as_it_was(
+    tmp_path, tiny_learned_detector
+):
+    """`requantize` writes the fused int8 graph, the recipe and a manifest that verifies; when it fails
+    (here: held-out documents it cannot read) the folder is as it was and no temporary folder is left."""
+    import shutil
+
+    import onnx
+
+    from deid_hf.detect import TokenClassificationDetector
+    from deid_hf.export.onnx import INT8_RECIPE, QUANTIZED_FILE
+    from deid_hf.models import TRAINING_FILE
+    from deid_hf.train.shipped_folder import requantize
+
+    folder = tmp_path / "shipped"
+    shutil.copytree(tiny_learned_detector, folder)
+    before = (folder / QUANTIZED_FILE).read_bytes()
+    with pytest.raises(AttributeError):
+        requantize(folder, {"unreadable": [object()]})
+    assert (folder / QUANTIZED_FILE).read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shipped"]
+    requantize(folder, {})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shipped"]
+    record = json.loads((folder / TRAINING_FILE).read_text())
+    assert record["metrics"]["onnx"]["quantization"] == INT8_RECIPE
+    assert "QAttention" in {node.op_type for node in onnx.load(folder / QUANTIZED_FILE).graph.node}
+    TokenClassificationDetector(
+        str(folder), backend="onnx", int8=True
+    )  # refused if its manifest did not verify
