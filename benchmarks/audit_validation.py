@@ -10,7 +10,13 @@ every note of the dev notes, original text and each strategy (`deid_hf.audit.rei
 Detection is cached per detector and text (the pipelines of one detector share it), so the gold pass, the
 canary audit's detection pass and every strategy of the attack detect each text once.
 
+``--fold-models DIR0 DIR1 DIR2 DIR3`` (`deid-hf train-detector` folders, DIRk trained without dev fold k)
+adds rows of `default` with the model that never saw the patients: fold k's notes by DIRk, each fold's
+canary audit on its own sample, and a row over folds 0-3 (gold counts summed; the canary estimates
+averaged, weighted by the documents each sampled).
+
     python benchmarks/audit_validation.py --detectors default,fast --sample 300
+    python benchmarks/audit_validation.py --no-reid --detectors default --dev-only --fold-models D0 D1 D2 D3
 """
 
 from __future__ import annotations
@@ -38,11 +44,13 @@ from deid_hf.corpora import (  # noqa: E402
     physionet_documents,
     presidio_documents,
 )
+from deid_hf.detect import DEFAULT_DETECTORS  # noqa: E402
+from deid_hf.detect.ner import TokenClassificationDetector  # noqa: E402
 from deid_hf.evaluation.detection import DetectionCounts, GoldDocument, GoldSpan  # noqa: E402
 from deid_hf.pipelines import pipeline  # noqa: E402
 
 
-def cached_pipeline(cache: dict, detector: str, **options):
+def cached_pipeline(cache: dict, detector, **options):
     """A `deid-substitution` pipeline whose detector reads and fills ``cache`` (text -> spans)."""
     pipe = pipeline("deid-substitution", detector=detector, **options)
     detect = pipe.detector.detect_batch
@@ -148,6 +156,60 @@ def canary_rows(detector: str, cache: dict, args) -> list[dict]:
     return rows
 
 
+def fold_model_rows(folders: list[str], args) -> list[dict]:
+    """`default` on the notes of dev fold k with the model of ``folders[k]`` (trained without fold k):
+    one row per fold and one over them all."""
+    notes = physionet_documents(data_path(PHYSIONET_FILE))
+    folds = note_folds(notes)
+    rows, counts, weights = [], [], []
+    for k, folder in enumerate(folders):
+        if k == SEALED_FOLD:
+            raise SystemExit(f"fold {SEALED_FOLD} is sealed: give the models of folds 0-{SEALED_FOLD - 1}")
+        model = TokenClassificationDetector(folder, backend="onnx", int8=True)
+        pipe = cached_pipeline({}, [model if name == "learned" else name for name in DEFAULT_DETECTORS])
+        docs = [d for d in notes if folds[d.group] == k]
+        fold_counts = gold_counts(pipe, docs)
+        gold = gold_recall(fold_counts)
+        canary = run_canary_audit(
+            pipe, [d.text for d in docs], sample=args.sample, copies=args.copies, seed=args.seed
+        )
+        estimate = canary["estimate"]["token_recall"]
+        counts += fold_counts
+        weights.append((estimate, canary["documents_sampled"]))
+        print(f"[fold {k}] gold {gold['token_recall']:.3f}, canary estimate {estimate:.3f}", flush=True)
+        rows.append(
+            {
+                "data": f"notes, fold {k} (dev), its fold model",
+                "detector": "default",
+                "documents": len(docs),
+                "gold recall": gold["token_recall"],
+                "gold recall, canary types": gold["token_recall_canary_types"],
+                "canary estimate": estimate,
+                "interval": "-".join(f"{v:.3f}" for v in canary["estimate"]["interval"]),
+                "in-place": canary["by_kind"]["in_place"]["token_recall"],
+                "inserted": canary["by_kind"]["inserted"]["token_recall"],
+                "estimate - gold": estimate - gold["token_recall"],
+                "gold_per_type": gold["per_type_recall"],
+                "canary": canary,
+            }
+        )
+    gold = gold_recall(counts)
+    pooled = sum(e * n for e, n in weights) / sum(n for _, n in weights)
+    rows.append(
+        {
+            "data": f"notes, folds 0-{len(folders) - 1} (dev), each by its fold model",
+            "detector": "default",
+            "documents": len(counts),
+            "gold recall": gold["token_recall"],
+            "gold recall, canary types": gold["token_recall_canary_types"],
+            "canary estimate": pooled,
+            "estimate - gold": pooled - gold["token_recall"],
+            "gold_per_type": gold["per_type_recall"],
+        }
+    )
+    return rows
+
+
 def paraphrased_notes(notes, size: int, seed: int, epsilon: float | None) -> list[str | None]:
     """``size`` notes of folds 0-3 whose patient has another note (seeded), paraphrased by the shipped
     paraphraser; ``None`` for the others."""
@@ -200,11 +262,15 @@ def main() -> None:
     parser.add_argument("--no-canary", action="store_true")
     parser.add_argument("--dev-only", action="store_true", help="canaries on the sets developed on only")
     parser.add_argument("--tag", default="", help="suffix of the results file")
+    parser.add_argument(
+        "--fold-models", nargs="*", default=None, help="train-detector folders, DIRk without dev fold k"
+    )
     args = parser.parse_args()
     caches = {detector: {} for detector in args.detectors.split(",")}
     payload = {}
     if not args.no_canary:
         rows = [row for detector, cache in caches.items() for row in canary_rows(detector, cache, args)]
+        rows += fold_model_rows(args.fold_models, args) if args.fold_models else []
         columns = ["data", "detector", "documents", "gold recall", "gold recall, canary types"]
         print_table(
             rows, [*columns, "canary estimate", "interval", "in-place", "inserted", "estimate - gold"]
