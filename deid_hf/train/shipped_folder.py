@@ -98,16 +98,16 @@ def finish_folder(
     write_manifest(folder)
 
 
-def requantize(folder: Path, held_out: dict) -> None:
+def requantize(folder: Path, config, held_out: dict) -> None:
     """A shipped folder's int8 graph made again from its weights by `export.onnx.quantize` (after a change of
-    `INT8_RECIPE`), measured again on ``held_out``; the training record, card and manifest rewritten. The
-    folder is assembled in a temporary copy (removed on failure) renamed into place."""
+    `INT8_RECIPE`), measured again on ``held_out``; the training record, card and manifest rewritten
+    (``config``: the folder's `DetectorConfig`, from its training record). The folder is assembled in a
+    temporary copy (removed on failure) renamed into place."""
     import tempfile
     import uuid
 
     from ..detect.ner import TokenClassificationDetector
     from ..export.onnx import INT8_RECIPE, QUANTIZED_FILE, export
-    from .detector import DetectorConfig
 
     folder = Path(folder)
     record = json.loads((folder / TRAINING_FILE).read_text())
@@ -125,7 +125,7 @@ def requantize(folder: Path, held_out: dict) -> None:
             int8 = TokenClassificationDetector(str(tmp), backend="onnx", int8=True)
             metrics["held_out_int8"] = held_out_metrics(int8, held_out)
         (tmp / TRAINING_FILE).write_text(json.dumps(record, indent=2))
-        _write_card(tmp, DetectorConfig(**record["config"]), metrics, record["sources"])
+        _write_card(tmp, config, metrics, record["sources"])
         write_manifest(tmp)
         stale = folder.parent / f".old-{folder.name}-{uuid.uuid4().hex}"
         folder.rename(stale)

@@ -338,11 +338,12 @@ def test_requantize_remakes_a_shipped_graph_in_place_or_leaves_the_folder_as_it_
     folder = tmp_path / "shipped"
     shutil.copytree(tiny_learned_detector, folder)
     before = (folder / QUANTIZED_FILE).read_bytes()
+    config = DetectorConfig(**json.loads((folder / TRAINING_FILE).read_text())["config"])
     with pytest.raises(AttributeError):
-        requantize(folder, {"unreadable": [object()]})
+        requantize(folder, config, {"unreadable": [object()]})
     assert (folder / QUANTIZED_FILE).read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["shipped"]
-    requantize(folder, {})
+    requantize(folder, config, {})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["shipped"]
     record = json.loads((folder / TRAINING_FILE).read_text())
     assert record["metrics"]["onnx"]["quantization"] == INT8_RECIPE
