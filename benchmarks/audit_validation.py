@@ -136,24 +136,27 @@ def canary_rows(detector: str, cache: dict, args) -> list[dict]:
             seed=args.seed,
         )
         print(f"[{detector}] canaries on {name}: {time.time() - started:.0f} s", flush=True)
-        estimate = canary["estimate"]["token_recall"]
-        rows.append(
-            {
-                "data": name,
-                "detector": detector,
-                "documents": len(chosen),
-                "gold recall": gold["token_recall"],
-                "gold recall, canary types": gold["token_recall_canary_types"],
-                "canary estimate": estimate,
-                "interval": "-".join(f"{v:.3f}" for v in canary["estimate"]["interval"]),
-                "in-place": canary["by_kind"]["in_place"]["token_recall"],
-                "inserted": canary["by_kind"]["inserted"]["token_recall"],
-                "estimate - gold": estimate - gold["token_recall"],
-                "gold_per_type": gold["per_type_recall"],
-                "canary": canary,
-            }
-        )
+        rows.append(canary_row(name, detector, len(chosen), gold, canary))
     return rows
+
+
+def canary_row(data: str, detector: str, documents: int, gold: dict, canary: dict) -> dict:
+    """One row of the canary table: gold recall (`gold_recall`) beside the canary audit's estimate."""
+    estimate = canary["estimate"]["token_recall"]
+    return {
+        "data": data,
+        "detector": detector,
+        "documents": documents,
+        "gold recall": gold["token_recall"],
+        "gold recall, canary types": gold["token_recall_canary_types"],
+        "canary estimate": estimate,
+        "interval": "-".join(f"{v:.3f}" for v in canary["estimate"]["interval"]),
+        "in-place": canary["by_kind"]["in_place"]["token_recall"],
+        "inserted": canary["by_kind"]["inserted"]["token_recall"],
+        "estimate - gold": estimate - gold["token_recall"],
+        "gold_per_type": gold["per_type_recall"],
+        "canary": canary,
+    }
 
 
 def fold_model_rows(folders: list[str], args) -> list[dict]:
@@ -177,22 +180,7 @@ def fold_model_rows(folders: list[str], args) -> list[dict]:
         counts += fold_counts
         weights.append((estimate, canary["documents_sampled"]))
         print(f"[fold {k}] gold {gold['token_recall']:.3f}, canary estimate {estimate:.3f}", flush=True)
-        rows.append(
-            {
-                "data": f"notes, fold {k} (dev), its fold model",
-                "detector": "default",
-                "documents": len(docs),
-                "gold recall": gold["token_recall"],
-                "gold recall, canary types": gold["token_recall_canary_types"],
-                "canary estimate": estimate,
-                "interval": "-".join(f"{v:.3f}" for v in canary["estimate"]["interval"]),
-                "in-place": canary["by_kind"]["in_place"]["token_recall"],
-                "inserted": canary["by_kind"]["inserted"]["token_recall"],
-                "estimate - gold": estimate - gold["token_recall"],
-                "gold_per_type": gold["per_type_recall"],
-                "canary": canary,
-            }
-        )
+        rows.append(canary_row(f"notes, fold {k} (dev), its fold model", "default", len(docs), gold, canary))
     gold = gold_recall(counts)
     pooled = sum(e * n for e, n in weights) / sum(n for _, n in weights)
     rows.append(
