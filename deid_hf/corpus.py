@@ -165,6 +165,15 @@ def _entry_batches(pipe, records, pending, batch_size, text_field, p, seed, grou
         yield process_batch(pipe, records, batch, text_field, p, seed, group_field)
 
 
+def check_group_key(group_field, seed, key) -> None:
+    """InputError when a group field comes without a key or a seed (checked before any model loads)."""
+    if group_field is not None and seed is None and key is None:
+        raise InputError(
+            "a group field needs a key (key=, or the environment variable of --key-env) or a seed, so that "
+            "a group's date offset and pseudonyms are the same in every process and after a resume"
+        )
+
+
 def _check_run(pipe, records: list, text_field: str, group_field, seed, fit_corpus: bool) -> None:
     """InputError before any work when no record has the text field or an option cannot be honoured;
     with ``fit_corpus``, fits the identifier policy's corpus statistics on the whole input."""
@@ -174,11 +183,7 @@ def _check_run(pipe, records: list, text_field: str, group_field, seed, fit_corp
             f"no record has a field {text_field!r} (fields: {', '.join(fields) or 'none'}); "
             f"name the text field with --text-field (text_field=)"
         )
-    if group_field is not None and seed is None and getattr(pipe, "key", None) is None:
-        raise InputError(
-            "a group field needs a key (key=, or the environment variable of --key-env) or a seed, so that "
-            "a group's date offset and pseudonyms are the same in every process and after a resume"
-        )
+    check_group_key(group_field, seed, getattr(pipe, "key", None))
     fit = getattr(pipe, "fit", None) or getattr(getattr(pipe, "detector", None), "fit", None)
     if fit_corpus and fit is None:
         raise InputError("fit_corpus needs a detector under an identifier policy (policy hipaa)")

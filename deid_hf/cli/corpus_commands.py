@@ -59,12 +59,15 @@ def _run_pipe(args: argparse.Namespace, options: dict, model: str):
 
 def cmd_run(args: argparse.Namespace) -> int:
     """De-identify a corpus (JSONL, CSV, Parquet or a saved dataset) into OUTPUT, resumably."""
+    import os
+
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    from ..corpus import run_corpus
+    from ..corpus import check_group_key, run_corpus
 
     options = _run_options(args)
     model, p, seed = options.pop("model", None), options.pop("p", 1.0), options.pop("seed", None)
+    check_group_key(args.group_field, seed, os.environ.get(args.key_env) or None)  # before the models load
     pipe = _run_pipe(args, options, model)
     with Progress(
         "[progress.description]{task.description}",

@@ -317,8 +317,16 @@ def test_cli_run_group_field(tmp_path, monkeypatch, capsys):
     out = tmp_path / "out.jsonl"
     args = ["run", str(tmp_path / "in.jsonl"), str(out), "--config", str(tmp_path / "c.json")]
     monkeypatch.delenv("DEID_HF_KEY", raising=False)
-    assert main([*args, "--group-field", "patient"]) == 2  # neither key nor seed: refused, says why
+    import deid_hf.cli.corpus_commands as commands
+
+    def no_pipeline(*_):
+        raise AssertionError("the pipeline was built before the options were checked")
+
+    with monkeypatch.context() as patched:  # refused before any model loads
+        patched.setattr(commands, "_run_pipe", no_pipeline)
+        assert main([*args, "--group-field", "patient"]) == 2  # neither key nor seed: refused, says why
     assert "a group field needs a key" in capsys.readouterr().err
+    assert not out.exists()
     monkeypatch.setenv("DEID_HF_KEY", KEY)
     assert main([*args, "--group-field", "patient"]) == 0
     texts = [json.loads(line)["text"] for line in out.read_text().splitlines()]
