@@ -10,7 +10,7 @@ adapter is merged into it there once. A cache entry records the transformers ver
 rebuilt when the running version differs, so conversion and later ONNX export always agree.
 """
 
-from .cache import CACHE_FORMAT, CACHE_META, cached_entry
+from .cache import CACHE_FORMAT, CACHE_META, cached_entry, replace_folder
 from .integrity import MANIFEST, file_digest, folder_digest, verified_folder, write_manifest
 from .loaders import (
     WordVectors,
@@ -47,6 +47,7 @@ __all__ = [
     "ModelSpec",
     "WordVectors",
     "cached_entry",
+    "replace_folder",
     "file_digest",
     "folder_digest",
     "get_spec",

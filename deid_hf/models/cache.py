@@ -82,11 +82,19 @@ def cached_entry(
                 }
             )
         )
-        if entry.exists():
-            stale = root / f".old-{name}-{uuid.uuid4().hex}"
-            entry.rename(stale)
-            shutil.rmtree(stale, ignore_errors=True)
-        tmp.rename(entry)
+        replace_folder(tmp, entry)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return entry
+
+
+def replace_folder(complete: Path, target: Path) -> None:
+    """``complete`` (a folder assembled beside ``target``) renamed into place; a folder already at ``target``
+    is renamed aside first and removed after, so ``target`` is never left half-written."""
+    if not target.exists():
+        complete.rename(target)
+        return
+    stale = target.parent / f".old-{target.name}-{uuid.uuid4().hex}"
+    target.rename(stale)
+    complete.rename(target)
+    shutil.rmtree(stale, ignore_errors=True)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..corpora import LabelledDocument
-from ..models import TRAINING_FILE, write_manifest
+from ..models import TRAINING_FILE, replace_folder, write_manifest
 from ..spans import BIO_LABELS, MODEL_LABELS
 from .measure import held_out_metrics
 
@@ -55,12 +55,7 @@ def write_model(
     if not metrics["completed"] and (output_dir / "checkpoints").is_dir():  # a stopped run can go on
         (output_dir / "checkpoints").rename(tmp / "checkpoints")
         write_manifest(tmp)
-    if output_dir.exists():  # e.g. the checkpoints of a completed run, no longer needed
-        stale = output_dir.parent / f".old-{output_dir.name}"
-        shutil.rmtree(stale, ignore_errors=True)
-        output_dir.rename(stale)
-        shutil.rmtree(stale, ignore_errors=True)
-    tmp.rename(output_dir)
+    replace_folder(tmp, output_dir)  # replaces e.g. the checkpoints of a completed run, no longer needed
 
 
 def finish_folder(
@@ -127,10 +122,7 @@ def requantize(folder: Path, config, held_out: dict) -> None:
         (tmp / TRAINING_FILE).write_text(json.dumps(record, indent=2))
         _write_card(tmp, config, metrics, record["sources"])
         write_manifest(tmp)
-        stale = folder.parent / f".old-{folder.name}-{uuid.uuid4().hex}"
-        folder.rename(stale)
-        tmp.rename(folder)
-        shutil.rmtree(stale, ignore_errors=True)
+        replace_folder(tmp, folder)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
