@@ -75,6 +75,17 @@ def test_messages_are_never_wrapped_for_logs_and_pipes(capsys, tmp_path):
     assert f"wrote 1 of 1 records to {deep / 'out.jsonl'}; 0 error(s)" in out
 
 
+def test_skipped_records_are_counted_from_1_like_the_lines_they_sit_on(capsys, tmp_path):
+    import json
+
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"text": "Call Tom at (217) 555-0143."}) + "\n{oops\n")
+    assert (
+        main(["run", str(source), str(tmp_path / "out.jsonl"), "--detector", "patterns", "--seed", "1"]) == 0
+    )
+    assert "record 2: line 2 is not valid JSON" in capsys.readouterr().out
+
+
 AUDIT_NAMES = ("Marguerite Okonkwo", "Tobias Wexlerby", "Ingrid Castellanos")
 
 

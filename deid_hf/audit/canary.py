@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..errors import InputError
+from ..replace.full_entity import STREET_SUFFIXES, law_firm_shaped
 
 #: canary types (an in-place canary takes the label of the span it refills, when it is one of these)
 CANARY_LABELS = ("PERSON", "DATE_TIME", "PHONE", "ID", "ADDRESS", "LOCATION", "ORG", "EMAIL", "URL", "IP")
@@ -60,11 +61,6 @@ TEMPLATES = {
     "URL": ("See {} for details",),
     "IP": ("Logged in from {}",),
 }
-#: street suffixes common in written addresses (Faker also draws rare ones: "Stravenue", "Burg", "Inlet")
-STREET_SUFFIXES = frozenset(
-    ("street", "st", "avenue", "ave", "road", "rd", "drive", "dr", "lane", "ln", "boulevard", "blvd")
-    + ("court", "ct", "place", "pl", "way", "terrace", "circle")
-)
 _BREAK = re.compile(r"\n|(?<=[.;!?])\s")
 _TOKEN = re.compile(r"\S+")
 
@@ -147,7 +143,7 @@ def reads_naturally(label: str, value: str) -> bool:
     if label == "PERSON":
         return "," not in value
     if label == "ORG":
-        return "," not in value and not re.search(r"\band\b|&", value)
+        return not law_firm_shaped(value)
     if label == "ADDRESS":
         words = value.split()
         return (

@@ -97,7 +97,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         f"{len(report['errors'])} error(s); privacy: {report['privacy']['guarantee']}"
     )
     for error in report["errors"][:20]:
-        console.print(f"  record {error['index']}: {error['error']}")
+        console.print(f"  record {error['index'] + 1}: {error['error']}")  # counted from 1, as lines are
     if report["records"] and not report["written"]:
         print("deid-hf: error: every record failed (see the errors above)", file=sys.stderr)
         return 1

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from ..spans import Span, trim_edge_words
+from .evidence import has_evidence
 from .lexicon import person_names, stop_words, zipf
 from .rules import RULES, Rule, decided, register_rule
 from .rules.identifiers import NAMED, over_89
@@ -134,6 +135,16 @@ NO_NAME_LEFT = register_rule(
         examples=("the pianist",),
     )
 )
+NAME_ACROSS_LINES = register_rule(
+    Rule(
+        name="learned.name-across-lines",
+        family="learned outcomes",
+        labels=("PERSON",),
+        reason="a name does not run on into the next line of a form: a person span across a line break keeps "
+        "its first line's part and the later lines' parts with an identifying word (`evidence.has_evidence`)",
+        examples=("Patient: John Miller\nDOB: 1951-04-12",),
+    )
+)
 KEPT_AS_FOUND = register_rule(
     Rule(
         name="learned.kept",
@@ -179,6 +190,24 @@ _drop_rule(
 )
 
 
+def split_at_line_breaks(text: str, span: Span) -> list[Span]:
+    """A PERSON ``span`` across a line break as its first line's part (where the model found the name) and
+    the later lines' parts that hold an identifying word; the span itself without a line break."""
+    if span.label != "PERSON" or "\n" not in text[span.start : span.end]:
+        return [span]
+    parts = []
+    for line in re.finditer(r"[^\n]+", text[span.start : span.end]):
+        words = list(WORD_ANY_SCRIPT.finditer(text, span.start + line.start(), span.start + line.end()))
+        if words:
+            parts.append(dataclasses.replace(span, start=words[0].start(), end=words[-1].end()))
+    later = [
+        part
+        for part in parts[1:]
+        if any(has_evidence(text, *w.span()) for w in WORD_ANY_SCRIPT.finditer(text, part.start, part.end))
+    ]
+    return [span] if len(later) == len(parts) - 1 else parts[:1] + later
+
+
 def keep_trained(
     text: str, spans: Sequence[Span], dates: Sequence[Span], skip: Sequence[str] = ()
 ) -> list[Span]:
@@ -187,8 +216,18 @@ def keep_trained(
     them; ``dates``: the spans of the date rules (`rules.dates.find_dates`)."""
     rules = [r for r in RULES.family("learned") if r.name not in skip]
     kept = []
-    for found in spans:
-        span = whole_words(text, found)
+    for widened in (whole_words(text, found) for found in spans):
+        parts = split_at_line_breaks(text, widened)
+        if parts != [widened]:
+            decided(NAME_ACROSS_LINES.name, widened, False)
+        kept += _kept_parts(text, parts, rules, dates)
+    return kept
+
+
+def _kept_parts(text: str, parts: Sequence[Span], rules: Sequence[Rule], dates: Sequence[Span]) -> list[Span]:
+    kept = []
+    for found in parts:
+        span = found
         if span.label in NAMED:
             span = trim_common_words(text, span)
             if span is None:

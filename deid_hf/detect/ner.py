@@ -9,9 +9,11 @@ A token-classification label already in the schema is kept; any other is mapped 
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -176,6 +178,18 @@ def outside_bias_of(threshold) -> float:
     return math.log((1 - threshold) / threshold)
 
 
+@contextlib.contextmanager
+def quiet_device_message() -> Iterator[None]:
+    """transformers' "Device set to use ..." warning left out while a pipeline is built."""
+    log = logging.getLogger("transformers.pipelines.base")
+    level = log.level
+    log.setLevel(max(level, logging.ERROR))
+    try:
+        yield
+    finally:
+        log.setLevel(level)
+
+
 @functools.lru_cache(maxsize=1)
 def outside_biased_pipeline():
     """transformers' token-classification pipeline with ``outside_bias`` subtracted from the "O" logit
@@ -256,15 +270,16 @@ class TokenClassificationDetector(Detector):
         if threshold is None:  # a trained folder's operating point, else the plain argmax
             threshold = getattr(config, "deid_hf_threshold", 0.5)
         outside_bias = outside_bias_of(threshold)
-        self.pipe = pipeline(
-            "token-classification",
-            model=model,
-            tokenizer=tokenizer,
-            aggregation_strategy=aggregation_strategy,
-            device=device if backend == "pt" else None,
-            pipeline_class=outside_biased_pipeline(),
-            **options,
-        )
+        with quiet_device_message():  # an inner pipeline: the user's own pipeline says where it runs
+            self.pipe = pipeline(
+                "token-classification",
+                model=model,
+                tokenizer=tokenizer,
+                aggregation_strategy=aggregation_strategy,
+                device=device if backend == "pt" else None,
+                pipeline_class=outside_biased_pipeline(),
+                **options,
+            )
         self.pipe.outside_bias = outside_bias
         #: on the CPU the forward pass (ONNX Runtime or PyTorch) runs without the GIL: an ensemble runs it
         #: beside spaCy (`side_by_side`); on a GPU it stays on the caller's thread (Optimum's IO binding)

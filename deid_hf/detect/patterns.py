@@ -57,7 +57,7 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
     (
         "ADDRESS",
         rf"(?<![\w'’.-]){_CAP}(?:[ \t]+{_CAP}){{0,2}}[ \t]+\d{{1,5}}[A-Za-z]?\b"
-        r"(?=[ \t]*(?:,|\n|$|Apt|Suite))",
+        r"(?=[ \t]*(?:,(?!\d)|\n|$|Apt|Suite))",  # not the thousands comma of "EUR 3,200"
         0.5,
     ),
     (
@@ -69,7 +69,8 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
     ("AGE", r"\b\d{1,3}(?=[ -]?(?:years?|yrs?)[ -]old\b|[ -]?(?:yo|y/o)\b)", 0.9),
     ("AGE", r"(?<=\baged )\d{1,3}\b|(?<=\bage )\d{1,3}\b|(?<=\bage: )\d{1,3}\b", 0.9),
     # starts at a token start or after "/" or "." (never after "x-", which the token's start already tried)
-    ("NUMBER", r"(?<![\w@])(?<!\w-)(?=[\w-]*\d)[\w]+(?:[-/.][\w]+)*", 0.35),
+    # a thousands comma is inside the number ("3,200", "1,250.50"), a list's comma is not ("3, 4")
+    ("NUMBER", r"(?<![\w@])(?<!\w-)(?=[\w-]*\d)[\w]+(?:[-/.][\w]+|,\d{3}(?!\w))*", 0.35),
 ]
 
 

@@ -94,11 +94,16 @@ class FullEntity(Strategy):
         facility = FACILITY_END.search(original) if label in _NAMED else None
         if facility:  # a facility stays one of its kind: "St. Jude Medical Center" -> "Lopez Medical Center"
             return f"{fake.last_name()} {facility.group(1)}"
-        drawn = {"ORG": fake.company, "LOCATION": fake.city, "EMAIL": fake.email, "URL": fake.url}.get(label)
+        drawn = {
+            "ORG": lambda: company(fake),
+            "LOCATION": fake.city,
+            "EMAIL": fake.email,
+            "URL": fake.url,
+        }.get(label)
         if drawn is not None:
             return drawn()
         if label == "ADDRESS":
-            return address_like(original, fake)
+            return address_like(original, fake, rng)
         if label == "IP":
             return fake.ipv6() if ":" in original else fake.ipv4()
         if label == "AGE":
@@ -239,6 +244,42 @@ def _untyped(original: str, fake) -> str:
     return fake.word()
 
 
+#: street suffixes common in written addresses (Faker also draws rare ones: "Stravenue", "Burg", "Inlet")
+STREET_SUFFIXES = frozenset(
+    ("street", "st", "avenue", "ave", "road", "rd", "drive", "dr", "lane", "ln", "boulevard", "blvd")
+    + ("court", "ct", "place", "pl", "way", "terrace", "circle")
+)
+#: Faker draws tried for a company name that reads as one in running text
+COMPANY_DRAWS = 20
+
+
+def law_firm_shaped(name: str) -> bool:
+    """A company name in Faker's law-firm shape ("Ward, Reed and Goodman"): a comma, "and" or "&"."""
+    return "," in name or re.search(r"\band\b|&", name) is not None
+
+
+def company(fake) -> str:
+    """A company name without Faker's law-firm shape (`law_firm_shaped`), which reads oddly in place of a
+    shop, a travel agency or an employer."""
+    for _ in range(COMPANY_DRAWS):
+        name = fake.company()
+        if not law_firm_shaped(name):
+            return name
+    return f"{fake.last_name()} {fake.company_suffix()}"
+
+
+def street(original: str, fake, rng: random.Random) -> str:
+    """A street line of the original's shape: a house number of as many digits (no leading zero unless the
+    original has one), a surname and the original's suffix when it is a common one ("Street", "Ave."),
+    else a common suffix."""
+    number = re.match(r"\d+", original)
+    digits = len(number.group()) if number else 0
+    house = "".join(str(rng.randint(0 if i or original.startswith("0") else 1, 9)) for i in range(digits))
+    last = original.split()[-1] if len(original.split()) > 1 else ""
+    suffix = last if last.rstrip(".").lower() in STREET_SUFFIXES else rng.choice(("Street", "Avenue", "Road"))
+    return " ".join(filter(None, (house, fake.last_name(), suffix)))
+
+
 _SECONDARY = re.compile(r"(?i)(?:apt|apartment|suite|ste|unit|room|floor|fl|#)\.?\s*\S+")
 _ZIP = re.compile(r"\d{5}(?:-\d{4})?")
 _STATE_ZIP = re.compile(
@@ -247,16 +288,16 @@ _STATE_ZIP = re.compile(
 _ADDRESS_PIECE = re.compile(r"(,\s*|\n)")
 
 
-def address_like(original: str, fake) -> str:
-    """An address of the original's shape, piece by piece: street (with its apartment or suite), city,
-    state (abbreviated or written out) and ZIP (5 or 9 digits); separators and line breaks kept."""
+def address_like(original: str, fake, rng: random.Random) -> str:
+    """An address of the original's shape, piece by piece: street (`street`, with its apartment or suite),
+    city, state (abbreviated or written out) and ZIP (5 or 9 digits); separators and line breaks kept."""
     pieces = _ADDRESS_PIECE.split(original)
     out = []
     for i, piece in enumerate(pieces):
         if i % 2:
             out.append(piece)
             continue
-        out.append(_address_piece(piece, fake, first=i == 0))
+        out.append(_address_piece(piece, fake, rng, first=i == 0))
     return "".join(out)
 
 
@@ -267,7 +308,7 @@ def _countries() -> frozenset[str]:
     return frozenset(c.casefold() for c in (*Provider.countries, "USA", "US", "UK", "United States"))
 
 
-def _address_piece(piece: str, fake, first: bool) -> str:
+def _address_piece(piece: str, fake, rng: random.Random, first: bool) -> str:
     core = piece.strip()
     lead, trail = piece[: len(piece) - len(piece.lstrip())], piece[len(piece.rstrip()) :]
     if not core:
@@ -277,8 +318,9 @@ def _address_piece(piece: str, fake, first: bool) -> str:
     elif _SECONDARY.fullmatch(core):
         new = fake.secondary_address()
     elif core[0].isdigit() or first and any(ch.isdigit() for ch in core):
-        street = f"{fake.building_number()} {fake.street_name()}"
-        new = street if _SECONDARY.search(core[1:]) is None else f"{street} {fake.secondary_address()}"
+        secondary = _SECONDARY.search(core[1:])
+        line = street(core if secondary is None else core[: secondary.start() + 1].rstrip(" ,"), fake, rng)
+        new = line if secondary is None else f"{line} {fake.secondary_address()}"
     elif (match := _STATE_ZIP.fullmatch(core)) and (len(match["state"]) == 2 or match["zip"]):
         state = fake.state_abbr(include_territories=False) if len(match["state"]) == 2 else fake.state()
         new = (

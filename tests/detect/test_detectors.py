@@ -40,6 +40,20 @@ def test_patterns_find_structured_pii_and_our_additions():
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("earning EUR 3,200 a month", {"3,200"}),  # not "EUR 3" as an address and ",200" left in clear
+        ("paid $1,250.50 of 1,234,567", {"1,250.50", "1,234,567"}),
+        ("doses 3, 4, 5 and 10,20", {"3", "4", "5", "10", "20"}),  # a list's commas separate numbers
+    ],
+)
+def test_a_thousands_comma_is_inside_the_number(text, numbers):
+    spans = PatternDetector().detect(text)
+    assert {text[s.start : s.end] for s in spans if s.label == "NUMBER"} == numbers
+    assert not any(s.label == "ADDRESS" for s in spans)
+
+
 def test_spacy_maps_to_the_common_schema():
     spans = found(
         SpacyDetector().detect("Maria Gonzalez flew to Paris with Acme Corp on Monday."),

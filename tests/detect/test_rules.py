@@ -209,6 +209,8 @@ CONTEXT_CASES = [
     ("context.after-doctor-title", "SEEN BY DR RONAYNE GOOD PEDAL PULSES", {"RONAYNE"}),
     ("context.after-patient-title", "WIFE OF MR JOHN SMITH CALLED", {"JOHN SMITH"}),
     ("context.after-clinician-title", "plan reviewed with NP Halvorsen", {"Halvorsen"}),
+    ("context.after-clinician-title", "She is a nurse earning well. Seen by NP Halvorsen.", {"Halvorsen"}),
+    ("context.after-clinician-title", "pt seen by nurse halvorsen, stable.", {"halvorsen"}),  # no capitals
     ("context.initial-and-surname", "signed R. Lindqvist", {"R. Lindqvist"}),
     ("context.signature", "note by Laura Pennington, RN", {"Laura Pennington"}),
     ("context.signature", "note by Laura Pennington, R.N.", {"Laura Pennington"}),
@@ -323,12 +325,52 @@ def test_hipaa_drops_what_gdprs_own_rules_decide_otherwise_or_alike(text, piece,
     assert apply_policy(text, [_span(text, piece, label, 0.5, "spacy")], "hipaa") == []
 
 
+# (rule, text, a policy-trained model's PERSON span across a line break, what is kept of it)
+ACROSS_LINES_CASES = [
+    (
+        "learned.name-across-lines",
+        "Patient: John Miller\nDOB: 1951-04-12",
+        "John Miller\nDOB",
+        {"John Miller"},
+    ),
+    (
+        "learned.name-across-lines",
+        "PATIENT: JOHN MILLER\nDOB: 04/12/1951",
+        "JOHN MILLER\nDOB",
+        {"JOHN MILLER"},
+    ),
+    (
+        "learned.name-across-lines",
+        "seen by Dr. Ann\nKowalczyk today",
+        "Ann\nKowalczyk",
+        {"Ann\nKowalczyk"},
+    ),  # every part identifies
+    (
+        "learned.name-across-lines",
+        "contact: emidio p lombardo\nAttending RN",
+        "emidio p lombardo\nAttending",
+        {"emidio p lombardo"},
+    ),  # the first line's part is kept without evidence
+]
+
+
+@pytest.mark.parametrize(("rule", "text", "piece", "kept"), ACROSS_LINES_CASES)
+def test_learned_name_across_lines(rule, text, piece, kept):
+    span = _span(text, piece, "PERSON", 0.9, "token-classification")
+    with recording() as log:
+        found = keep_trained(text, [span], find_dates(text))
+    assert {text[s.start : s.end] for s in found} == kept
+    split = {d.rule for d in log if not d.kept} == {rule}
+    assert split == (kept != {piece})
+
+
 TABLES = [
     DATE_CASES,
     PHONE_CASES,
     IDENTIFIER_CASES,
     SUPPORT_CASES,
     LEARNED_CASES,
+    ACROSS_LINES_CASES,
     CONTEXT_CASES,
     BOUNDARY_CASES,
     GDPR_CASES,

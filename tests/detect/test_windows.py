@@ -160,3 +160,27 @@ def test_a_tokenizer_padding_on_the_left_takes_the_pipeline(tiny_learned_detecto
     assert TokenClassificationDetector(str(tiny_learned_detector), tokenizer=tokenizer).direct
     tokenizer.padding_side = "left"
     assert not TokenClassificationDetector(str(tiny_learned_detector), tokenizer=tokenizer).direct
+
+
+def test_the_inner_pipeline_does_not_say_where_it_runs(minilm_tokenizer):
+    """transformers says "Device set to use cpu" for each pipeline it builds: the user's own pipeline says
+    it, the detector's inner one does not (it said it twice per `deid-substitution`)."""
+    import logging
+
+    from transformers import pipeline
+
+    said = []
+    handler = logging.Handler()
+    handler.emit = lambda record: said.append(record.getMessage())
+    log = logging.getLogger("transformers.pipelines.base")
+    level = log.level
+    log.addHandler(handler)
+    try:
+        model = tiny_token_classifier(minilm_tokenizer).eval()
+        TokenClassificationDetector(model, minilm_tokenizer)
+        assert not any("Device set to use" in message for message in said)
+        pipeline("token-classification", model=model, tokenizer=minilm_tokenizer)
+        assert any("Device set to use" in message for message in said)  # the handler hears it
+    finally:
+        log.removeHandler(handler)
+    assert log.level == level

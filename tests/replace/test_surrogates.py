@@ -122,6 +122,33 @@ def test_an_address_keeps_its_street_city_state_and_zip(original, shape):
     assert mapping[original] != original
 
 
+@pytest.mark.parametrize(
+    ("original", "shape"),
+    [
+        ("10 Downing Street", r"[1-9]\d [A-Z][A-Za-z'-]+(?: [A-Z][A-Za-z'-]+)* Street"),
+        ("7 Elm Ave.", r"[1-9] [A-Z][A-Za-z'-]+(?: [A-Z][A-Za-z'-]+)* Ave\."),
+        ("250 Rue Royale", r"[1-9]\d\d [A-Z][A-Za-z'-]+(?: [A-Z][A-Za-z'-]+)* (?:Street|Avenue|Road)"),
+    ],
+)
+def test_a_street_reads_as_one_with_a_house_number_of_as_many_digits(original, shape):
+    """No leading zero and no rare suffix ("033 David Stream"): a common suffix, the original's if common."""
+    for seed in range(20):
+        text = f"Lives at {original}."
+        out, mapping = replace_in(text, spans_of(text, "ADDRESS", original), None, seed)
+        assert re.fullmatch(shape, mapping[original]), mapping[original]
+
+
+def test_a_company_surrogate_is_never_law_firm_shaped():
+    """Faker's "Ward, Reed and Goodman" reads oddly in place of a shop or an employer."""
+    text = "Sam from Contoso Travel confirmed it."
+    drawn = {
+        replace_in(text, spans_of(text, "ORG", "Contoso Travel"), None, seed)[1]["Contoso Travel"]
+        for seed in range(40)
+    }
+    assert len(drawn) > 20
+    assert not any("," in name or " and " in name or "&" in name for name in drawn), drawn
+
+
 FORMATS = {
     "03/02/2024": "%m/%d/%Y",
     "12.05.1961": "%d.%m.%Y",

@@ -70,8 +70,9 @@ def name_run(
     strong: bool = False,
 ):
     """(start, end) of up to ``limit`` name words (initials allowed between them) from ``start``; None if
-    the first word is not a name word (a known name with ``known_first``). A lower-case word after a
-    capitalised one, or a frequent word where casing says nothing, ends the run (`_ends_name`)."""
+    the first word is not a name word (a known name with ``known_first``), or is written in lower case
+    where casing tells names ("nurse earning"). A lower-case word after a capitalised one, or a frequent
+    word where casing says nothing, ends the run (`_ends_name`)."""
     pattern = re.compile(rf"(?:({INITIAL})\s+)?({_W})")
     pos, end, count = start, None, 0
     first = None
@@ -85,6 +86,7 @@ def name_run(
         if (
             not name_word(word, max_zipf, any_known, vocabulary, strong)
             or (count == 0 and known_first and not is_name_word(word))
+            or (count == 0 and word[0].islower() and names_are_capitalised(text, m.start(2)))
             or (first is not None and _ends_name(word, text[first], text, m.start(2)))
         ):
             if initial and end is None:  # "L. RUUSKA" fails; a lone initial is not a name
