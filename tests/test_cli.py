@@ -14,8 +14,11 @@ def test_demo_prints_real_deidentified_output(capsys):
     assert main(["demo", "--seed", "1"]) == 0
     out = capsys.readouterr().out
     assert "support-chat" in out and "clinical-note" in out and "privacy:" in out
-    deidentified = [line.split("│")[2] for line in out.splitlines() if line.count("│") == 3]
-    assert deidentified and not any("Okafor" in cell or "Gonzalez" in cell for cell in deidentified)
+    cells = [line.split("│")[2] for line in out.splitlines() if line.count("│") == 3]
+    deidentified = " ".join(" ".join(cells).split())  # the column's rows joined: a name may wrap
+    originals = ("Daniel Okafor", "daniel.okafor", "Maria Gonzalez", "Hiroshi Tanaka", "555-0143")
+    assert cells and not [original for original in originals if original in deidentified]
+    # whole originals: a surrogate may by chance hold a surname of another example ("Gonzalez Street")
 
 
 def test_errors_are_one_line_without_traceback(capsys, tmp_path):
