@@ -211,6 +211,7 @@ CONTEXT_CASES = [
     ("context.after-clinician-title", "plan reviewed with NP Halvorsen", {"Halvorsen"}),
     ("context.after-clinician-title", "She is a nurse earning well. Seen by NP Halvorsen.", {"Halvorsen"}),
     ("context.after-clinician-title", "pt seen by nurse halvorsen, stable.", {"halvorsen"}),  # no capitals
+    ("context.after-clinician-title", "Plan reviewed with NP von Trapp.", {"von Trapp"}),
     ("context.initial-and-surname", "signed R. Lindqvist", {"R. Lindqvist"}),
     ("context.signature", "note by Laura Pennington, RN", {"Laura Pennington"}),
     ("context.signature", "note by Laura Pennington, R.N.", {"Laura Pennington"}),

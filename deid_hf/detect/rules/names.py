@@ -59,6 +59,11 @@ def _ends_name(word: str, first: str, text: str, position: int) -> bool:
     return zipf(word) >= COMMON_WORD_ZIPF and not is_name_word(word) and word.lower() not in NAME_PARTICLES
 
 
+def _lower_case_start(word: str) -> bool:
+    """A word in lower case that is no name particle ("earning"; not "von" of "von Trapp")."""
+    return word[0].islower() and word.lower() not in NAME_PARTICLES
+
+
 def name_run(
     text: str,
     start: int,
@@ -86,7 +91,7 @@ def name_run(
         if (
             not name_word(word, max_zipf, any_known, vocabulary, strong)
             or (count == 0 and known_first and not is_name_word(word))
-            or (count == 0 and word[0].islower() and names_are_capitalised(text, m.start(2)))
+            or (count == 0 and _lower_case_start(word) and names_are_capitalised(text, m.start(2)))
             or (first is not None and _ends_name(word, text[first], text, m.start(2)))
         ):
             if initial and end is None:  # "L. RUUSKA" fails; a lone initial is not a name
