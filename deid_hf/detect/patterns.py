@@ -67,7 +67,8 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
     ),
     ("ADDRESS", _POSTAL_BLOCK, 0.7),
     ("AGE", r"\b\d{1,3}(?=[ -]?(?:years?|yrs?)[ -]old\b|[ -]?(?:yo|y/o)\b)", 0.9),
-    ("AGE", r"(?<=\baged )\d{1,3}\b|(?<=\bage )\d{1,3}\b|(?<=\bage: )\d{1,3}\b", 0.9),
+    # a form's "Age: 94" as well as "aged 67" (a header is capitalised)
+    ("AGE", r"(?i:(?<=\baged )|(?<=\bage )|(?<=\bage: )|(?<=\bage:))\d{1,3}\b", 0.9),
     # starts at a token start or after "/" or "." (never after "x-", which the token's start already tried)
     # a thousands comma is inside the number ("3,200", "1,250.50"), a list's comma is not ("3, 4")
     ("NUMBER", r"(?<![\w@])(?<!\w-)(?=[\w-]*\d)[\w]+(?:[-/.][\w]+|,\d{3}(?!\w))*", 0.35),

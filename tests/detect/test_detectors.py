@@ -41,6 +41,19 @@ def test_patterns_find_structured_pii_and_our_additions():
 
 
 @pytest.mark.parametrize(
+    ("text", "ages"),
+    [
+        ("Age: 94\nSex: F", {"94"}),  # a form's capitalised header
+        ("AGE: 91, aged 67, age 70", {"91", "67", "70"}),
+        ("Page: 12, stage 3, usage 12", set()),
+    ],
+)
+def test_an_age_after_age_in_any_case(text, ages):
+    spans = PatternDetector().detect(text)
+    assert {text[s.start : s.end] for s in spans if s.label == "AGE"} == ages
+
+
+@pytest.mark.parametrize(
     ("text", "numbers"),
     [
         ("earning EUR 3,200 a month", {"3,200"}),  # not "EUR 3" as an address and ",200" left in clear

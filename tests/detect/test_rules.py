@@ -28,11 +28,15 @@ DATE_CASES = [
     ("date.numeric", "seen 3/14 and 11/02/2019", {"3/14", "11/02/2019"}),
     ("date.numeric", "took 1/2 tab, strength 5/5, PS 10/5", set()),
     ("date.numeric-hyphenated", "born 7-04-1961; reps 3-5", {"7-04-1961"}),
+    ("date.day-first", "seen 14/05/2021, 4.2.2002 and 05.03.21", {"14/05/2021", "4.2.2002", "05.03.21"}),
+    ("date.day-first", "v1.2.10, 3.10.12, IP 10.1.2.3, ratio 14/05", set()),
     ("date.year-first", "scan 2019-11-02 done", {"2019-11-02"}),
+    ("date.year-first", "seen 2021-05-03T14:22\nnext", {"2021-05-03T14:22"}),  # not "T14" cut from ":22"
     ("date.month-year", "since 9/87 and 12/2004", {"9/87", "12/2004"}),
     ("date.month-name-day", "on Feb 3rd, 2011 she", {"Feb 3rd, 2011"}),
     ("date.month-name-year", "in August of 2015", {"August of 2015"}),
     ("date.day-month-name", "the 4th of July 1999", {"4th of July 1999"}),
+    ("date.day-month-name", "on 03-May-2021 and 12-jan-20; reps 3-May", {"03-May-2021", "12-jan-20"}),
     ("date.month-name-alone", "back in November; may walk", {"November"}),
     ("date.year-in-context", "moved in 2004 since 2010", {"2004", "2010"}),
     ("date.year-1960-1999", "CABG 1987.", {"1987"}),
@@ -239,6 +243,13 @@ def test_context_rules(rule, text, found):
 BOUNDARY_CASES = [
     ("boundary.whole-words", "The Swan-Ganz was placed.", "Ganz", "OTHER", {"Swan-Ganz"}),
     ("boundary.name-edge-words", "Dr. Tanaka reviewed the chart.", "Tanaka reviewed", "PERSON", {"Tanaka"}),
+    (
+        "boundary.form-label",
+        "Name: Alistair J.\nDate of Birth: 1 May",
+        "Alistair J.\nDate of Birth",
+        "PERSON",
+        {"Alistair J."},
+    ),
 ]
 
 
@@ -283,6 +294,7 @@ GDPR_CASES = [
     ("gdpr.amount-with-currency", "was paid 5,000 euros", "5,000", "NUMBER", {"5,000 euros"}),
     ("gdpr.amount-with-currency", "fined EUR 1,200 in", "1,200", "NUMBER", {"EUR 1,200"}),
     ("gdpr.amount-with-currency", "a fine of $300 only", "300", "NUMBER", {"$300"}),
+    ("gdpr.amount-with-currency", "awarded PLN 30,000 in", "30,000", "NUMBER", {"PLN 30,000"}),
     # without a currency a short number is no identifier (the identifier rules decide)
     ("number.identifying-digits", "in 5,000 cases", "5,000", "NUMBER", set()),
     ("gdpr.every-age", "the applicant, aged 34, said", "aged 34", "AGE", {"aged 34"}),

@@ -51,10 +51,20 @@ DATE_RULES = [
         pattern=rf"(?<![\d/.-]){_MM}-{_DAY}-(?:\d{{4}}|\d{{2}})(?![\d/-])",
     ),
     _date(
+        name="date.day-first",
+        reason="day/month/year or day.month.year with a year: a day above 12 first, or dots between "
+        "(month/day/year reads the rest); not a version number of 2-digit parts without leading zeros",
+        examples=("14/05/2021", "30/04/21", "4.2.2002", "05.03.21"),
+        pattern=rf"(?<![\d/.-])(?:(?:1[3-9]|2\d|3[01])/{_MM}/(?:\d{{4}}|\d{{2}})(?![\d/]|\.\d)"
+        rf"|{_DAY}\.{_MM}\.(?:18|19|20)\d\d|(?:0[1-9]|[12]\d|3[01])\.(?:0[1-9]|1[0-2])\.\d\d)"
+        r"(?![\d.]\d|\d)",
+    ),
+    _date(
         name="date.year-first",
-        reason="ISO and other year-first dates",
-        examples=("2020-06-20", "2020/6/20", "2020.06.20"),
-        pattern=rf"(?<![\d/.-])(?:18|19|20)\d\d([-/.]){_MM}\1{_DAY}(?![\d/.-]\d|\d)",
+        reason="ISO and other year-first dates, with an ISO time of day written onto them ('T14:22')",
+        examples=("2020-06-20", "2020/6/20", "2020.06.20", "2021-05-03T14:22"),
+        pattern=rf"(?<![\d/.-])(?:18|19|20)\d\d([-/.]){_MM}\1{_DAY}"
+        r"(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?(?![\d/.-]\d|\d)",
     ),
     _date(
         name="date.month-year",
@@ -76,10 +86,10 @@ DATE_RULES = [
     ),
     _date(
         name="date.day-month-name",
-        reason="a day before a month name, and a year if one follows",
-        examples=("20th Oct, 1989", "3 of May"),
-        pattern=rf"(?i)(?<![\d/.]){_DAY}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTH_ANY}"
-        r"(?:,?[ \t]+(?:19|20)\d\d)?\b",
+        reason="a day before a month name, and a year if one follows; with hyphens: day, month and year",
+        examples=("20th Oct, 1989", "3 of May", "03-May-2021"),
+        pattern=rf"(?i)(?<![\d/.-])(?:{_DAY}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTH_ANY}"
+        rf"(?:,?[ \t]+(?:19|20)\d\d)?|{_DAY}-{_MONTH_ANY}-(?:(?:19|20)\d\d|\d\d))\b",
     ),
     _date(
         name="date.month-name-alone",
