@@ -41,6 +41,18 @@ def test_patterns_find_structured_pii_and_our_additions():
 
 
 @pytest.mark.parametrize(
+    ("text", "codes"),
+    [
+        ("postcode SW1A 1AA, M1 3HE and M5H 2S6", {"SW1A 1AA", "M1 3HE", "M5H 2S6"}),
+        ("HbA1c 7.2 today, a T2N0M0 tumour", set()),
+    ],
+)
+def test_british_and_canadian_postal_codes(text, codes):
+    spans = PatternDetector().detect(text)
+    assert {text[s.start : s.end] for s in spans if s.label == "ADDRESS"} == codes
+
+
+@pytest.mark.parametrize(
     ("text", "ages"),
     [
         ("Age: 94\nSex: F", {"94"}),  # a form's capitalised header

@@ -112,6 +112,8 @@ IDENTIFIER_CASES = [
     ),
     ("address.hospital-unit-alone", "moved to room 14", "room 14", "ADDRESS", 0.6, "spacy", set()),
     ("address.postal-unit", "Suite 300 upstairs", "Suite 300", "ADDRESS", 0.6, "spacy", {"Suite 300"}),
+    # written in capitals, yet it locates a street ("1AA" was left in clear beside a model's "SW1A")
+    ("address.postal-code", "postcode SW1A 1AA", "SW1A 1AA", "ADDRESS", 0.7, "patterns", {"SW1A 1AA"}),
     (
         "address.needs-evidence",
         "at 12 Quenby Road",
@@ -376,8 +378,31 @@ def test_learned_name_across_lines(rule, text, piece, kept):
     assert split == (kept != {piece})
 
 
+# (rule, text, a policy-trained model's span across a line break: piece, label; what is kept of it)
+ONE_LINE_CASES = [
+    (
+        "learned.one-line-item-across-lines",
+        "src=192.168.1.104\n2021-05-03 14:25",
+        "1.104\n2021-05",
+        "PHONE",
+        {"1.104", "2021-05"},
+    ),
+    ("learned.one-line-item-across-lines", "MRN 4821\n7733 noted", "4821\n7733", "ID", {"4821", "7733"}),
+]
+
+
+@pytest.mark.parametrize(("rule", "text", "piece", "label", "kept"), ONE_LINE_CASES)
+def test_a_one_line_item_across_lines_is_split_at_the_line_break(rule, text, piece, label, kept):
+    span = _span(text, piece, label, 0.9, "token-classification")
+    with recording() as log:
+        found = keep_trained(text, [span], [])
+    assert {text[s.start : s.end] for s in found} == kept
+    assert {d.rule for d in log if not d.kept} == {rule}
+
+
 TABLES = [
     DATE_CASES,
+    ONE_LINE_CASES,
     PHONE_CASES,
     IDENTIFIER_CASES,
     SUPPORT_CASES,

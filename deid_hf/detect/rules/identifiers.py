@@ -11,6 +11,7 @@ from ...policies import DEFAULT_POLICY, Policy, check_policy
 from ...spans import Span
 from ..evidence import evidence_span, has_evidence
 from ..lexicon import Vocabulary
+from ..patterns import POSTAL_CODE
 from ..text_shape import WORD_ANY_SCRIPT
 from . import RULES, Rule, Seen, SpanRule, decided, recording_active, register_rule
 from . import gdpr as _gdpr_rules  # noqa: F401  (registers the gdpr family, tried first under gdpr)
@@ -44,6 +45,7 @@ _AGE = re.compile(r"\d+")
 #: a hospital location alone ("Rm 5", "bed 12", "unit 4"): not an address (an apartment, suite or P.O. box is)
 _UNIT_ONLY = re.compile(r"(?i)^(?:unit|floor|fl|room|rm|bed)\.?\s*#?\s*\d+[a-z]?$")
 #: an apartment, suite or P.O. box: part of a postal address
+_POSTAL_CODE = re.compile(POSTAL_CODE)
 _POSTAL_UNIT = re.compile(r"(?i)\b(?:apt|apartment|suite|ste|p\.?\s?o\.?\s*box|box)\b\.?\s*#?\s*\d")
 
 
@@ -146,6 +148,14 @@ _register(
     ("Apt. 762", "P.O. Box 104"),
     _kept,
     applies=lambda seen, span, piece: _POSTAL_UNIT.search(piece) is not None,
+)
+_register(
+    "address.postal-code",
+    ("ADDRESS",),
+    "a British or Canadian postal code locates a street, however it is written (capitals by rule)",
+    ("SW1A 1AA", "M5H 2S6"),
+    _kept,
+    applies=lambda seen, span, piece: _POSTAL_CODE.fullmatch(piece.strip()) is not None,
 )
 _register(
     "address.needs-evidence",
