@@ -58,6 +58,7 @@ def test_date_rules(rule, text, found):
 PHONE_CASES = [
     ("phone.shaped-number", "call 617 555 0199 or +44 20 7946 0958", {"617 555 0199", "+44 20 7946 0958"}),
     ("phone.shaped-number", "HR 110 120 then", set()),
+    ("phone.shaped-number", "host 198.51.100.23 or 212.555.0147", {"212.555.0147"}),  # an IP is no phone
 ]
 
 
