@@ -34,6 +34,7 @@ DATE_CASES = [
     ("date.year-first", "seen 2021-05-03T14:22\nnext", {"2021-05-03T14:22"}),  # not "T14" cut from ":22"
     ("date.month-year", "since 9/87 and 12/2004", {"9/87", "12/2004"}),
     ("date.month-name-day", "on Feb 3rd, 2011 she", {"Feb 3rd, 2011"}),
+    ("date.month-name-day", "on June 9,\n2020 she", {"June 9,\n2020"}),  # a hard-wrapped line
     ("date.month-name-year", "in August of 2015", {"August of 2015"}),
     ("date.day-month-name", "the 4th of July 1999", {"4th of July 1999"}),
     ("date.day-month-name", "on 03-May-2021 and 12-jan-20; reps 3-May", {"03-May-2021", "12-jan-20"}),

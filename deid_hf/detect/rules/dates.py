@@ -18,6 +18,8 @@ _MONTH_ALONE = (
     r"oct|nov)\.?"
 )
 _DAY = r"(?:0?[1-9]|[12]\d|3[01])"
+#: the space before a date's year, which a hard-wrapped line may put on the next line ("June 9,\n2020")
+_GAP = r"(?:[ \t]+|[ \t]*\n[ \t]*)"
 _MM = r"(?:0?[1-9]|1[0-2])"
 #: ventilator settings written like a date ("PS 10/5", "PEEP/PS 5/10")
 _NOT_AFTER_VENTILATOR_MODE = (
@@ -74,22 +76,22 @@ DATE_RULES = [
     ),
     _date(
         name="date.month-name-day",
-        reason="a month name with a day, and a year if one follows",
+        reason="a month name with a day, and a year if one follows (also on the next line)",
         examples=("Oct 20th", "March 3, 2001"),
-        pattern=rf"(?i)\b{_MONTH_ANY}[ \t]+{_DAY}(?:st|nd|rd|th)?\b(?:,?[ \t]+(?:18|19|20)\d\d\b)?",
+        pattern=rf"(?i)\b{_MONTH_ANY}[ \t]+{_DAY}(?:st|nd|rd|th)?\b(?:,?{_GAP}(?:18|19|20)\d\d\b)?",
     ),
     _date(
         name="date.month-name-year",
         reason="a month name with a year",
         examples=("march of 2022", "Oct, 1989"),
-        pattern=rf"(?i)\b{_MONTH_ANY},?[ \t]+(?:of[ \t]+)?(?:19|20)\d\d\b",
+        pattern=rf"(?i)\b{_MONTH_ANY},?{_GAP}(?:of{_GAP})?(?:19|20)\d\d\b",
     ),
     _date(
         name="date.day-month-name",
         reason="a day before a month name, and a year if one follows; with hyphens: day, month and year",
         examples=("20th Oct, 1989", "3 of May", "03-May-2021"),
         pattern=rf"(?i)(?<![\d/.-])(?:{_DAY}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTH_ANY}"
-        rf"(?:,?[ \t]+(?:19|20)\d\d)?|{_DAY}-{_MONTH_ANY}-(?:(?:19|20)\d\d|\d\d))\b",
+        rf"(?:,?{_GAP}(?:19|20)\d\d)?|{_DAY}-{_MONTH_ANY}-(?:(?:19|20)\d\d|\d\d))\b",
     ),
     _date(
         name="date.month-name-alone",
