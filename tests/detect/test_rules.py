@@ -149,6 +149,15 @@ IDENTIFIER_CASES = [
         {"303-555-0147"},
     ),
     ("number.identifying-digits", "acct 7345 open", "7345", "NUMBER", 0.4, "spacy", {"7345"}),
+    (
+        "number.identifying-digits",
+        "serial number SN-4421-XK",  # a device's serial number: "4421" was replaced, "SN-" and "-XK" not
+        "SN-4421-XK",
+        "NUMBER",
+        0.35,
+        "patterns",
+        {"SN-4421-XK"},
+    ),
     ("number.identifying-digits", "order 2500 mL given", "2500", "NUMBER", 0.4, "spacy", set()),
     ("number.identifying-digits", "sample 3348121 sent", "3348121", "NUMBER", 0.4, "spacy", {"3348121"}),
 ]

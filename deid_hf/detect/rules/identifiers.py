@@ -31,7 +31,8 @@ ID_CONTEXT_BEFORE, UNIT_AFTER = 24, 12
 _ID_CONTEXT = re.compile(
     r"(?i)(?:#|\bno\.|\bmrn\b|\bref\b|\baccount\b|\bacct\b|\bpolicy\b|\blicen[cs]e\b|\brecord\b|\bid\b|"
     r"\bsocial security\b|\bssn\b|\bmedicaid\b|\bmedicare\b|"
-    r"\b(?:order|ticket|booking|tracking|invoice|reservation|confirmation(?=[ \t]+(?:number|code)))"
+    r"\b(?:order|ticket|booking|tracking|invoice|reservation|serial|payroll|passport|member|employee|badge|"
+    r"confirmation(?=[ \t]+(?:number|code)))"
     r"(?:[ \t]+(?:number|code))?\b)[ \t:#.]*$"
 )
 #: a measurement, not an identifier, whatever the context ("order 1000 mL", "per order 10.5 mg", "order 2.5")
