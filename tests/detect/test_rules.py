@@ -40,6 +40,7 @@ DATE_CASES = [
     ("date.day-month-name", "on 03-May-2021 and 12-jan-20; reps 3-May", {"03-May-2021", "12-jan-20"}),
     ("date.month-name-alone", "back in November; may walk", {"November"}),
     ("date.year-in-context", "moved in 2004 since 2010", {"2004", "2010"}),
+    ("date.year-in-context", "born in 1950 and 1953, took 1000 and 2000", {"1950", "1953"}),
     ("date.year-1960-1999", "CABG 1987.", {"1987"}),
     ("date.apostrophe-year", "MI in '91", {"'91"}),
     ("date.not-a-pain-score", "pain 7/10 at rest", set()),

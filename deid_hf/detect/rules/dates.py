@@ -101,9 +101,10 @@ DATE_RULES = [
     ),
     _date(
         name="date.year-in-context",
-        reason="a year after 'in', 'of', 'since' or 'year'",
-        examples=("in 2003", "since 1870"),
-        pattern=r"(?i)(?:(?<=\bin )|(?<=\bof )|(?<=since )|(?<=year ))(?:18|19|20)\d\d\b",
+        reason="a year after 'in', 'of', 'since' or 'year', and one joined to such a year by 'and' or 'or'",
+        examples=("in 2003", "since 1870", "born in 1950 and 1953"),
+        pattern=r"(?i)(?:(?<=\bin )|(?<=\bof )|(?<=since )|(?<=year ))(?:18|19|20)\d\d\b"
+        r"|(?:(?<=(?:18|19|20)\d\d and )|(?<=(?:18|19|20)\d\d or ))(?:18|19|20)\d\d\b",
     ),
     _date(
         name="date.year-1960-1999",
