@@ -156,11 +156,21 @@ def cuts_word(text: str, position: int) -> bool:
     return False
 
 
+def _modifier_start(text: str, position: int) -> bool:
+    """A span that starts at the hyphen of "Min-jun" (the "Boston-based" shape) takes the word before it: a
+    modifier ends a span on its left, it never begins one."""
+    return (
+        text[position : position + 1] == "-"
+        and _letter_at(text, position - 1)
+        and _letter_at(text, position + 1)
+    )
+
+
 def snap_to_words(text: str, span: Span) -> Span:
     """``span`` widened so that neither edge cuts a word (`cuts_word`), by at most SNAP_MAX characters a side
     (a longer run of word characters is left as it is)."""
     start, end = span.start, span.end
-    while start > span.start - SNAP_MAX and cuts_word(text, start):
+    while start > span.start - SNAP_MAX and (cuts_word(text, start) or _modifier_start(text, start)):
         start -= 1
     while end < span.end + SNAP_MAX and cuts_word(text, end):
         end += 1

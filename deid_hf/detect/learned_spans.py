@@ -145,6 +145,16 @@ NAME_ACROSS_LINES = register_rule(
         examples=("Patient: John Miller\nDOB: 1951-04-12",),
     )
 )
+ONE_LINE_ACROSS_LINES = register_rule(
+    Rule(
+        name="learned.one-line-item-across-lines",
+        family="learned outcomes",
+        labels=("AGE", "EMAIL", "ID", "IP", "PHONE", "URL"),
+        reason="a phone number, ID, e-mail, URL, IP or age is written on one line: a span across a line "
+        "break is each line's part, every one kept (the line break stays in the text)",
+        examples=("src=192.168.1.104\n2021-05-03 14:25",),
+    )
+)
 KEPT_AS_FOUND = register_rule(
     Rule(
         name="learned.kept",
@@ -192,8 +202,16 @@ _drop_rule(
 
 def split_at_line_breaks(text: str, span: Span) -> list[Span]:
     """A PERSON ``span`` across a line break as its first line's part (where the model found the name) and
-    the later lines' parts that hold an identifying word; the span itself without a line break."""
-    if span.label != "PERSON" or "\n" not in text[span.start : span.end]:
+    the later lines' parts that hold an identifying word; a one-line item (`ONE_LINE_ACROSS_LINES`) as
+    every line's part; any other span, and one without a line break, as it is."""
+    if "\n" not in text[span.start : span.end]:
+        return [span]
+    if ONE_LINE_ACROSS_LINES.covers(span.label):
+        return [
+            dataclasses.replace(span, start=span.start + line.start(), end=span.start + line.end())
+            for line in re.finditer(r"[^\s](?:[^\n]*[^\s])?", text[span.start : span.end])
+        ]
+    if span.label != "PERSON":
         return [span]
     parts = []
     for line in re.finditer(r"[^\n]+", text[span.start : span.end]):
@@ -219,7 +237,8 @@ def keep_trained(
     for widened in (whole_words(text, found) for found in spans):
         parts = split_at_line_breaks(text, widened)
         if parts != [widened]:
-            decided(NAME_ACROSS_LINES.name, widened, False)
+            split = NAME_ACROSS_LINES if widened.label == "PERSON" else ONE_LINE_ACROSS_LINES
+            decided(split.name, widened, False)
         kept += _kept_parts(text, parts, rules, dates)
     return kept
 

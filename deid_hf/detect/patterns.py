@@ -4,7 +4,8 @@ From presidio (validated, with context-free scores): email, phone (phonenumbers)
 IBAN (checksum), IP, URL, US SSN, dates, US driver licence/passport/bank numbers.
 Added here because presidio has no such recognizer: street addresses (house number + street name with a
 street-type word, or a European "Name 12" form), apartment/suite/PO-box units, multi-line postal blocks,
-ZIP/postal codes, ages ("67 years old", "aged 67"), and any other digit-bearing token (IDs, record numbers).
+ZIP/postal codes (British and Canadian ones by their shape), MAC addresses, ages ("67 years old", "aged
+67"), and any other digit-bearing token (IDs, record numbers).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ _POSTAL_BLOCK = (
     r"(?<![\w.])\d{1,6}[A-Za-z]?\b[^\n]{0,60}\n[^\n]{1,60}\n,[ \t]*[A-Z0-9]{1,3}\n"
     r"[ \t]*[^\n\d]{0,40}?\d[\w-]*"
 )
+#: a British ("SW1A 1AA", "M1 3HE") or Canadian ("M5H 2S6") postal code, written in capitals with its space
+POSTAL_CODE = r"\b(?:[A-Z]{1,2}\d[A-Z\d]?[ \t]\d[A-Z]{2}|[A-Z]\d[A-Z][ \t]\d[A-Z]\d)\b"
 EXTRA_PATTERNS: list[tuple[str, str, float]] = [
     # the full stop belongs to an abbreviated street type ("St."), not to "Street." ending a sentence
     (
@@ -66,8 +69,16 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
         0.8,
     ),
     ("ADDRESS", _POSTAL_BLOCK, 0.7),
+    ("ADDRESS", POSTAL_CODE, 0.7),
     ("AGE", r"\b\d{1,3}(?=[ -]?(?:years?|yrs?)[ -]old\b|[ -]?(?:yo|y/o)\b)", 0.9),
-    ("AGE", r"(?<=\baged )\d{1,3}\b|(?<=\bage )\d{1,3}\b|(?<=\bage: )\d{1,3}\b", 0.9),
+    # a form's "Age: 94" as well as "aged 67" (a header is capitalised)
+    (
+        "AGE",
+        r"(?i:(?<=\baged )|(?<=\bage )|(?<=\bage: )|(?<=\bage:)|(?<=\bage\t)|(?<=\bage:\t))\d{1,3}\b",
+        0.9,
+    ),
+    # a device's MAC address (HIPAA's device identifiers), six hex pairs with one kind of separator
+    ("ID", r"(?<![\w:-])[0-9A-Fa-f]{2}([:-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}(?![\w:-])", 0.9),
     # starts at a token start or after "/" or "." (never after "x-", which the token's start already tried)
     # a thousands comma is inside the number ("3,200", "1,250.50"), a list's comma is not ("3, 4")
     ("NUMBER", r"(?<![\w@])(?<!\w-)(?=[\w-]*\d)[\w]+(?:[-/.][\w]+|,\d{3}(?!\w))*", 0.35),

@@ -49,6 +49,32 @@ BOUNDARY_CASES = [
     ("digits in a word", "MRN12345678 noted.", [("12345678", "ID")], ["MRN12345678"]),
     ("date range", "seen 3/4-3/6 again", [("3/4", "DATE_TIME"), ("3/6", "DATE_TIME")], ["3/4", "3/6"]),
     ("a lower-case text says nothing", "pt seen by dr tanaka today", [("tanaka", "PERSON")], ["tanaka"]),
+    ("a modifier never begins a span", "Seen LEE, Min-jun today.", [("jun", "PERSON")], ["Min-jun"]),
+    (
+        "a form's next line",
+        "Name: Alistair J.\nDate of Birth: 1 May",
+        [("Alistair J.\nDate of Birth", "PERSON")],
+        ["Alistair J."],
+    ),
+    (
+        "a form's next column",
+        "Patient name: Marcus Lee   Age: 94",
+        [("Marcus Lee   Age", "PERSON")],
+        ["Marcus Lee"],
+    ),
+    (
+        "a label's own colon",
+        "Tel: 617 555 0199\nFax: none",
+        [("617 555 0199\nFax:", "PHONE")],
+        ["617 555 0199"],
+    ),
+    ("a name as a label stays", "Hi Kevin\nGrace: hello", [("Kevin\nGrace", "PERSON")], ["Kevin", "Grace"]),
+    (
+        "a wrapped name is no label",
+        "seen by John\nSmith today: ok",
+        [("John\nSmith", "PERSON")],
+        ["John\nSmith"],
+    ),
 ]
 
 

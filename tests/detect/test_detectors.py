@@ -10,6 +10,7 @@ from deid_hf.detect import (
     TokenClassificationDetector,
     get_detector,
 )
+from deid_hf.detect.rules.identifiers import STRONG_ID
 from deid_hf.errors import InputError
 from tests.conftest import tiny_token_classifier
 
@@ -38,6 +39,44 @@ def test_patterns_find_structured_pii_and_our_additions():
     assert {("10 Downing Street", "ADDRESS"), ("12 Main St.", "ADDRESS")} <= found(
         PatternDetector().detect(text), text
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "codes"),
+    [
+        ("postcode SW1A 1AA, M1 3HE and M5H 2S6", {"SW1A 1AA", "M1 3HE", "M5H 2S6"}),
+        ("HbA1c 7.2 today, a T2N0M0 tumour", set()),
+    ],
+)
+def test_british_and_canadian_postal_codes(text, codes):
+    spans = PatternDetector().detect(text)
+    assert {text[s.start : s.end] for s in spans if s.label == "ADDRESS"} == codes
+
+
+@pytest.mark.parametrize(
+    ("text", "ids"),
+    [
+        ("a MAC of 00:1A:2B:3C:4D:5E and 00-1a-2b-3c-4d-5e.", {"00:1A:2B:3C:4D:5E", "00-1a-2b-3c-4d-5e"}),
+        ("at 12:30:45 from 2001:db8::8a2e:370:7334", set()),  # a time, an IPv6 address
+    ],
+)
+def test_mac_addresses_are_ids(text, ids):
+    spans = PatternDetector().detect(text)
+    assert {text[s.start : s.end] for s in spans if s.label == "ID" and s.score >= STRONG_ID} == ids
+
+
+@pytest.mark.parametrize(
+    ("text", "ages"),
+    [
+        ("Age: 94\nSex: F", {"94"}),  # a form's capitalised header
+        ("AGE: 91, aged 67, age 70", {"91", "67", "70"}),
+        ("AGE\t82\nSEX\tF", {"82"}),  # a tab-separated form
+        ("Page: 12, stage 3, usage 12", set()),
+    ],
+)
+def test_an_age_after_age_in_any_case(text, ages):
+    spans = PatternDetector().detect(text)
+    assert {text[s.start : s.end] for s in spans if s.label == "AGE"} == ages
 
 
 @pytest.mark.parametrize(

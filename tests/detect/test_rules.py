@@ -28,13 +28,19 @@ DATE_CASES = [
     ("date.numeric", "seen 3/14 and 11/02/2019", {"3/14", "11/02/2019"}),
     ("date.numeric", "took 1/2 tab, strength 5/5, PS 10/5", set()),
     ("date.numeric-hyphenated", "born 7-04-1961; reps 3-5", {"7-04-1961"}),
+    ("date.day-first", "seen 14/05/2021, 4.2.2002 and 05.03.21", {"14/05/2021", "4.2.2002", "05.03.21"}),
+    ("date.day-first", "v1.2.10, 3.10.12, IP 10.1.2.3, ratio 14/05", set()),
     ("date.year-first", "scan 2019-11-02 done", {"2019-11-02"}),
+    ("date.year-first", "seen 2021-05-03T14:22\nnext", {"2021-05-03T14:22"}),  # not "T14" cut from ":22"
     ("date.month-year", "since 9/87 and 12/2004", {"9/87", "12/2004"}),
     ("date.month-name-day", "on Feb 3rd, 2011 she", {"Feb 3rd, 2011"}),
+    ("date.month-name-day", "on June 9,\n2020 she", {"June 9,\n2020"}),  # a hard-wrapped line
     ("date.month-name-year", "in August of 2015", {"August of 2015"}),
     ("date.day-month-name", "the 4th of July 1999", {"4th of July 1999"}),
+    ("date.day-month-name", "on 03-May-2021 and 12-jan-20; reps 3-May", {"03-May-2021", "12-jan-20"}),
     ("date.month-name-alone", "back in November; may walk", {"November"}),
     ("date.year-in-context", "moved in 2004 since 2010", {"2004", "2010"}),
+    ("date.year-in-context", "born in 1950 and 1953, took 1000 and 2000", {"1950", "1953"}),
     ("date.year-1960-1999", "CABG 1987.", {"1987"}),
     ("date.apostrophe-year", "MI in '91", {"'91"}),
     ("date.not-a-pain-score", "pain 7/10 at rest", set()),
@@ -54,6 +60,7 @@ def test_date_rules(rule, text, found):
 PHONE_CASES = [
     ("phone.shaped-number", "call 617 555 0199 or +44 20 7946 0958", {"617 555 0199", "+44 20 7946 0958"}),
     ("phone.shaped-number", "HR 110 120 then", set()),
+    ("phone.shaped-number", "host 198.51.100.23 or 212.555.0147", {"212.555.0147"}),  # an IP is no phone
 ]
 
 
@@ -108,6 +115,8 @@ IDENTIFIER_CASES = [
     ),
     ("address.hospital-unit-alone", "moved to room 14", "room 14", "ADDRESS", 0.6, "spacy", set()),
     ("address.postal-unit", "Suite 300 upstairs", "Suite 300", "ADDRESS", 0.6, "spacy", {"Suite 300"}),
+    # written in capitals, yet it locates a street ("1AA" was left in clear beside a model's "SW1A")
+    ("address.postal-code", "postcode SW1A 1AA", "SW1A 1AA", "ADDRESS", 0.7, "patterns", {"SW1A 1AA"}),
     (
         "address.needs-evidence",
         "at 12 Quenby Road",
@@ -141,6 +150,15 @@ IDENTIFIER_CASES = [
         {"303-555-0147"},
     ),
     ("number.identifying-digits", "acct 7345 open", "7345", "NUMBER", 0.4, "spacy", {"7345"}),
+    (
+        "number.identifying-digits",
+        "serial number SN-4421-XK",  # a device's serial number: "4421" was replaced, "SN-" and "-XK" not
+        "SN-4421-XK",
+        "NUMBER",
+        0.35,
+        "patterns",
+        {"SN-4421-XK"},
+    ),
     ("number.identifying-digits", "order 2500 mL given", "2500", "NUMBER", 0.4, "spacy", set()),
     ("number.identifying-digits", "sample 3348121 sent", "3348121", "NUMBER", 0.4, "spacy", {"3348121"}),
 ]
@@ -240,6 +258,13 @@ def test_context_rules(rule, text, found):
 BOUNDARY_CASES = [
     ("boundary.whole-words", "The Swan-Ganz was placed.", "Ganz", "OTHER", {"Swan-Ganz"}),
     ("boundary.name-edge-words", "Dr. Tanaka reviewed the chart.", "Tanaka reviewed", "PERSON", {"Tanaka"}),
+    (
+        "boundary.form-label",
+        "Name: Alistair J.\nDate of Birth: 1 May",
+        "Alistair J.\nDate of Birth",
+        "PERSON",
+        {"Alistair J."},
+    ),
 ]
 
 
@@ -284,6 +309,7 @@ GDPR_CASES = [
     ("gdpr.amount-with-currency", "was paid 5,000 euros", "5,000", "NUMBER", {"5,000 euros"}),
     ("gdpr.amount-with-currency", "fined EUR 1,200 in", "1,200", "NUMBER", {"EUR 1,200"}),
     ("gdpr.amount-with-currency", "a fine of $300 only", "300", "NUMBER", {"$300"}),
+    ("gdpr.amount-with-currency", "awarded PLN 30,000 in", "30,000", "NUMBER", {"PLN 30,000"}),
     # without a currency a short number is no identifier (the identifier rules decide)
     ("number.identifying-digits", "in 5,000 cases", "5,000", "NUMBER", set()),
     ("gdpr.every-age", "the applicant, aged 34, said", "aged 34", "AGE", {"aged 34"}),
@@ -365,8 +391,31 @@ def test_learned_name_across_lines(rule, text, piece, kept):
     assert split == (kept != {piece})
 
 
+# (rule, text, a policy-trained model's span across a line break: piece, label; what is kept of it)
+ONE_LINE_CASES = [
+    (
+        "learned.one-line-item-across-lines",
+        "src=192.168.1.104\n2021-05-03 14:25",
+        "1.104\n2021-05",
+        "PHONE",
+        {"1.104", "2021-05"},
+    ),
+    ("learned.one-line-item-across-lines", "MRN 4821\n7733 noted", "4821\n7733", "ID", {"4821", "7733"}),
+]
+
+
+@pytest.mark.parametrize(("rule", "text", "piece", "label", "kept"), ONE_LINE_CASES)
+def test_a_one_line_item_across_lines_is_split_at_the_line_break(rule, text, piece, label, kept):
+    span = _span(text, piece, label, 0.9, "token-classification")
+    with recording() as log:
+        found = keep_trained(text, [span], [])
+    assert {text[s.start : s.end] for s in found} == kept
+    assert {d.rule for d in log if not d.kept} == {rule}
+
+
 TABLES = [
     DATE_CASES,
+    ONE_LINE_CASES,
     PHONE_CASES,
     IDENTIFIER_CASES,
     SUPPORT_CASES,

@@ -1,16 +1,20 @@
 """Exact span boundaries, whatever detector or rule found a span (`exact_boundaries`, the ``word boundaries``
 detection stage): edges snapped out to whole words (`spans.snap_to_words`: "Swan-Gan|z|", "Hod|gkin|" never
 stay cut), then a name's edges without the frequent lower-case words and the possessive no name has
-(`learned_spans.trim_common_words`: "Tanaka reviewed", "Tanaka's"). A boundary rule moves edges; it never
-drops a span (where nothing of a name would be left, the span stays as found)."""
+(`learned_spans.trim_common_words`: "Tanaka reviewed", "Tanaka's"); no span runs on over a line break or a
+column gap into a form's next field label ("Alistair J.\nDate of Birth:"). A boundary rule moves edges; it
+never drops a span (where nothing of a name would be left, the span stays as found)."""
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Sequence
 
 from ...spans import Span, merge_spans, snap_to_words
 from ..learned_spans import trim_common_words
-from . import Rule, decided, register_rule
+from ..lexicon import is_name_word
+from . import Rule, decided, decided_all, register_rule
 from .identifiers import NAMED
 
 WHOLE_WORDS = register_rule(
@@ -31,20 +35,60 @@ NAME_EDGES = register_rule(
         examples=("Dr. Tanaka reviewed the chart.", "Tanaka's wife"),
     )
 )
+FORM_LABEL = register_rule(
+    Rule(
+        name="boundary.form-label",
+        family="boundaries",
+        reason="a span does not run on over a line break or a column gap (2+ spaces, a tab) into a form's "
+        "next field label (words before a colon); a label with a known person name stays masked",
+        examples=("Name: Alistair J.\nDate of Birth: 1 May", "Marcus Lee   Age: 94"),
+    )
+)
+#: a line break or a column gap of a form, then a field label of up to five words, then its colon
+_GAP_THEN_LABEL = re.compile(
+    r"(?:[ \t]*\n|[ \t]{2,}|\t)[ \t]*([^\W\d_][\w.'’/-]*(?:[ \t][\w.'’/-]+){0,4})[ \t]*:?$"
+)
+_COLON_AFTER = re.compile(r"[ \t]*:")
+
+
+def before_form_label(text: str, span: Span) -> list[Span]:
+    """``span`` cut before a form's next field label it runs on into (`FORM_LABEL`); the label itself stays
+    a span where one of its words is a known person name; ``[span]`` where there is no such label."""
+    piece = text[span.start : span.end]
+    if not (piece.endswith(":") or _COLON_AFTER.match(text, span.end)):
+        return [span]
+    gap = _GAP_THEN_LABEL.search(piece)
+    head = piece[: gap.start()].rstrip() if gap else ""
+    if not head:
+        return [span]
+    parts = [dataclasses.replace(span, end=span.start + len(head))]
+    label_start, label_end = span.start + gap.start(1), span.start + gap.end(1)
+    if any(is_name_word(w) for w in re.findall(r"[^\W\d_]+", text[label_start:label_end])):
+        parts.append(dataclasses.replace(span, start=label_start, end=label_end))
+    return parts
 
 
 def exact_boundaries(text: str, spans: Sequence[Span]) -> list[Span]:
-    """``spans`` with whole-word edges (`WHOLE_WORDS`) and names without common edge words (`NAME_EDGES`),
-    merged where snapping made them overlap ("Jean" and "Luc" of "Jean-Luc")."""
+    """``spans`` with whole-word edges (`WHOLE_WORDS`), without a form's next field label (`FORM_LABEL`) and
+    names without common edge words (`NAME_EDGES`), merged where snapping made them overlap ("Jean" and
+    "Luc" of "Jean-Luc")."""
     out = []
     for found in spans:
         span = snap_to_words(text, found)
         if span is not found:
             decided(WHOLE_WORDS.name, span, True)
-        if NAME_EDGES.covers(span.label):
-            trimmed = trim_common_words(text, span)
-            if trimmed is not None and trimmed != span:
-                decided(NAME_EDGES.name, trimmed, True)
-                span = trimmed
-        out.append(span)
+        parts = before_form_label(text, span)
+        if parts != [span]:
+            decided_all(FORM_LABEL.name, parts, True)
+        out += [_without_edge_words(text, part) for part in parts]
     return merge_spans(out)
+
+
+def _without_edge_words(text: str, span: Span) -> Span:
+    """A name ``span`` without the common words at its edges (`NAME_EDGES`); other spans as they are."""
+    if NAME_EDGES.covers(span.label):
+        trimmed = trim_common_words(text, span)
+        if trimmed is not None and trimmed != span:
+            decided(NAME_EDGES.name, trimmed, True)
+            return trimmed
+    return span

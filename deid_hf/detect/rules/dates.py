@@ -18,6 +18,8 @@ _MONTH_ALONE = (
     r"oct|nov)\.?"
 )
 _DAY = r"(?:0?[1-9]|[12]\d|3[01])"
+#: the space before a date's year, which a hard-wrapped line may put on the next line ("June 9,\n2020")
+_GAP = r"(?:[ \t]+|[ \t]*\n[ \t]*)"
 _MM = r"(?:0?[1-9]|1[0-2])"
 #: ventilator settings written like a date ("PS 10/5", "PEEP/PS 5/10")
 _NOT_AFTER_VENTILATOR_MODE = (
@@ -51,10 +53,20 @@ DATE_RULES = [
         pattern=rf"(?<![\d/.-]){_MM}-{_DAY}-(?:\d{{4}}|\d{{2}})(?![\d/-])",
     ),
     _date(
+        name="date.day-first",
+        reason="day/month/year or day.month.year with a year: a day above 12 first, or dots between "
+        "(month/day/year reads the rest); not a version number of 2-digit parts without leading zeros",
+        examples=("14/05/2021", "30/04/21", "4.2.2002", "05.03.21"),
+        pattern=rf"(?<![\d/.-])(?:(?:1[3-9]|2\d|3[01])/{_MM}/(?:\d{{4}}|\d{{2}})(?![\d/]|\.\d)"
+        rf"|{_DAY}\.{_MM}\.(?:18|19|20)\d\d|(?:0[1-9]|[12]\d|3[01])\.(?:0[1-9]|1[0-2])\.\d\d)"
+        r"(?![\d.]\d|\d)",
+    ),
+    _date(
         name="date.year-first",
-        reason="ISO and other year-first dates",
-        examples=("2020-06-20", "2020/6/20", "2020.06.20"),
-        pattern=rf"(?<![\d/.-])(?:18|19|20)\d\d([-/.]){_MM}\1{_DAY}(?![\d/.-]\d|\d)",
+        reason="ISO and other year-first dates, with an ISO time of day written onto them ('T14:22')",
+        examples=("2020-06-20", "2020/6/20", "2020.06.20", "2021-05-03T14:22"),
+        pattern=rf"(?<![\d/.-])(?:18|19|20)\d\d([-/.]){_MM}\1{_DAY}"
+        r"(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?(?![\d/.-]\d|\d)",
     ),
     _date(
         name="date.month-year",
@@ -64,22 +76,22 @@ DATE_RULES = [
     ),
     _date(
         name="date.month-name-day",
-        reason="a month name with a day, and a year if one follows",
+        reason="a month name with a day, and a year if one follows (also on the next line)",
         examples=("Oct 20th", "March 3, 2001"),
-        pattern=rf"(?i)\b{_MONTH_ANY}[ \t]+{_DAY}(?:st|nd|rd|th)?\b(?:,?[ \t]+(?:18|19|20)\d\d\b)?",
+        pattern=rf"(?i)\b{_MONTH_ANY}[ \t]+{_DAY}(?:st|nd|rd|th)?\b(?:,?{_GAP}(?:18|19|20)\d\d\b)?",
     ),
     _date(
         name="date.month-name-year",
         reason="a month name with a year",
         examples=("march of 2022", "Oct, 1989"),
-        pattern=rf"(?i)\b{_MONTH_ANY},?[ \t]+(?:of[ \t]+)?(?:19|20)\d\d\b",
+        pattern=rf"(?i)\b{_MONTH_ANY},?{_GAP}(?:of{_GAP})?(?:19|20)\d\d\b",
     ),
     _date(
         name="date.day-month-name",
-        reason="a day before a month name, and a year if one follows",
-        examples=("20th Oct, 1989", "3 of May"),
-        pattern=rf"(?i)(?<![\d/.]){_DAY}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTH_ANY}"
-        r"(?:,?[ \t]+(?:19|20)\d\d)?\b",
+        reason="a day before a month name, and a year if one follows; with hyphens: day, month and year",
+        examples=("20th Oct, 1989", "3 of May", "03-May-2021"),
+        pattern=rf"(?i)(?<![\d/.-])(?:{_DAY}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTH_ANY}"
+        rf"(?:,?{_GAP}(?:19|20)\d\d)?|{_DAY}-{_MONTH_ANY}-(?:(?:19|20)\d\d|\d\d))\b",
     ),
     _date(
         name="date.month-name-alone",
@@ -89,9 +101,10 @@ DATE_RULES = [
     ),
     _date(
         name="date.year-in-context",
-        reason="a year after 'in', 'of', 'since' or 'year'",
-        examples=("in 2003", "since 1870"),
-        pattern=r"(?i)(?:(?<=\bin )|(?<=\bof )|(?<=since )|(?<=year ))(?:18|19|20)\d\d\b",
+        reason="a year after 'in', 'of', 'since' or 'year', and one joined to such a year by 'and' or 'or'",
+        examples=("in 2003", "since 1870", "born in 1950 and 1953"),
+        pattern=r"(?i)(?:(?<=\bin )|(?<=\bof )|(?<=since )|(?<=year ))(?:18|19|20)\d\d\b"
+        r"|(?:(?<=(?:18|19|20)\d\d and )|(?<=(?:18|19|20)\d\d or ))(?:18|19|20)\d\d\b",
     ),
     _date(
         name="date.year-1960-1999",

@@ -36,9 +36,13 @@ _NUMBER_WORD = re.compile(
 #: a currency written after an amount ("5,000 euros") or before it ("EUR 5,000", "$300")
 _CURRENCY_AFTER = re.compile(
     r"(?i)[ \t]*(?:euros?|eur|dollars?|usd|pounds?(?: sterling)?|gbp|liras?|try|francs?|chf|roubles?|rubles?|"
-    r"marks?|pesos?|yen|kron(?:a|or|er)|rupees?)\b"
+    r"marks?|pesos?|yen|kron(?:a|or|er)|rupees?|z[lł]otys?|pln|sek|nok|dkk|forints?|huf|czk|hryvnias?|uah)\b"
 )
-_CURRENCY_BEFORE = re.compile(r"(?:[$€£¥]|\b(?:EUR|USD|GBP|TRY|CHF|TRL|RUB)\b)[ \t]*$")
+#: ISO codes written before an amount (not "INR" or "CAD": lab values and a diagnosis in clinical notes)
+_CURRENCY_BEFORE = re.compile(
+    r"(?:[$€£¥₹₽₺]|\b(?:EUR|USD|GBP|TRY|CHF|TRL|RUB|PLN|SEK|NOK|DKK|JPY|CNY|AUD|NZD|HUF|CZK|UAH|BGN|ZAR|BRL|"
+    r"MXN|HKD|SGD|AED)\b)[ \t]*$"
+)
 
 
 def _amount(seen, span: Span) -> Span | None:

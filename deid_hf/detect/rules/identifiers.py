@@ -11,6 +11,7 @@ from ...policies import DEFAULT_POLICY, Policy, check_policy
 from ...spans import Span
 from ..evidence import evidence_span, has_evidence
 from ..lexicon import Vocabulary
+from ..patterns import POSTAL_CODE
 from ..text_shape import WORD_ANY_SCRIPT
 from . import RULES, Rule, Seen, SpanRule, decided, recording_active, register_rule
 from . import gdpr as _gdpr_rules  # noqa: F401  (registers the gdpr family, tried first under gdpr)
@@ -30,7 +31,8 @@ ID_CONTEXT_BEFORE, UNIT_AFTER = 24, 12
 _ID_CONTEXT = re.compile(
     r"(?i)(?:#|\bno\.|\bmrn\b|\bref\b|\baccount\b|\bacct\b|\bpolicy\b|\blicen[cs]e\b|\brecord\b|\bid\b|"
     r"\bsocial security\b|\bssn\b|\bmedicaid\b|\bmedicare\b|"
-    r"\b(?:order|ticket|booking|tracking|invoice|reservation|confirmation(?=[ \t]+(?:number|code)))"
+    r"\b(?:order|ticket|booking|tracking|invoice|reservation|serial|payroll|passport|member|employee|badge|"
+    r"confirmation(?=[ \t]+(?:number|code)))"
     r"(?:[ \t]+(?:number|code))?\b)[ \t:#.]*$"
 )
 #: a measurement, not an identifier, whatever the context ("order 1000 mL", "per order 10.5 mg", "order 2.5")
@@ -44,6 +46,7 @@ _AGE = re.compile(r"\d+")
 #: a hospital location alone ("Rm 5", "bed 12", "unit 4"): not an address (an apartment, suite or P.O. box is)
 _UNIT_ONLY = re.compile(r"(?i)^(?:unit|floor|fl|room|rm|bed)\.?\s*#?\s*\d+[a-z]?$")
 #: an apartment, suite or P.O. box: part of a postal address
+_POSTAL_CODE = re.compile(POSTAL_CODE)
 _POSTAL_UNIT = re.compile(r"(?i)\b(?:apt|apartment|suite|ste|p\.?\s?o\.?\s*box|box)\b\.?\s*#?\s*\d")
 
 
@@ -146,6 +149,14 @@ _register(
     ("Apt. 762", "P.O. Box 104"),
     _kept,
     applies=lambda seen, span, piece: _POSTAL_UNIT.search(piece) is not None,
+)
+_register(
+    "address.postal-code",
+    ("ADDRESS",),
+    "a British or Canadian postal code locates a street, however it is written (capitals by rule)",
+    ("SW1A 1AA", "M5H 2S6"),
+    _kept,
+    applies=lambda seen, span, piece: _POSTAL_CODE.fullmatch(piece.strip()) is not None,
 )
 _register(
     "address.needs-evidence",

@@ -9,9 +9,10 @@ from ...spans import Span
 from . import RULES, PatternRule, decided, register_rule
 
 #: a number written like a phone number: a leading "+", 3/3/4 digits between slashes, or 3+ digit groups with
-#: one kind of separator
+#: one kind of separator; never an IPv4 address ("10.24.117.3": an IP, which the IP recognizer finds)
 PHONE_SHAPE = re.compile(
-    r"\+\d[\d ().-]{6,}\d|\d{3}/\d{3}/\d{4}|(?:\d{1,3}[ -])?\(?\d{2,4}\)?([ .-])\d{2,4}(?:\1\d{2,4})+"
+    r"(?!(?:\d{1,3}\.){3}\d{1,3}(?![\d.]|-\d))"
+    r"(?:\+\d[\d ().-]{6,}\d|\d{3}/\d{3}/\d{4}|(?:\d{1,3}[ -])?\(?\d{2,4}\)?([ .-])\d{2,4}(?:\1\d{2,4})+)"
 )
 #: a phone-shaped number inside running text (`find_phones` keeps those with `PHONE_DIGITS` digits)
 PHONE_IN_TEXT = re.compile(rf"(?<![\w.+/-])(?:{PHONE_SHAPE.pattern})(?![\w/]|[ .-]\d)")
