@@ -200,17 +200,27 @@ _drop_rule(
 )
 
 
+#: what a span holds on one line, without the spaces at its ends
+_LINE_PART = re.compile(r"[^\s](?:[^\n]*[^\s])?")
+
+
+def line_parts(text: str, span: Span) -> list[Span]:
+    """``span`` as the parts it has on each line, each a span of its own."""
+    return [
+        dataclasses.replace(span, start=m.start(), end=m.end())
+        for m in _LINE_PART.finditer(text, span.start, span.end)
+    ]
+
+
 def split_at_line_breaks(text: str, span: Span) -> list[Span]:
     """A PERSON ``span`` across a line break as its first line's part (where the model found the name) and
-    the later lines' parts that hold an identifying word; a one-line item (`ONE_LINE_ACROSS_LINES`) as
-    every line's part; any other span, and one without a line break, as it is."""
+    the later lines' parts that hold an identifying word, each a span of its own; a one-line item
+    (`ONE_LINE_ACROSS_LINES`) as every line's part (`line_parts`); any other span, and one without a line
+    break, as it is."""
     if "\n" not in text[span.start : span.end]:
         return [span]
     if ONE_LINE_ACROSS_LINES.covers(span.label):
-        return [
-            dataclasses.replace(span, start=span.start + line.start(), end=span.start + line.end())
-            for line in re.finditer(r"[^\s](?:[^\n]*[^\s])?", text[span.start : span.end])
-        ]
+        return line_parts(text, span)
     if span.label != "PERSON":
         return [span]
     parts = []
@@ -223,7 +233,7 @@ def split_at_line_breaks(text: str, span: Span) -> list[Span]:
         for part in parts[1:]
         if any(has_evidence(text, *w.span()) for w in WORD_ANY_SCRIPT.finditer(text, part.start, part.end))
     ]
-    return [span] if len(later) == len(parts) - 1 else parts[:1] + later
+    return parts[:1] + later
 
 
 def keep_trained(

@@ -73,7 +73,7 @@ BOUNDARY_CASES = [
         "a wrapped name is no label",
         "seen by John\nSmith today: ok",
         [("John\nSmith", "PERSON")],
-        ["John\nSmith"],
+        ["John", "Smith"],  # both kept, one name per line (boundary.name-per-line)
     ),
 ]
 

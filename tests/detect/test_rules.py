@@ -256,6 +256,13 @@ def test_context_rules(rule, text, found):
 
 # (rule, text, a detector's span: piece, label; what is kept of it; tests/detect/test_boundaries.py has more)
 BOUNDARY_CASES = [
+    (
+        "boundary.name-per-line",
+        "Attendees:\nSarah Whitfield\nThomas Brennan\n",
+        "Sarah Whitfield\nThomas Brennan",
+        "PERSON",
+        {"Sarah Whitfield", "Thomas Brennan"},
+    ),
     ("boundary.whole-words", "The Swan-Ganz was placed.", "Ganz", "OTHER", {"Swan-Ganz"}),
     ("boundary.name-edge-words", "Dr. Tanaka reviewed the chart.", "Tanaka reviewed", "PERSON", {"Tanaka"}),
     (
@@ -370,8 +377,8 @@ ACROSS_LINES_CASES = [
         "learned.name-across-lines",
         "seen by Dr. Ann\nKowalczyk today",
         "Ann\nKowalczyk",
-        {"Ann\nKowalczyk"},
-    ),  # every part identifies
+        {"Ann", "Kowalczyk"},
+    ),  # every part identifies: one span per line
     (
         "learned.name-across-lines",
         "contact: emidio p lombardo\nAttending RN",

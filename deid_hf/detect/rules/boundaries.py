@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from ...spans import Span, merge_spans, snap_to_words
-from ..learned_spans import trim_common_words
+from ..learned_spans import line_parts, trim_common_words
 from ..lexicon import is_name_word
 from . import Rule, decided, decided_all, register_rule
 from .identifiers import NAMED
@@ -44,6 +44,16 @@ FORM_LABEL = register_rule(
         examples=("Name: Alistair J.\nDate of Birth: 1 May", "Marcus Lee   Age: 94"),
     )
 )
+NAME_PER_LINE = register_rule(
+    Rule(
+        name="boundary.name-per-line",
+        family="boundaries",
+        labels=("PERSON",),
+        reason="a person span across line breaks is one name per line (an attendee list, a signature block): "
+        "each line's part stays a span of its own",
+        examples=("Attendees:\nSarah Whitfield\nThomas Brennan",),
+    )
+)
 #: a line break or a column gap of a form, then a field label of up to five words, then its colon
 _GAP_THEN_LABEL = re.compile(
     r"(?:[ \t]*\n|[ \t]{2,}|\t)[ \t]*([^\W\d_][\w.'’/-]*(?:[ \t][\w.'’/-]+){0,4})[ \t]*:?$"
@@ -71,7 +81,7 @@ def before_form_label(text: str, span: Span) -> list[Span]:
 def exact_boundaries(text: str, spans: Sequence[Span]) -> list[Span]:
     """``spans`` with whole-word edges (`WHOLE_WORDS`), without a form's next field label (`FORM_LABEL`) and
     names without common edge words (`NAME_EDGES`), merged where snapping made them overlap ("Jean" and
-    "Luc" of "Jean-Luc")."""
+    "Luc" of "Jean-Luc"); a person span across line breaks one name per line (`NAME_PER_LINE`)."""
     out = []
     for found in spans:
         span = snap_to_words(text, found)
@@ -80,8 +90,18 @@ def exact_boundaries(text: str, spans: Sequence[Span]) -> list[Span]:
         parts = before_form_label(text, span)
         if parts != [span]:
             decided_all(FORM_LABEL.name, parts, True)
-        out += [_without_edge_words(text, part) for part in parts]
+        lines = [line for part in parts for line in one_per_line(text, part)]
+        if lines != parts:
+            decided_all(NAME_PER_LINE.name, lines, True)
+        out += [_without_edge_words(text, line) for line in lines]
     return merge_spans(out)
+
+
+def one_per_line(text: str, span: Span) -> list[Span]:
+    """A PERSON ``span`` across line breaks as each line's part (`NAME_PER_LINE`); any other as it is."""
+    if not NAME_PER_LINE.covers(span.label) or "\n" not in text[span.start : span.end]:
+        return [span]
+    return line_parts(text, span)
 
 
 def _without_edge_words(text: str, span: Span) -> Span:
