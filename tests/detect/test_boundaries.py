@@ -69,6 +69,7 @@ BOUNDARY_CASES = [
         ["617 555 0199"],
     ),
     ("a name as a label stays", "Hi Kevin\nGrace: hello", [("Kevin\nGrace", "PERSON")], ["Kevin", "Grace"]),
+    ("a credential is no initial", "Seen by Lee, M.D. today", [("Lee", "PERSON")], ["Lee"]),
     (
         "a wrapped name is no label",
         "seen by John\nSmith today: ok",

@@ -256,6 +256,8 @@ def test_context_rules(rule, text, found):
 
 # (rule, text, a detector's span: piece, label; what is kept of it; tests/detect/test_boundaries.py has more)
 BOUNDARY_CASES = [
+    ("boundary.trailing-initial", "Attending: Patel, R. MD", "Patel", "PERSON", {"Patel, R."}),
+    ("boundary.trailing-initial", "Signed Okafor D. RN", "Okafor", "PERSON", {"Okafor D."}),
     (
         "boundary.name-per-line",
         "Attendees:\nSarah Whitfield\nThomas Brennan\n",

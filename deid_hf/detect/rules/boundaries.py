@@ -54,6 +54,18 @@ NAME_PER_LINE = register_rule(
         examples=("Attendees:\nSarah Whitfield\nThomas Brennan",),
     )
 )
+TRAILING_INITIAL = register_rule(
+    Rule(
+        name="boundary.trailing-initial",
+        family="boundaries",
+        labels=("PERSON",),
+        reason="a name written surname first takes the initial after its comma ('Patel, R.'); a credential's "
+        "letters ('M.D.', 'D.O.') are no initial",
+        examples=("Attending: Patel, R. MD",),
+    )
+)
+#: ", R." or " R." after a surname: one capital and its full stop, no letter after it ("M.D." is no initial)
+_TRAILING_INITIAL = re.compile(r",?[ \t]?[A-Z]\.(?![A-Za-z.])")
 #: a line break or a column gap of a form, then a field label of up to five words, then its colon
 _GAP_THEN_LABEL = re.compile(
     r"(?:[ \t]*\n|[ \t]{2,}|\t)[ \t]*([^\W\d_][\w.'’/-]*(?:[ \t][\w.'’/-]+){0,4})[ \t]*:?$"
@@ -93,8 +105,18 @@ def exact_boundaries(text: str, spans: Sequence[Span]) -> list[Span]:
         lines = [line for part in parts for line in one_per_line(text, part)]
         if lines != parts:
             decided_all(NAME_PER_LINE.name, lines, True)
-        out += [_without_edge_words(text, line) for line in lines]
+        out += [with_trailing_initial(text, _without_edge_words(text, line)) for line in lines]
     return merge_spans(out)
+
+
+def with_trailing_initial(text: str, span: Span) -> Span:
+    """A PERSON ``span`` widened over the initial after its comma (`TRAILING_INITIAL`); others as they are."""
+    initial = _TRAILING_INITIAL.match(text, span.end) if TRAILING_INITIAL.covers(span.label) else None
+    if initial is None:
+        return span
+    widened = dataclasses.replace(span, end=initial.end())
+    decided(TRAILING_INITIAL.name, widened, True)
+    return widened
 
 
 def one_per_line(text: str, span: Span) -> list[Span]:
