@@ -2,13 +2,15 @@
 found and what is replaced, the issue's sentences through the fast detector, and a property over a
 synthetic corpus: no span starts or ends inside a word."""
 
+import signal
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import deid_hf
 from deid_hf.detect.rules import recording
-from deid_hf.detect.rules.boundaries import exact_boundaries
+from deid_hf.detect.rules.boundaries import before_form_label, exact_boundaries
 from deid_hf.detect.user_options import UserOptionsDetector
 from deid_hf.spans import Span
 
@@ -160,3 +162,23 @@ def test_no_replaced_span_cuts_a_word_with_the_fast_detector(fast_pipe, pieces):
     text, inside = _corpus_text(pieces)
     for span in fast_pipe(text)["spans"]:
         assert span["start"] not in inside and span["end"] not in inside, (text, span)
+
+
+@pytest.mark.parametrize("gap", [" ", "\t", " \t"])
+def test_a_long_blank_run_before_a_label_costs_linear_time(gap):
+    """A span over a long run of blanks or tabs, then a colon, is cut in linear time (the former label
+    pattern was cubic in the run's length and did not finish on it)."""
+
+    def hang(*_):
+        raise TimeoutError("the form-label cut is super-linear on a long blank run")
+
+    text = "Patient: John" + gap * 50_000 + "Smith Lee Ann Bo Cy Dee:"
+    previous = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(30)
+    try:
+        assert before_form_label(text, Span(9, len(text) - 1, "PERSON")) == [Span(9, len(text) - 1, "PERSON")]
+        short = "Patient: John" + gap * 50_000 + "Date of Birth:"
+        assert before_form_label(short, Span(9, len(short), "PERSON")) == [Span(9, 13, "PERSON")]
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

@@ -44,9 +44,11 @@ FORM_LABEL = register_rule(
         examples=("Name: Alistair J.\nDate of Birth: 1 May", "Marcus Lee   Age: 94"),
     )
 )
-#: a line break or a column gap of a form, then a field label of up to five words, then its colon
+#: a line break or a column gap of a form, then a field label of up to five words, then its colon; the gap
+#: is a whole run of blanks taken without giving any back, so a long run costs linear time
 _GAP_THEN_LABEL = re.compile(
-    r"(?:[ \t]*\n|[ \t]{2,}|\t)[ \t]*([^\W\d_][\w.'’/-]*(?:[ \t][\w.'’/-]+){0,4})[ \t]*:?$"
+    r"(?<![ \t])(?=[ \t]*\n|[ \t]{2}|[ \t]*\t)(?:[ \t]*+\n)?[ \t]*+"
+    r"([^\W\d_][\w.'’/-]*(?:[ \t][\w.'’/-]+){0,4})[ \t]*:?$"
 )
 _COLON_AFTER = re.compile(r"[ \t]*:")
 
