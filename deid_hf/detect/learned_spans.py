@@ -218,6 +218,8 @@ def split_at_line_breaks(text: str, span: Span) -> list[Span]:
         words = list(WORD_ANY_SCRIPT.finditer(text, span.start + line.start(), span.start + line.end()))
         if words:
             parts.append(dataclasses.replace(span, start=words[0].start(), end=words[-1].end()))
+    if not parts:  # no word on any line ("4821\n7733"): nothing tells where a name ends, so all stays
+        return [span]
     later = [
         part
         for part in parts[1:]

@@ -379,6 +379,12 @@ ACROSS_LINES_CASES = [
         "emidio p lombardo\nAttending",
         {"emidio p lombardo"},
     ),  # the first line's part is kept without evidence
+    (
+        "learned.name-across-lines",
+        "Name: 4821\n7733 seen",
+        "4821\n7733",
+        {"4821\n7733"},
+    ),  # no word on any line: kept as found, never dropped
 ]
 
 
