@@ -44,9 +44,9 @@ FORM_LABEL = register_rule(
         examples=("Name: Alistair J.\nDate of Birth: 1 May", "Marcus Lee   Age: 94"),
     )
 )
-#: a line break or a column gap of a form, then a field label of up to five words, then its colon; the gap
-#: is a whole run of blanks taken without giving any back, so a long run costs linear time
+#: a line break or a column gap of a form, then a field label of up to five words, then its colon
 _GAP_THEN_LABEL = re.compile(
+    # the gap is a whole run of blanks, taken without giving any back: a long run costs linear time
     r"(?<![ \t])(?=[ \t]*\n|[ \t]{2}|[ \t]*\t)(?:[ \t]*+\n)?[ \t]*+"
     r"([^\W\d_][\w.'’/-]*(?:[ \t][\w.'’/-]+){0,4})[ \t]*:?$"
 )
