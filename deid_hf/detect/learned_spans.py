@@ -36,8 +36,9 @@ _DOTTED_DATE = re.compile(r"^\d{1,2}\.\d{1,2}\.(?:\d{2}|\d{4})$")
 NAME_PARTICLES = frozenset(
     "al bin da das de dei del della den der des di dos du ibn la le ten ter van von".split()  # noqa: SIM905
 )
-#: a possessive that ends a span ("Budjana 's", "CHICAGO'S", "Chicago's.")
-_POSSESSIVE = re.compile(r"\s*['’][sS][.)]*$")
+#: a possessive that ends a span ("Budjana 's", "CHICAGO'S", "Chicago's."), tried only where a run of blanks
+#: begins (else every blank of a long run scans the rest of it)
+_POSSESSIVE = re.compile(r"(?<!\s)\s*['’][sS][.)]*$")
 #: a possessive written apart ("Macy 's"): part of the word before it
 _APART_POSSESSIVE = re.compile(r"['’][sS]")
 _WEEKDAYS = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
@@ -228,6 +229,8 @@ def split_at_line_breaks(text: str, span: Span) -> list[Span]:
         words = list(WORD_ANY_SCRIPT.finditer(text, span.start + line.start(), span.start + line.end()))
         if words:
             parts.append(dataclasses.replace(span, start=words[0].start(), end=words[-1].end()))
+    if not parts:  # no word on any line ("4821\n7733"): nothing tells where a name ends, so all stays
+        return [span]
     later = [
         part
         for part in parts[1:]

@@ -2,13 +2,16 @@
 found and what is replaced, the issue's sentences through the fast detector, and a property over a
 synthetic corpus: no span starts or ends inside a word."""
 
+import signal
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import deid_hf
+from deid_hf.detect.learned_spans import trim_common_words
 from deid_hf.detect.rules import recording
-from deid_hf.detect.rules.boundaries import exact_boundaries
+from deid_hf.detect.rules.boundaries import before_form_label, exact_boundaries
 from deid_hf.detect.user_options import UserOptionsDetector
 from deid_hf.spans import Span
 
@@ -161,3 +164,37 @@ def test_no_replaced_span_cuts_a_word_with_the_fast_detector(fast_pipe, pieces):
     text, inside = _corpus_text(pieces)
     for span in fast_pipe(text)["spans"]:
         assert span["start"] not in inside and span["end"] not in inside, (text, span)
+
+
+#: a run of blanks far longer than any form's column gap
+LONG_RUN = 200_000
+
+
+@pytest.fixture
+def hang_guard():
+    def hang(*_):
+        raise TimeoutError("super-linear on a long blank run")
+
+    previous = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(30)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize("gap", [" ", "\t", " \t"])
+def test_a_long_blank_run_before_a_label_costs_linear_time(hang_guard, gap):
+    """A span over a long run of blanks or tabs, then a colon, is cut in linear time (the former label
+    pattern was cubic in the run's length)."""
+    text = "Patient: John" + gap * LONG_RUN + "Smith Lee Ann Bo Cy Dee:"  # six words: no label
+    assert before_form_label(text, Span(9, len(text) - 1, "PERSON")) == [Span(9, len(text) - 1, "PERSON")]
+    text = "Patient: John" + gap * LONG_RUN + "Date of Birth:"
+    assert before_form_label(text, Span(9, len(text), "PERSON")) == [Span(9, 13, "PERSON")]
+
+
+def test_a_long_blank_run_inside_a_name_costs_linear_time(hang_guard):
+    """A name over a long run of blanks keeps its edges in linear time (the possessive pattern was tried
+    at every blank of the run)."""
+    text = "Patient John" + " " * LONG_RUN + "Smith's chart"
+    span = Span(8, len(text) - len(" chart"), "PERSON")
+    assert trim_common_words(text, span) == Span(8, len(text) - len("'s chart"), "PERSON")

@@ -38,6 +38,7 @@ DATE_CASES = [
     ("date.month-name-year", "in August of 2015", {"August of 2015"}),
     ("date.day-month-name", "the 4th of July 1999", {"4th of July 1999"}),
     ("date.day-month-name", "on 03-May-2021 and 12-jan-20; reps 3-May", {"03-May-2021", "12-jan-20"}),
+    ("date.day-month-name", "admitted 1-3 May 2021", {"3 May 2021"}),  # a range's last day, as before
     ("date.month-name-alone", "back in November; may walk", {"November"}),
     ("date.year-in-context", "moved in 2004 since 2010", {"2004", "2010"}),
     ("date.year-in-context", "born in 1950 and 1953, took 1000 and 2000", {"1950", "1953"}),
@@ -387,6 +388,12 @@ ACROSS_LINES_CASES = [
         "emidio p lombardo\nAttending",
         {"emidio p lombardo"},
     ),  # the first line's part is kept without evidence
+    (
+        "learned.name-across-lines",
+        "Name: 4821\n7733 seen",
+        "4821\n7733",
+        {"4821\n7733"},
+    ),  # no word on any line: kept as found, never dropped
 ]
 
 

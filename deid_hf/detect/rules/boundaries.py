@@ -68,7 +68,9 @@ TRAILING_INITIAL = register_rule(
 _TRAILING_INITIAL = re.compile(r",?[ \t]?[A-Z]\.(?![A-Za-z.])")
 #: a line break or a column gap of a form, then a field label of up to five words, then its colon
 _GAP_THEN_LABEL = re.compile(
-    r"(?:[ \t]*\n|[ \t]{2,}|\t)[ \t]*([^\W\d_][\w.'’/-]*(?:[ \t][\w.'’/-]+){0,4})[ \t]*:?$"
+    # the gap is a whole run of blanks, taken without giving any back: a long run costs linear time
+    r"(?<![ \t])(?=[ \t]*\n|[ \t]{2}|[ \t]*\t)(?:[ \t]*+\n)?[ \t]*+"
+    r"([^\W\d_][\w.'’/-]*(?:[ \t][\w.'’/-]+){0,4})[ \t]*:?$"
 )
 _COLON_AFTER = re.compile(r"[ \t]*:")
 

@@ -90,8 +90,9 @@ DATE_RULES = [
         name="date.day-month-name",
         reason="a day before a month name, and a year if one follows; with hyphens: day, month and year",
         examples=("20th Oct, 1989", "3 of May", "03-May-2021"),
-        pattern=rf"(?i)(?<![\d/.-])(?:{_DAY}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTH_ANY}"
-        rf"(?:,?{_GAP}(?:19|20)\d\d)?|{_DAY}-{_MONTH_ANY}-(?:(?:19|20)\d\d|\d\d))\b",
+        # a day range's last day is found ("1-3 May"), a hyphenated date's day only at a token start
+        pattern=rf"(?i)(?:(?<![\d/.]){_DAY}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTH_ANY}"
+        rf"(?:,?{_GAP}(?:19|20)\d\d)?|(?<![\d/.-]){_DAY}-{_MONTH_ANY}-(?:(?:19|20)\d\d|\d\d))\b",
     ),
     _date(
         name="date.month-name-alone",
