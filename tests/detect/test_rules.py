@@ -42,6 +42,7 @@ DATE_CASES = [
     ("date.month-name-alone", "back in November; may walk", {"November"}),
     ("date.year-in-context", "moved in 2004 since 2010", {"2004", "2010"}),
     ("date.year-in-context", "born in 1950 and 1953, took 1000 and 2000", {"1950", "1953"}),
+    ("date.year-in-context", "platelets 1850 and 1900 since 1870 or 1871", {"1870", "1871"}),
     ("date.year-1960-1999", "CABG 1987.", {"1987"}),
     ("date.apostrophe-year", "MI in '91", {"'91"}),
     ("date.not-a-pain-score", "pain 7/10 at rest", set()),

@@ -38,6 +38,13 @@ def _date(*, name: str, reason: str, examples: tuple[str, ...], pattern: str) ->
     )
 
 
+#: "in 1950 and " / "since 1870 or ": a year in context joined to the next one (lookbehinds of fixed widths)
+_AFTER_A_YEAR_IN_CONTEXT = "|".join(
+    rf"(?<=\b{cue} (?:18|19|20)\d\d {joint} )"
+    for cue in ("in", "of", "since", "year")
+    for joint in ("and", "or")
+)
+
 DATE_RULES = [
     _date(
         name="date.numeric",
@@ -104,8 +111,8 @@ DATE_RULES = [
         name="date.year-in-context",
         reason="a year after 'in', 'of', 'since' or 'year', and one joined to such a year by 'and' or 'or'",
         examples=("in 2003", "since 1870", "born in 1950 and 1953"),
-        pattern=r"(?i)(?:(?<=\bin )|(?<=\bof )|(?<=since )|(?<=year ))(?:18|19|20)\d\d\b"
-        r"|(?:(?<=(?:18|19|20)\d\d and )|(?<=(?:18|19|20)\d\d or ))(?:18|19|20)\d\d\b",
+        pattern=rf"(?i)(?:(?<=\bin )|(?<=\bof )|(?<=since )|(?<=year ))(?:18|19|20)\d\d\b"
+        rf"|(?:{_AFTER_A_YEAR_IN_CONTEXT})(?:18|19|20)\d\d\b",
     ),
     _date(
         name="date.year-1960-1999",
