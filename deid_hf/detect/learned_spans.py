@@ -215,28 +215,23 @@ def line_parts(text: str, span: Span) -> list[Span]:
 
 def split_at_line_breaks(text: str, span: Span) -> list[Span]:
     """A PERSON ``span`` across a line break as its first line's part (where the model found the name) and
-    the later lines' parts that hold an identifying word, each a span of its own; a one-line item
-    (`ONE_LINE_ACROSS_LINES`) as every line's part (`line_parts`); any other span, and one without a line
-    break, as it is."""
+    the later lines' parts that hold an identifying word or no word at all, each a span of its own; a
+    one-line item (`ONE_LINE_ACROSS_LINES`) as every line's part (`line_parts`); any other span, and one
+    without a line break, as it is."""
     if "\n" not in text[span.start : span.end]:
         return [span]
     if ONE_LINE_ACROSS_LINES.covers(span.label):
         return line_parts(text, span)
     if span.label != "PERSON":
         return [span]
-    parts = []
-    for line in re.finditer(r"[^\n]+", text[span.start : span.end]):
-        words = list(WORD_ANY_SCRIPT.finditer(text, span.start + line.start(), span.start + line.end()))
-        if words:
-            parts.append(dataclasses.replace(span, start=words[0].start(), end=words[-1].end()))
-    if not parts:  # no word on any line ("4821\n7733"): nothing tells where a name ends, so all stays
-        return [span]
-    later = [
-        part
-        for part in parts[1:]
-        if any(has_evidence(text, *w.span()) for w in WORD_ANY_SCRIPT.finditer(text, part.start, part.end))
-    ]
-    return parts[:1] + later
+    parts = line_parts(text, span)
+    return parts[:1] + [part for part in parts[1:] if _may_name(text, part)]
+
+
+def _may_name(text: str, part: Span) -> bool:
+    """A later line's part of a name: one with an identifying word, or without any word to judge."""
+    words = [w.span() for w in WORD_ANY_SCRIPT.finditer(text, part.start, part.end)]
+    return not words or any(has_evidence(text, *w) for w in words)
 
 
 def keep_trained(

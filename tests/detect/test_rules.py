@@ -393,8 +393,14 @@ ACROSS_LINES_CASES = [
         "learned.name-across-lines",
         "Name: 4821\n7733 seen",
         "4821\n7733",
-        {"4821\n7733"},
-    ),  # no word on any line: kept as found, never dropped
+        {"4821", "7733"},
+    ),  # no word on a line: nothing to judge, so it stays
+    (
+        "learned.name-across-lines",
+        "Seen by Dr 1234\nDOB: 1950",
+        "Dr 1234\nDOB",
+        {"Dr 1234"},
+    ),  # the first line's part whole, digits included
 ]
 
 
