@@ -1,4 +1,5 @@
 import os
+import signal
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -181,3 +182,22 @@ def tiny_learned_detector(tmp_path_factory, registered_learned, minilm_tokenizer
     )
     yield out
     DETECTORS["learned"] = registered_learned
+
+
+@pytest.fixture
+def hang_guard():
+    """Fails a test that has not finished after HANG_SECONDS: a hang (a super-linear pattern on a long
+    input), not a timing bound (the work guarded takes well under a second)."""
+
+    def hang(*_):
+        raise TimeoutError(f"did not finish in {HANG_SECONDS} s: super-linear on a long input")
+
+    previous = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(HANG_SECONDS)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+#: far above the guarded work's cost on a slow CI machine, far below a super-linear run's
+HANG_SECONDS = 120

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from ..spans import Span, trim_edge_words
-from .evidence import has_evidence
+from .evidence import evidence_span
 from .lexicon import person_names, stop_words, zipf
 from .rules import RULES, Rule, decided, register_rule
 from .rules.identifiers import NAMED, over_89
@@ -230,8 +230,7 @@ def split_at_line_breaks(text: str, span: Span) -> list[Span]:
 
 def _may_name(text: str, part: Span) -> bool:
     """A later line's part of a name: one with an identifying word, or without any word to judge."""
-    words = [w.span() for w in WORD_ANY_SCRIPT.finditer(text, part.start, part.end)]
-    return not words or any(has_evidence(text, *w) for w in words)
+    return WORD_ANY_SCRIPT.search(text, part.start, part.end) is None or evidence_span(text, part) is not None
 
 
 def keep_trained(

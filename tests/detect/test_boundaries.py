@@ -2,8 +2,6 @@
 found and what is replaced, the issue's sentences through the fast detector, and a property over a
 synthetic corpus: no span starts or ends inside a word."""
 
-import signal
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -168,18 +166,6 @@ def test_no_replaced_span_cuts_a_word_with_the_fast_detector(fast_pipe, pieces):
 
 #: a run of blanks far longer than any form's column gap
 LONG_RUN = 200_000
-
-
-@pytest.fixture
-def hang_guard():
-    def hang(*_):
-        raise TimeoutError("super-linear on a long blank run")
-
-    previous = signal.signal(signal.SIGALRM, hang)
-    signal.alarm(30)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.mark.parametrize("gap", [" ", "\t", " \t"])

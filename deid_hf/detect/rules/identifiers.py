@@ -45,8 +45,9 @@ _URL_OK = re.compile(r"(?i)://|\bwww\.|\w{3,}\.(?:com|org|net|edu|gov|io|info|bi
 _AGE = re.compile(r"\d+")
 #: a hospital location alone ("Rm 5", "bed 12", "unit 4"): not an address (an apartment, suite or P.O. box is)
 _UNIT_ONLY = re.compile(r"(?i)^(?:unit|floor|fl|room|rm|bed)\.?\s*#?\s*\d+[a-z]?$")
-#: an apartment, suite or P.O. box: part of a postal address
+#: a British or Canadian postal code, the whole span (`patterns.POSTAL_CODE`)
 _POSTAL_CODE = re.compile(POSTAL_CODE)
+#: an apartment, suite or P.O. box: part of a postal address
 _POSTAL_UNIT = re.compile(r"(?i)\b(?:apt|apartment|suite|ste|p\.?\s?o\.?\s*box|box)\b\.?\s*#?\s*\d")
 
 
