@@ -1,12 +1,79 @@
-"""deid-hf: de-identification of free text with HuggingFace models (offline by default)."""
+"""deid-hf: de-identification of free text with HuggingFace models (offline by default).
+
+``import deid_hf`` stays light (no torch, no transformers): `pipeline` and the other modules load on first
+use, and the ``deid-*`` tasks join transformers' ``PIPELINE_REGISTRY`` as soon as ``transformers.pipelines``
+(where that registry lives) is imported, before or after this package."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from . import corpus  # `deid_hf.corpus.dataset_map_function` after a plain `import deid_hf`
 from ._version import __version__
 from .errors import CacheError, DeidError, InputError, ModelUnavailableError
-from .pipelines import pipeline, register
 from .spans import LABELS, Span, merge_spans
 
-register()
+if TYPE_CHECKING:
+    from .pipelines import pipeline, register  # noqa: F401  # loaded by __getattr__
+
+#: the module holding transformers' ``PIPELINE_REGISTRY``; importing `deid_hf.pipelines` registers the tasks
+_REGISTRY_MODULE = "transformers.pipelines"
+
+
+class _RegisterOnTransformersPipelines(importlib.abc.MetaPathFinder):
+    """Imports `deid_hf.pipelines` (which registers the ``deid-*`` tasks) right after
+    ``transformers.pipelines`` is imported, so that ``transformers.pipeline("deid-substitution", ...)``
+    works after a plain ``import deid_hf``; it leaves every other import alone and removes itself once
+    used."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        if fullname != _REGISTRY_MODULE:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        if spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        load = spec.loader.exec_module
+
+        def load_then_register(module: ModuleType) -> None:
+            load(module)
+            if self in sys.meta_path:
+                sys.meta_path.remove(self)
+            importlib.import_module(".pipelines", __name__)  # a partial import of it registers when done
+
+        spec.loader.exec_module = load_then_register  # type: ignore[method-assign]
+        return spec
+
+
+if _REGISTRY_MODULE in sys.modules:
+    importlib.import_module(".pipelines", __name__)
+elif not any(isinstance(finder, _RegisterOnTransformersPipelines) for finder in sys.meta_path):
+    sys.meta_path.insert(0, _RegisterOnTransformersPipelines())
+
+
+def __getattr__(name: str) -> Any:
+    """`pipeline` and `register` (from `deid_hf.pipelines`) and the package's modules, loaded on first use."""
+    if name in ("pipeline", "register"):
+        return getattr(importlib.import_module(".pipelines", __name__), name)
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "LABELS",

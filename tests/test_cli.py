@@ -193,3 +193,62 @@ def test_an_unknown_policy_names_the_choices_as_written(capsys):
         main(["run", "in.jsonl", "out.jsonl", "--policy", "gdrp"])
     err = capsys.readouterr().err
     assert "choose from 'hipaa', 'strict', 'gdpr'" in err and "Policy." not in err
+
+
+#: the stack a command loads when it runs, never while the parser is built
+HEAVY_MODULES = ("torch", "transformers", "datasets", "spacy")
+
+
+def _modules_after(code: str) -> dict:
+    """What a fresh interpreter running ``code`` printed as JSON (this checkout's deid_hf on its path)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=repo, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["run", "--help"], ["run", "in.jsonl", "out.jsonl", "--bogus"]])
+def test_help_and_parse_errors_load_no_model_stack(argv):
+    """``deid-hf --help``, a sub-command's help and a mistyped flag build the whole parser and exit without
+    importing torch, transformers, datasets or spaCy."""
+    code = f"""
+import contextlib, io, json, sys
+from deid_hf.cli import build_parser, main
+build_parser()
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    try:
+        main({argv!r})
+    except SystemExit as exc:
+        code = exc.code
+print(json.dumps({{"exit": code, "loaded": [m for m in {HEAVY_MODULES!r} if m in sys.modules]}}))
+"""
+    result = _modules_after(code)
+    assert result == {"exit": 2 if "--bogus" in argv else 0, "loaded": []}
+
+
+@pytest.mark.parametrize("first", ["import deid_hf", "import transformers.pipelines; import deid_hf"])
+def test_transformers_knows_the_deid_tasks_after_a_plain_import(first):
+    """The ``deid-*`` tasks are in transformers' registry after ``import deid_hf``, whether transformers'
+    pipelines are imported before or after it; `deid_hf.pipeline` is the package's pipeline factory."""
+    code = f"""
+import json, sys
+{first}
+light = "torch" not in sys.modules
+from transformers import pipeline
+from transformers.pipelines import PIPELINE_REGISTRY
+tasks = [t for t in PIPELINE_REGISTRY.get_supported_tasks() if t.startswith("deid-")]
+print(json.dumps({{"tasks": sorted(tasks), "factory": deid_hf.pipeline.__module__, "light": light}}))
+"""
+    result = _modules_after(code)
+    assert result["tasks"] == ["deid-ndd", "deid-paraphrase", "deid-pfilter", "deid-substitution"]
+    assert result["factory"] == "deid_hf.pipelines"
+    assert result["light"] == (first == "import deid_hf")

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-
-import torch
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from ..paraphrase import prompt
 from ..privacy.exponential import temperature_for
 from .stats import clopper_pearson_upper
+
+if TYPE_CHECKING:  # torch and the paraphraser load with the audit's run, not with `deid-hf --help`
+    import torch
 
 #: neighbouring inputs of `run_dp_audit`: one synthetic sentence with one person's name changed
 SYNTHETIC_PAIRS = (
@@ -74,6 +75,10 @@ def epsilon_lower_bound(false_positives: int, false_negatives: int, trials: int,
 def output_log_likelihoods(pipe, source: str, outputs: torch.Tensor, epsilon_token: float) -> torch.Tensor:
     """log P(output | source) under the mechanism for each row of ``outputs`` (generated ids), counting the
     tokens up to and including the first stop token, as `deid-paraphrase` samples them."""
+    import torch
+
+    from ..paraphrase import prompt
+
     temperature = temperature_for(epsilon_token, pipe.bounds.sensitivity)
     prompt_ids = pipe.tokenizer(prompt(source), return_tensors="pt")["input_ids"][0]
     rows = torch.cat([prompt_ids.expand(len(outputs), -1), outputs.to(prompt_ids.device)], dim=1)
@@ -86,6 +91,8 @@ def output_log_likelihoods(pipe, source: str, outputs: torch.Tensor, epsilon_tok
 
 def sampled_mask(outputs: torch.Tensor, stop_ids) -> torch.Tensor:
     """1 for each generated position up to and including the row's first stop token, 0 after it."""
+    import torch
+
     stops = torch.isin(outputs, torch.tensor(list(stop_ids)))
     after_stop = (stops.cumsum(-1) - stops.long()) > 0
     return (~after_stop).float()

@@ -1,4 +1,5 @@
-"""transformers Pipeline subclasses, registered with ``PIPELINE_REGISTRY`` on import of deid_hf."""
+"""transformers Pipeline subclasses, registered with ``PIPELINE_REGISTRY`` on import of this module (which
+``import deid_hf`` arranges once ``transformers.pipelines`` is imported)."""
 
 from pathlib import Path
 
@@ -99,6 +100,8 @@ def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, pro
         model = model_path(model)
     return hf_pipeline(task, model=model, **kwargs)
 
+
+register()
 
 __all__ = [
     "TASKS",

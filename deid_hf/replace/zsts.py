@@ -14,10 +14,7 @@ from __future__ import annotations
 
 import random
 
-import torch
-
 from ..errors import InputError
-from ..lm import is_onnx, lm_kind, model_device
 from .base import Strategy
 from .redact import REDACTED
 from .shape import random_digits_like
@@ -38,6 +35,8 @@ class ZSTSSubstitution(Strategy):
         embeddings: str = "lm",
         right_tokens: int = 3,
     ):
+        from ..lm import is_onnx, lm_kind
+
         if model is None or tokenizer is None:
             raise InputError("the zsts strategy needs the pipeline's language model and tokenizer")
         for name, value in (("n", n), ("k", k), ("right_tokens", right_tokens)):
@@ -77,6 +76,10 @@ class ZSTSSubstitution(Strategy):
         return rng.choice(ranked[: self.k]) if len(ranked) >= self.k else REDACTED
 
     def _candidates(self, text: str, start: int, end: int) -> list[int]:
+        import torch
+
+        from ..lm import model_device
+
         tok, model = self.tokenizer, self.model
         device = model_device(model)
         with torch.no_grad():
@@ -126,6 +129,8 @@ class ZSTSSubstitution(Strategy):
 
     def _similar(self, original: str, candidates: list[int]) -> list[str]:
         """Candidate words within cosine distance s of the original, most similar first."""
+        import torch
+
         words = [self.tokenizer.decode([i]).strip() for i in candidates]
         pairs = [(w, i) for w, i in zip(words, candidates) if w.lower() != original.lower()]
         if not pairs:
