@@ -18,6 +18,7 @@ JSON: benchmarks/results/gpu_speed.json.
 from __future__ import annotations
 
 import argparse
+import json
 import tempfile
 import time
 from pathlib import Path
@@ -134,19 +135,140 @@ def measured(row: dict, measure) -> dict:
     return row
 
 
-def detector_rows(ner_model: str, texts: list[str], batch_size: int, cuda_sync) -> list[dict]:
-    """The learned detector through `TokenClassificationDetector` on the CPU, then on CUDA fp32 and fp16:
-    docs/s and the share of documents whose spans equal the CPU's (the GPU path computes the same result)."""
+DETECTOR_BACKENDS = ("PyTorch CPU fp32", "PyTorch CUDA fp32", "PyTorch CUDA fp16", "PyTorch CUDA bf16")
+
+
+def detector_model(folder: str):
+    """(model, tokenizer) of a trained folder in fp32. A shipped folder stores int8 linear weights with
+    per-channel scales (compressed-tensors); where that package is not installed (a bare GPU machine) the
+    weights are multiplied out here: the same fp32 model transformers would load."""
+    import torch
+    from safetensors.torch import load_file
+    from transformers import AutoConfig, AutoModelForTokenClassification, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    try:
+        import compressed_tensors  # noqa: F401
+    except ImportError:
+        settings = json.loads((Path(folder) / "config.json").read_text())
+        if "quantization_config" in settings:
+            del settings["quantization_config"]
+            config = AutoConfig.for_model(**settings)
+            model = AutoModelForTokenClassification.from_config(config)
+            stored = load_file(str(Path(folder) / "model.safetensors"))
+            state = {
+                name: stored[name].float() * stored[f"{name}_scale"]
+                if stored[name].dtype == torch.int8
+                else stored[name].float()
+                for name in stored
+                if not name.endswith("_scale")
+            }
+            model.load_state_dict(state, strict=False)
+            return model.eval(), tokenizer
+    return AutoModelForTokenClassification.from_pretrained(folder, dtype=torch.float32).eval(), tokenizer
+
+
+def steady_docs_per_second(fn, texts: list[str], cuda_sync, passes: int = 3) -> float:
+    """docs/s, the median of ``passes`` full passes after a first one (every batch shape already met)."""
+    import statistics
+
+    fn(texts)
+    cuda_sync()
+    seconds = []
+    for _ in range(passes):
+        start = time.perf_counter()
+        fn(texts)
+        cuda_sync()
+        seconds.append(time.perf_counter() - start)
+    return len(texts) / statistics.median(seconds)
+
+
+def one_after_another(detector):
+    """`detect_batch`'s entities with its stages run one after another: each batch's forward pass, then its
+    decoding (no overlap with the next batch)."""
+    from deid_hf.detect.ner import _merged
+
+    def run(texts):
+        windows = detector.tokenise(sorted(texts, key=len))
+        per_text = [[] for _ in texts]
+        for first in range(0, len(windows), detector.batch_size):
+            batch = windows[first : first + detector.batch_size]
+            scores, labels = detector.forward(batch)
+            for row, window in enumerate(batch):
+                tokens = len(window.ids)
+                per_text[window.text].append(
+                    detector.decode(scores[row, :tokens], labels[row, :tokens], window)
+                )
+        return [_merged(parts) for parts in per_text]
+
+    return run
+
+
+def forward_alone(detector, texts: list[str]):
+    """The model's forward pass alone over the detector's windows of ``texts``, in the batches and shapes
+    `detect_batch` gives it: inputs built and put on the device beforehand, outputs left there."""
+    import torch
+
+    from deid_hf.detect.windows import batch_inputs
+
+    windows = detector.tokenise(sorted(texts, key=len))
+    size, pad = detector.batch_size, detector.pipe.tokenizer.pad_token_id
+    batches = [
+        {
+            k: torch.from_numpy(v).to(detector.pipe.device)
+            for k, v in batch_inputs(windows[i : i + size], pad).items()
+        }
+        for i in range(0, len(windows), size)
+    ]
+
+    def run(_texts):
+        with torch.no_grad():
+            for inputs in batches:
+                detector.pipe.model(**inputs)
+
+    return run
+
+
+def detector_rows(ner_model: str, texts: list[str], batch_sizes: list[int], cuda_sync) -> list[dict]:
+    """The learned detector through `TokenClassificationDetector` on the CPU, then on CUDA in fp32, fp16 and
+    bf16, at each batch size: docs/s end to end (`detect_batch`: tokenising, forward, decoding, spans) on a
+    first pass (each batch shape met for the first time) and after it (`steady_docs_per_second`), of the
+    same stages run one after another (`one_after_another`), and of the forward pass alone
+    (`forward_alone`); the share of documents whose spans (start, end, label) equal the CPU's."""
+    import copy
+
+    import torch
+
     from deid_hf.detect.ner import TokenClassificationDetector
 
+    base, tokenizer = detector_model(ner_model)
     rows, reference = [], []
 
-    def measure(backend: str) -> dict:
-        device = None if "CPU" in backend else "cuda"
-        detector = TokenClassificationDetector(ner_model, batch_size=batch_size, device=device)
+    def measure(backend: str, batch_size: int) -> dict:
+        device = "cpu" if "CPU" in backend else "cuda"
+        detector = TokenClassificationDetector(
+            copy.deepcopy(base), tokenizer, batch_size=batch_size, device=device
+        )
         if "fp16" in backend:
             detector.pipe.model.half()
-        figures = {"docs_per_s": docs_per_second(detector.detect_batch, texts, cuda_sync)}
+        elif "bf16" in backend:
+            detector.pipe.model.to(torch.bfloat16)
+        start = time.perf_counter()
+        windows = len(detector.tokenise(texts))
+        tokenise_s = time.perf_counter() - start
+        figures = {
+            "first_pass_docs_per_s": docs_per_second(detector.detect_batch, texts, cuda_sync),
+            "docs_per_s": steady_docs_per_second(detector.detect_batch, texts, cuda_sync),
+            "one_after_another_docs_per_s": steady_docs_per_second(
+                one_after_another(detector), texts, cuda_sync
+            ),
+            "forward_alone_docs_per_s": steady_docs_per_second(
+                forward_alone(detector, texts), texts, cuda_sync
+            ),
+            "tokenise_s": tokenise_s,
+            "windows": windows,
+        }
+        figures["x_forward_alone"] = figures["docs_per_s"] / figures["forward_alone_docs_per_s"]
         found = [[(s.start, s.end, s.label) for s in spans] for spans in detector.detect_batch(texts)]
         if not reference:
             reference.extend(found)
@@ -154,10 +276,15 @@ def detector_rows(ner_model: str, texts: list[str], batch_size: int, cuda_sync) 
             figures["same_spans_as_cpu"] = sum(a == b for a, b in zip(found, reference)) / len(texts)
         return figures
 
-    for backend in ("PyTorch CPU fp32", "PyTorch CUDA fp32", "PyTorch CUDA fp16"):
-        row = {"model": "learned detector (deid-hf)", "backend": backend, "docs_per_s": None}
-        row["status"] = None if "CPU" in backend else why_not("PyTorch fp32")
-        rows.append(row if row["status"] else measured(row, lambda backend=backend: measure(backend)))
+    for batch_size in batch_sizes:
+        for backend in DETECTOR_BACKENDS:
+            if "CPU" in backend and batch_size != batch_sizes[0]:
+                continue
+            row = {"model": "learned detector (deid-hf)", "backend": backend, "batch_size": batch_size}
+            row["status"] = None if "CPU" in backend else why_not("PyTorch fp32")
+            rows.append(
+                row if row["status"] else measured(row, lambda b=backend, n=batch_size: measure(b, n))
+            )
     return rows
 
 
@@ -166,6 +293,13 @@ def main():
     parser.add_argument("--docs", type=int, default=500)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--ner-model", default=None, help="a local token-classification checkpoint")
+    parser.add_argument(
+        "--detector-batch-sizes", default=None, help="comma-separated batch sizes of the detector rows"
+    )
+    parser.add_argument("--texts", type=Path, default=None, help="a JSON list of texts to read instead")
+    parser.add_argument(
+        "--detector-only", action="store_true", help="only the learned detector's rows (needs --ner-model)"
+    )
     args = parser.parse_args()
     import torch
 
@@ -173,11 +307,16 @@ def main():
         if torch.cuda.is_available():
             torch.cuda.synchronize()
 
-    texts, source = load_texts(args.docs)
+    if args.texts:
+        texts, source = json.loads(args.texts.read_text())[: args.docs], args.texts.name
+    else:
+        texts, source = load_texts(args.docs)
     device = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no CUDA device"
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for model_name in ("p-filter smollm2-135m", "token-classification MiniLM"):
+        for model_name in (
+            () if args.detector_only else ("p-filter smollm2-135m", "token-classification MiniLM")
+        ):
             for backend in BACKENDS:
                 row = {"model": model_name, "backend": backend, "docs_per_s": None}
                 row["status"] = why_not(backend)
@@ -192,17 +331,48 @@ def main():
 
                     measured(row, measure)
                 rows.append(row)
-    if args.ner_model:
-        rows += detector_rows(args.ner_model, texts, args.batch_size, cuda_sync)
-    for row in rows:
-        base = next(r for r in rows if r["model"] == row["model"])
-        if row["docs_per_s"] and base["docs_per_s"]:
-            row["x_first_row"] = row["docs_per_s"] / base["docs_per_s"]
     print(f"{len(texts)} documents ({source}), batch size {args.batch_size}, device: {device}\n")
-    print_table(rows, ["model", "backend", "docs_per_s", "x_first_row", "same_spans_as_cpu", "status"])
+    if rows:
+        for row in rows:
+            base = next(r for r in rows if r["model"] == row["model"])
+            if row["docs_per_s"] and base["docs_per_s"]:
+                row["x_first_row"] = row["docs_per_s"] / base["docs_per_s"]
+        print_table(rows, ["model", "backend", "docs_per_s", "x_first_row", "status"])
+    detector = []
+    if args.ner_model:
+        sizes = [int(n) for n in (args.detector_batch_sizes or str(args.batch_size)).split(",")]
+        detector = detector_rows(args.ner_model, texts, sizes, cuda_sync)
+        cpu = detector[0].get("docs_per_s")
+        for row in detector:
+            if row.get("docs_per_s") and cpu:
+                row["x_cpu"] = row["docs_per_s"] / cpu
+        print()
+        print_table(
+            detector,
+            [
+                "backend",
+                "batch_size",
+                "first_pass_docs_per_s",
+                "docs_per_s",
+                "x_cpu",
+                "one_after_another_docs_per_s",
+                "forward_alone_docs_per_s",
+                "x_forward_alone",
+                "tokenise_s",
+                "same_spans_as_cpu",
+                "status",
+            ],
+        )
     write_results(
         "gpu_speed",
-        {"device": device, "docs": len(texts), "texts": source, "batch_size": args.batch_size, "rows": rows},
+        {
+            "device": device,
+            "docs": len(texts),
+            "texts": source,
+            "batch_size": args.batch_size,
+            "rows": rows,
+            "detector_rows": detector,
+        },
     )
 
 

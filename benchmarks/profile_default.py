@@ -3,9 +3,10 @@ the ensemble, and inside the learned detector its tokenisation, forward pass and
 replacement; each stage's seconds and share of the pipeline call.
 
 Timers are wrapped around the stages of `deid_hf.detect.stages.DETECTION_STAGES`, the detectors'
-``detect_batch``, the learned detector's steps (``tokenise``: all windows of a batch; ``forward``: the ONNX
-Runtime forward pass; ``decode``: entity groups; or, off its batch path, the transformers pipeline's
-``preprocess``, ``_forward`` and ``postprocess``) and
+``detect_batch``, the learned detector's steps (``tokenise``: all windows of a batch; ``start_forward``:
+the ONNX Runtime forward pass and each token's softmax, done when it returns on the CPU; ``decode``: entity
+groups; or, off its batch path, the transformers pipeline's ``preprocess``, ``_forward`` and
+``postprocess``) and
 `deid_hf.replace.apply.apply_strategy`; nested timers are shown indented and are part of their parent.
 The detectors run one after another here (the pipeline runs the learned model beside the others:
 `deid_hf.detect.base.side_by_side`), so each one's time is its own. ``--side-by-side`` keeps them as the
@@ -98,11 +99,17 @@ def instrument(pipe, side_by_side: bool = False) -> None:
     policy_detector = pipe.detector.base
     for member in getattr(policy_detector, "members", ()) if side_by_side else ():
         if getattr(member, "direct", False):
-            member.forward = timed_on_its_thread("forward (ORT), on its own thread", member.forward)
+            member.start_forward = timed_on_its_thread(
+                "forward (ORT), on its own thread", member.start_forward
+            )
     for member in () if side_by_side else getattr(policy_detector, "members", ()):
         label = f"detector: {member.name}"
         if getattr(member, "direct", False):  # the learned token classifier's batch path
-            steps = (("tokenise", "tokenise + windows"), ("forward", "forward (ORT)"), ("decode", "decode"))
+            steps = (
+                ("tokenise", "tokenise + windows"),
+                ("start_forward", "forward (ORT) + softmax"),
+                ("decode", "decode"),
+            )
             for step, name in steps:
                 setattr(member, step, timed(f"  {name}", getattr(member, step)))
         elif hasattr(member, "pipe"):  # the learned token classifier's transformers pipeline

@@ -40,6 +40,12 @@ NER_LABELS = {
 }
 #: spaCy gives no scores: fixed ones, low for generic numbers so structured pattern labels win merges
 SPACY_SCORES = {"CARDINAL": 0.3, "DATE": 0.6, "TIME": 0.6}
+#: on a GPU a batch's width is rounded up to a multiple of this many tokens: fewer distinct input shapes, each
+#: of which the GPU prepares its kernels for once (in half precision that preparation outweighs the padding)
+GPU_WIDTH_MULTIPLE = 32
+#: windows per batch on a CUDA device when none is given: larger batches keep a GPU busy
+#: (docs/benchmarks/speed.md#gpu)
+GPU_BATCH_SIZE = 128
 #: score of spaCy's other entities (names, organisations, places): where a token classifier types the same
 #: words with more confidence, its label wins the merge (the learned model types them better; docs/benchmarks)
 SPACY_NAME_SCORE = 0.5
@@ -222,10 +228,11 @@ class TokenClassificationDetector(Detector):
     pipeline. Long texts are cut into overlapping
     windows (``stride``; default: the window the model was trained with, ``config.deid_hf_window``).
     ``threshold`` is the operating point (`outside_bias_of`; default: the folder's ``deid_hf_threshold``,
-    else 0.5). Batches
-    are formed from texts of similar length (less padding); results keep the input order. The int8 graph
-    runs one window at a time (``batch_size`` None: 1 with ``int8``, else 16): its dynamic quantization
-    scales each batch's activations together, so a window's result would depend on the texts batched with it.
+    else 0.5). Batches are formed from texts of similar length (less padding); results keep the input order.
+    ``batch_size`` None: 1 with ``int8`` (the int8 graph's dynamic quantization scales a batch's activations
+    together, so a window's result would depend on the texts batched with it), `GPU_BATCH_SIZE` on a CUDA
+    device, else 16. On a CUDA device the next batch runs while the last one is decoded, and batch widths
+    are rounded up to `GPU_WIDTH_MULTIPLE` tokens.
     ``support_threshold``: a second, lower operating point read from the same logits
     (`detect_with_support`; None: none).
     """
@@ -295,7 +302,7 @@ class TokenClassificationDetector(Detector):
             and self.pipe.outside_index is not None
             else None
         )
-        self.batch_size = _batch_size(batch_size, int8)
+        self.batch_size = _batch_size(batch_size, int8, on_gpu=self.pipe.device.type == "cuda")
         #: with the "simple" aggregation and a fast tokenizer padding on the right, `detect.windows`' batch
         #: path runs (the pipeline's results without its per-window Python and its padding of a text's
         #: windows to the longest: int8 scores move a little); otherwise the pipeline
@@ -377,16 +384,22 @@ class TokenClassificationDetector(Detector):
         windows = self.tokenise(texts)
         per_text: list[list[list]] = [[] for _ in texts]
         per_text_support: list[list[list]] = [[] for _ in texts]
-        for first in range(0, len(windows), self.batch_size):
-            batch = windows[first : first + self.batch_size]
-            logits = self.forward(batch)
-            if support:
-                lowered = logits.copy()
-                lowered[..., self.pipe.outside_index] -= self.support_bias
+        batches = [
+            windows[first : first + self.batch_size] for first in range(0, len(windows), self.batch_size)
+        ]
+        started = self.start_forward(batches[0], support) if batches else None
+        for at, batch in enumerate(batches):
+            current = started
+            # on a GPU the next batch runs while this one is decoded on the CPU
+            started = self.start_forward(batches[at + 1], support) if at + 1 < len(batches) else None
+            labelled = self.finish_forward(current)
             for row, window in enumerate(batch):
-                per_text[window.text].append(self.decode(logits[row, : len(window.ids)], window))
+                tokens = len(window.ids)
+                scores, labels = (part[row, :tokens] for part in labelled[:2])
+                per_text[window.text].append(self.decode(scores, labels, window))
                 if support:
-                    per_text_support[window.text].append(self.decode(lowered[row, : len(window.ids)], window))
+                    scores, labels = (part[row, :tokens] for part in labelled[2:])
+                    per_text_support[window.text].append(self.decode(scores, labels, window))
         found = [_merged(parts) for parts in per_text]
         if not support:
             return found, [None] * len(texts)
@@ -405,30 +418,63 @@ class TokenClassificationDetector(Detector):
 
         return tokenised_windows(self.pipe.tokenizer, texts, self.stride)
 
-    def forward(self, batch) -> np.ndarray:
-        """float32 logits of a batch of windows (batch x tokens x labels), the "O" logit lowered by the
-        outside bias, computed as the pipeline does: torch inputs on its device, no gradients, the bias
-        applied in the model's dtype, then float32 on the CPU."""
+    def forward(self, batch, support: bool = False) -> list[np.ndarray]:
+        """[scores, labels] of a batch of windows (batch x tokens each: each token's best label and its
+        softmax score, `detect.windows.token_labels`), then, with ``support``, the same at the support
+        threshold. Computed as the pipeline does: torch inputs on its device, no gradients, the "O" logit
+        lowered by the outside bias in the model's dtype, the softmax in float32."""
+        return self.finish_forward(self.start_forward(batch, support))
+
+    def start_forward(self, batch, support: bool = False) -> tuple:
+        """`forward` started. On a CUDA device the softmax is taken there, and its results are copied into
+        pinned CPU memory without waiting (`finish_forward` waits), so that the CPU can decode the previous
+        batch meanwhile."""
         import torch
 
-        from .windows import batch_inputs
+        from .windows import batch_inputs, token_labels
 
-        inputs = batch_inputs(batch, self.pipe.tokenizer.pad_token_id)
+        device = self.pipe.device
+        multiple = GPU_WIDTH_MULTIPLE if device.type == "cuda" else 1
+        inputs = batch_inputs(batch, self.pipe.tokenizer.pad_token_id, multiple)
         with torch.no_grad():
-            output = self.pipe.model(
-                **{k: torch.from_numpy(v).to(self.pipe.device) for k, v in inputs.items()}
-            )
+            output = self.pipe.model(**{k: torch.from_numpy(v).to(device) for k, v in inputs.items()})
             logits = output["logits"] if isinstance(output, dict) else output[0]
             if self.pipe.outside_bias and self.pipe.outside_index is not None:
                 logits = logits.clone()
                 logits[..., self.pipe.outside_index] -= self.pipe.outside_bias
-        return logits.cpu().to(torch.float32).numpy()
+            logits = logits.to(torch.float32)
+            if logits.device.type != "cuda":
+                logits = logits.cpu().numpy()
+                parts = token_labels(logits)
+                if support:
+                    logits[..., self.pipe.outside_index] -= self.support_bias
+                    parts += token_labels(logits)
+                return parts, None
+            parts = list(logits.softmax(-1).max(-1))
+            if support:
+                logits[..., self.pipe.outside_index] -= self.support_bias
+                parts += logits.softmax(-1).max(-1)
+            host = [torch.empty(part.shape, dtype=part.dtype, pin_memory=True) for part in parts]
+            for target, part in zip(host, parts):
+                target.copy_(part, non_blocking=True)
+            copied = torch.cuda.Event()
+            copied.record()
+            return host, copied
 
-    def decode(self, logits: np.ndarray, window) -> list[tuple]:
+    @staticmethod
+    def finish_forward(started: tuple) -> list[np.ndarray]:
+        """The results of `start_forward`, once copied."""
+        parts, copied = started
+        if copied is None:
+            return parts
+        copied.synchronize()
+        return [part.numpy() for part in parts]
+
+    def decode(self, scores: np.ndarray, labels: np.ndarray, window) -> list[tuple]:
         """Entity groups of one window (`detect.windows.window_entities`)."""
         from .windows import window_entities
 
-        return window_entities(logits, window, self.label_table)
+        return window_entities(scores, labels, window, self.label_table)
 
 
 def _merged(parts: list[list[tuple]]) -> list[tuple]:
@@ -473,12 +519,13 @@ def _load_model(model, tokenizer, *, backend: str, int8: bool, provider: str):
     return model, tokenizer
 
 
-def _batch_size(batch_size: int | None, int8: bool) -> int:
-    """``batch_size`` checked; None: 1 for the int8 graph (see `TokenClassificationDetector`), else 16."""
+def _batch_size(batch_size: int | None, int8: bool, on_gpu: bool = False) -> int:
+    """``batch_size`` checked; None: 1 for the int8 graph (see `TokenClassificationDetector`), else
+    `GPU_BATCH_SIZE` on a CUDA device and 16 elsewhere."""
     from ..errors import InputError
 
     if batch_size is not None and (
         isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
     ):
         raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
-    return batch_size or (1 if int8 else 16)
+    return batch_size or (1 if int8 else GPU_BATCH_SIZE if on_gpu else 16)

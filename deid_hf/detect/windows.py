@@ -39,16 +39,20 @@ class LabelTable:
     tag_of: np.ndarray
     begins: np.ndarray
     names: tuple[str, ...]
+    #: whether a group that starts with the label is named "O" (such groups are dropped)
+    outside: np.ndarray
 
     @classmethod
     def of(cls, id2label: dict) -> LabelTable:
         labels = [id2label[i] for i in range(len(id2label))]
         stripped = [label[2:] if label[:2] in ("B-", "I-") else label for label in labels]
         tags = list(dict.fromkeys(stripped))
+        names = tuple(label.split("-", 1)[-1] for label in labels)
         return cls(
             tag_of=np.array([tags.index(t) for t in stripped]),
             begins=np.array([label.startswith("B-") for label in labels]),
-            names=tuple(label.split("-", 1)[-1] for label in labels),
+            names=names,
+            outside=np.array([name == "O" for name in names]),
         )
 
 
@@ -78,11 +82,11 @@ def tokenised_windows(tokenizer, texts: Sequence[str], stride: int | None) -> li
     return windows
 
 
-def batch_inputs(windows: Sequence[Window], pad_id: int) -> dict[str, np.ndarray]:
-    """Model inputs of ``windows`` padded on the right to the longest; the attention mask covers each
-    window's own tokens; token types where the tokenizer
-    gives them."""
-    width = max(len(w.ids) for w in windows)
+def batch_inputs(windows: Sequence[Window], pad_id: int, multiple: int = 1) -> dict[str, np.ndarray]:
+    """Model inputs of ``windows`` padded on the right to the longest, rounded up to a ``multiple`` of tokens
+    (fewer distinct shapes: a GPU prepares its kernels once per shape); the attention mask covers each
+    window's own tokens; token types where the tokenizer gives them."""
+    width = -(-max(len(w.ids) for w in windows) // multiple) * multiple
     ids = np.full((len(windows), width), pad_id, dtype=np.int64)
     attention = np.zeros((len(windows), width), dtype=np.int64)
     types = np.zeros((len(windows), width), dtype=np.int64)
@@ -95,39 +99,48 @@ def batch_inputs(windows: Sequence[Window], pad_id: int) -> dict[str, np.ndarray
     return inputs if windows[0].type_ids is None else {**inputs, "token_type_ids": types}
 
 
-def window_entities(logits: np.ndarray, window: Window, table: LabelTable) -> list[tuple]:
-    """(start, end, name, score) of the entity groups of one window's ``logits`` (its tokens x labels, the
-    outside bias already applied): each token's best label and softmax score, adjacent tokens of one tag
-    grouped unless a token begins one ("B-"), a group named after its first token's label and scored by
-    the mean of its tokens' scores; groups named "O" dropped."""
-    maxes = np.max(logits, axis=-1, keepdims=True)
-    shifted_exp = np.exp(logits - maxes)
+def token_labels(logits: np.ndarray) -> list[np.ndarray]:
+    """[scores, labels] of ``logits`` (... x labels, the outside bias already applied): each token's best
+    label and that label's softmax score."""
+    shifted_exp = np.exp(logits - np.max(logits, axis=-1, keepdims=True))
     scores = shifted_exp / shifted_exp.sum(axis=-1, keepdims=True)
+    best = scores.argmax(axis=-1)
+    return [np.take_along_axis(scores, best[..., None], axis=-1)[..., 0], best]
+
+
+def window_entities(scores: np.ndarray, labels: np.ndarray, window: Window, table: LabelTable) -> list[tuple]:
+    """(start, end, name, score) of the entity groups of one window, from each of its tokens' best label and
+    that label's softmax score (`token_labels`): adjacent tokens of one tag grouped unless a token begins one
+    ("B-"), a group named after its first token's label and scored by the mean of its tokens' scores;
+    groups named "O" dropped."""
     kept = np.flatnonzero(np.asarray(window.special) == 0)
     if not len(kept):
         return []
-    scores = scores[kept]
-    best = scores.argmax(axis=-1)
-    token_scores = scores[np.arange(len(kept)), best]
+    best = labels[kept]
+    token_scores = scores[kept]
     tags = table.tag_of[best]
     starts_group = np.ones(len(kept), dtype=bool)
     starts_group[1:] = (tags[1:] != tags[:-1]) | table.begins[best][1:]
-    bounds = [*np.flatnonzero(starts_group).tolist(), len(kept)]
+    starts = np.flatnonzero(starts_group)
+    named = ~table.outside[best[starts]]
+    if not named.any():
+        return []
+    scored = ~np.isnan(token_scores)  # the mean skips NaN scores, as the pipeline's
+    sums = np.add.reduceat(np.where(scored, token_scores, 0), starts)
+    counts = np.add.reduceat(scored.astype(np.int64), starts)
+    means = np.divide(sums, counts, out=np.full(len(starts), np.nan), where=counts > 0)
+    stops = [*starts[1:].tolist(), len(kept)]
     offsets = window.offsets
-    found = []
-    for first, stop in zip(bounds, bounds[1:]):
-        name = table.names[best[first]]
-        if name == "O":
-            continue
-        found.append(
-            (
-                int(offsets[kept[first]][0]),
-                int(offsets[kept[stop - 1]][1]),
-                name,
-                np.mean(np.nanmean(token_scores[first:stop])),
-            )
+    return [
+        (
+            int(offsets[kept[first]][0]),
+            int(offsets[kept[stop - 1]][1]),
+            table.names[best[first]],
+            means[group],
         )
-    return found
+        for group, (first, stop) in enumerate(zip(starts.tolist(), stops))
+        if named[group]
+    ]
 
 
 def merged_windows(entities: list[tuple]) -> list[tuple]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 
 import pytest
+import torch
 
 from deid_hf.detect import TokenClassificationDetector, get_detector
 from tests.conftest import tiny_token_classifier
@@ -31,6 +32,14 @@ INT8_SCORE_TOLERANCE = 0.01
 
 def by_length(texts):
     return sorted(texts, key=len)
+
+
+def assert_same_entities(found, expected, tolerance=1e-6):
+    """The same entities (offsets and names), their scores within ``tolerance`` (float error)."""
+    assert [[e[:3] for e in text] for text in found] == [[e[:3] for e in text] for text in expected]
+    assert [float(e[3]) for text in found for e in text] == pytest.approx(
+        [float(e[3]) for text in expected for e in text], abs=tolerance
+    )
 
 
 @pytest.fixture(scope="module")
@@ -85,11 +94,7 @@ def test_the_batch_path_finds_what_the_pipeline_finds(tiny_learned_detector, unt
     assert max(sum(w.text == i for w in windows) for i in range(len(texts))) > 2  # several windows
     direct, piped = detector.entities(texts), detector.pipeline_entities(texts)
     assert sum(map(len, piped)) > 0  # the comparison is not between two empty lists
-    assert [[e[:3] for e in text] for text in direct] == [[e[:3] for e in text] for text in piped]
-    tolerance = INT8_SCORE_TOLERANCE if case["backend"] == "int8" else 1e-6
-    assert [float(e[3]) for text in direct for e in text] == pytest.approx(
-        [float(e[3]) for text in piped for e in text], abs=tolerance
-    )
+    assert_same_entities(direct, piped, INT8_SCORE_TOLERANCE if case["backend"] == "int8" else 1e-6)
 
 
 def test_the_detector_gives_the_same_spans_on_either_path(tiny_learned_detector):
@@ -133,7 +138,7 @@ def test_a_model_without_token_types_reads_the_same_on_either_path(minilm_tokeni
     assert all(w.type_ids is None for w in detector.tokenise(texts))
     piped = detector.pipeline_entities(texts)
     assert sum(map(len, piped)) > 0
-    assert detector.entities(texts) == piped
+    assert_same_entities(detector.entities(texts), piped)
 
 
 def test_labels_outside_the_bio_scheme_are_grouped_and_named_as_the_pipeline_does(minilm_tokenizer):
@@ -149,7 +154,7 @@ def test_labels_outside_the_bio_scheme_are_grouped_and_named_as_the_pipeline_doe
     piped = detector.pipeline_entities(texts)
     names = {e[2] for text in piped for e in text}
     assert names & {"LOC", "ORG"} and "MISC" in names  # groups of the labels outside B-/I-
-    assert detector.entities(texts) == piped
+    assert_same_entities(detector.entities(texts), piped)
 
 
 def test_a_tokenizer_padding_on_the_left_takes_the_pipeline(tiny_learned_detector):
@@ -184,3 +189,32 @@ def test_the_inner_pipeline_does_not_say_where_it_runs(minilm_tokenizer):
     finally:
         log.removeHandler(handler)
     assert log.level == level
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (CI has none)")
+def test_on_cuda_the_overlapped_batches_find_what_the_cpu_finds(untrained):
+    """On a GPU the next batch runs while the last one is decoded (`start_forward`/`finish_forward`): the
+    entities equal the CPU's, batch by batch."""
+    model, _, tokenizer = untrained
+    texts = by_length(TEXTS)
+    on_cpu = TokenClassificationDetector(copy.deepcopy(model), tokenizer, stride=4, batch_size=3)
+    on_gpu = TokenClassificationDetector(
+        copy.deepcopy(model), tokenizer, stride=4, batch_size=3, device="cuda"
+    )
+    assert len(on_gpu.tokenise(texts)) > 2 * on_gpu.batch_size  # several batches in flight
+    assert_same_entities(on_gpu.entities(texts), on_cpu.entities(texts), 1e-4)
+
+
+def test_a_batch_width_is_rounded_up_to_a_multiple_and_the_mask_covers_only_the_tokens(untrained):
+    from deid_hf.detect.windows import batch_inputs
+
+    _, _, tokenizer = untrained
+    windows = TokenClassificationDetector(untrained[0], tokenizer, stride=4).tokenise(
+        ["Ana", "Ana Lima in Lisbon"]
+    )
+    longest = max(len(w.ids) for w in windows)
+    inputs = batch_inputs(windows, tokenizer.pad_token_id, multiple=32)
+    assert inputs["input_ids"].shape[1] == 32 > longest
+    assert inputs["attention_mask"].sum(axis=1).tolist() == [len(w.ids) for w in windows]
+    assert (inputs["input_ids"][inputs["attention_mask"] == 0] == tokenizer.pad_token_id).all()
+    assert batch_inputs(windows, tokenizer.pad_token_id)["input_ids"].shape[1] == longest
