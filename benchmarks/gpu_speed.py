@@ -186,7 +186,7 @@ def steady_docs_per_second(fn, texts: list[str], cuda_sync, passes: int = 3) -> 
 def one_after_another(detector):
     """`detect_batch`'s entities with its stages run one after another: each batch's forward pass, then its
     decoding (no overlap with the next batch)."""
-    from deid_hf.detect.ner import _merged
+    from deid_hf.detect.windows import merged_windows
 
     def run(texts):
         windows = detector.tokenise(sorted(texts, key=len))
@@ -199,7 +199,7 @@ def one_after_another(detector):
                 per_text[window.text].append(
                     detector.decode(scores[row, :tokens], labels[row, :tokens], window)
                 )
-        return [_merged(parts) for parts in per_text]
+        return [merged_windows([e for window in parts for e in window]) for parts in per_text]
 
     return run
 

@@ -16,6 +16,11 @@ from .corpus_files import FORMATS
 from .errors import InputError
 
 
+def _device_name(device) -> str | None:
+    """The device type of a pipeline's learned models ("cuda"), None on their default."""
+    return None if device is None else str(getattr(device, "type", device))
+
+
 def run_fingerprint(
     pipe, input_path: Path, text_field: str, split: str, p: float, seed, group_field: str | None = None
 ) -> dict:
@@ -44,6 +49,8 @@ def run_fingerprint(
                 "pipeline": {
                     "task": getattr(pipe, "task_name", None),
                     "model": model,
+                    # the learned model's int8 graph (CPU) or its weights on a device bound a few spans apart
+                    "detector_device": _device_name(getattr(pipe, "detector_device", None)),
                     **options,
                     **digested_options(options, key),
                 },

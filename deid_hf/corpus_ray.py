@@ -84,6 +84,8 @@ class RayEngine:
         #: what `deid_hf.corpus.run_fingerprint` records: a resumed run must use the same pipeline
         self.options, self.task_name = dict(pipeline_options), "deid-substitution"
         self.num_workers, self.gpus_per_worker, self.address = num_workers, gpus_per_worker, address
+        #: where the actors' learned models run (each actor's pipeline is given its GPU: `_DeidActor`)
+        self.detector_device = "cuda" if gpus_per_worker > 0 else None
         self.texts: list[str] | None = None
         self.key = key  # the keyed operators' key: handed to the actors, never part of the fingerprint
 

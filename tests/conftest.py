@@ -179,6 +179,7 @@ def tiny_learned_detector(tmp_path_factory, registered_learned, minilm_tokenizer
         learned_detector(str(out)),
         help=registered_learned.help,
         argument=registered_learned.argument,
+        on_device=registered_learned.on_device,
     )
     yield out
     DETECTORS["learned"] = registered_learned

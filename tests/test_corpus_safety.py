@@ -196,6 +196,25 @@ def test_fingerprint_covers_content_key_and_mapping(tmp_path, pipe, monkeypatch)
     assert "a" * 32 not in json.dumps(first)
 
 
+def test_fingerprint_covers_where_the_learned_model_runs(tmp_path):
+    """A resume on another device would mix the int8 graph's spans with the fp32 weights' (CLI --device)."""
+    from deid_hf.corpus_guard import run_fingerprint
+
+    source = write_jsonl(tmp_path / "in.jsonl", [{"text": "Ann"}])
+    prints = [
+        run_fingerprint(deid_hf.pipeline("deid-substitution", **placed), source, "text", "train", 1.0, 1)
+        for placed in ({}, {"device": "cpu"}, {"device": "meta"})
+    ]
+    assert [f["pipeline"]["detector_device"] for f in prints] == [None, "cpu", "meta"]
+
+
+def test_device_is_the_local_engines(tmp_path, capsys):
+    source = write_jsonl(tmp_path / "in.jsonl", [{"text": "Ann"}])
+    assert cli("run", source, tmp_path / "out.jsonl", "--engine", "ray", "--device", "cuda") == 2
+    assert "--device is the local engine's" in capsys.readouterr().err
+    assert not (tmp_path / "out.jsonl").exists()
+
+
 def test_second_run_on_a_locked_output_is_refused(tmp_path, pipe):
     from deid_hf.corpus_guard import output_lock
 

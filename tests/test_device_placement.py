@@ -91,6 +91,44 @@ def test_pipelines_honour_device(task, options, smollm2):
     assert first_input_device(pipe.model, lambda: pipe(TEXT)).type == "meta"
 
 
+def _learned_member(pipe):
+    detector = pipe.detector
+    while not hasattr(detector, "members"):
+        detector = detector.base
+    return next(m for m in detector.members if m.name == "token-classification")
+
+
+@pytest.mark.parametrize(
+    ("options", "device", "graph"),
+    [
+        ({}, "cpu", True),
+        ({"device": "cpu"}, "cpu", True),
+        ({"device": "meta"}, "meta", False),
+        ({"device": "meta", "detector": "clinical:0.4"}, "meta", False),
+    ],
+)
+def test_the_learned_model_runs_on_the_device_the_pipeline_was_given(options, device, graph):
+    """Without a device, or on the CPU, `default`'s learned model is its int8 ONNX graph; on another device
+    the caller names, its PyTorch weights run there."""
+    learned = _learned_member(deid_hf.pipeline("deid-substitution", **options))
+    assert learned.pipe.device.type == device
+    assert (type(learned.pipe.model).__name__ == "ORTModelForTokenClassification") is graph
+    if "detector" in options:
+        assert learned.threshold == 0.4
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (CI has none)")
+def test_on_cuda_the_learned_model_of_default_finds_what_its_weights_find_on_the_cpu(tiny_learned_detector):
+    from deid_hf.detect import TokenClassificationDetector
+
+    learned = _learned_member(deid_hf.pipeline("deid-substitution", device=0))
+    assert learned.pipe.device.type == "cuda"
+    on_cpu = TokenClassificationDetector(str(tiny_learned_detector), device="cpu")
+    texts = [TEXT, " ".join([TEXT] * 60)]
+    found = [[(s.start, s.end, s.label) for s in spans] for spans in learned.detect_batch(texts)]
+    assert found == [[(s.start, s.end, s.label) for s in spans] for spans in on_cpu.detect_batch(texts)]
+
+
 def test_paraphrase_inputs_on_model_device(smollm2, monkeypatch):
     """transformers' ``generate`` cannot run on ``meta``: the inputs handed to it are checked instead."""
     import deid_hf.pipelines.paraphrase as paraphrase

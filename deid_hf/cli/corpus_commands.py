@@ -49,11 +49,16 @@ def _run_pipe(args: argparse.Namespace, options: dict, model: str):
 
         if args.mapping_out:
             raise InputError("--mapping-out needs the local engine (--engine local)")
+        if args.device:
+            raise InputError(
+                "--device is the local engine's; the ray engine places its GPUs by --gpus-per-worker"
+            )
         engine_options = {"model": model, **options}
         return RayEngine(
             engine_options, num_workers=args.num_workers, gpus_per_worker=args.gpus_per_worker, key=key
         )
-    pipe = pipeline("deid-substitution", model=model, key=key, **options)
+    placed = {"device": args.device} if args.device else {}
+    pipe = pipeline("deid-substitution", model=model, key=key, **placed, **options)
     return SealedMappingPipe(pipe, key_env=args.key_env) if args.mapping_out else pipe
 
 
@@ -183,6 +188,12 @@ def _add_run_engine_flags(run: argparse.ArgumentParser) -> None:
     )
     run.add_argument("--num-workers", type=int, default=2, help="ray engine: actors, one pipeline each")
     run.add_argument("--gpus-per-worker", type=float, default=0.0, help="ray engine: GPUs per actor")
+    run.add_argument(
+        "--device",
+        default=None,
+        help="local engine: where the learned model runs (e.g. cuda, cuda:1; default: its int8 graph on the "
+        "CPU; docs/guides/gpu-onnx.md)",
+    )
     run.add_argument(
         "--restart", action="store_true", help="discard a partial output of another run instead of refusing"
     )

@@ -60,6 +60,8 @@ class DetectorEntry:
     required: bool = False
     #: it scores words with the pipeline's language model (the pipeline loads one only for such detectors)
     needs_lm: bool = False
+    #: ``build`` takes ``device=``: the device a pipeline was explicitly given (its model runs there)
+    on_device: bool = False
 
     @property
     def usage(self) -> str:
@@ -81,13 +83,15 @@ def register_detector(
     argument: str | None = None,
     required: bool = False,
     needs_lm: bool = False,
+    on_device: bool = False,
 ) -> None:
     """Register ``build(argument, model, tokenizer, scorer_options)`` under ``name`` (like Presidio's
     ``add_recognizer``); ``argument`` names what may follow ``name:``; ``needs_lm``: ``build`` needs the
-    pipeline's language model. Re-registering a name replaces it."""
+    pipeline's language model; ``on_device``: ``build`` also takes ``device=`` (None, or the device the
+    pipeline was given). Re-registering a name replaces it."""
     if not name or ":" in name or "," in name:
         raise InputError(f"a detector name must be non-empty without ':' or ',', got {name!r}")
-    DETECTORS[name] = DetectorEntry(name, build, help, argument, required, needs_lm)
+    DETECTORS[name] = DetectorEntry(name, build, help, argument, required, needs_lm, on_device)
 
 
 def needs_language_model(spec) -> bool:
@@ -132,26 +136,29 @@ def get_detector(
     tokenizer=None,
     scorer_options: dict | None = None,
     policy: Policy | str | None = None,
+    device=None,
 ) -> Detector:
     """A detector from a registered name (`detector_names`), a list of names/detectors (their ensemble), or a
     `Detector` instance. The p-filters score words with ``model``/``tokenizer`` (the pipeline's LM);
     ``pfilter-propn`` only flags words spaCy tags as proper nouns; ``scorer_options`` go to their word scorer
     (e.g. ``{"path": "fast"}`` for a masked LM, see `make_scorer`). ``policy`` (a `Policy`:
     "hipaa" wraps the detector in `policy.IdentifierPolicyDetector`; "strict" keeps every span, so it gives
-    the bare detector); None: the bare detector."""
+    the bare detector); None: the bare detector. ``device``: where the learned models run
+    (`learned_detector`); None: their own default."""
     if policy is not None:
         from .policy import IdentifierPolicyDetector
 
-        if check_policy(policy) == Policy.STRICT:
-            return get_detector(spec, model, tokenizer, scorer_options)
-        return IdentifierPolicyDetector(get_detector(spec, model, tokenizer, scorer_options), policy)
+        bare = get_detector(spec, model, tokenizer, scorer_options, device=device)
+        return bare if check_policy(policy) == Policy.STRICT else IdentifierPolicyDetector(bare, policy)
     if isinstance(spec, Detector):
         return spec
     if isinstance(spec, (list, tuple)):
-        parts = [get_detector(part, model, tokenizer, scorer_options) for part in spec]
+        parts = [get_detector(part, model, tokenizer, scorer_options, device=device) for part in spec]
         return parts[0] if len(parts) == 1 else EnsembleDetector(parts)
     name, _, argument = check_detector_name(spec).partition(":")
-    return DETECTORS[name].build(argument or None, model, tokenizer, scorer_options)
+    entry = DETECTORS[name]
+    on_device = {"device": device} if entry.on_device else {}
+    return entry.build(argument or None, model, tokenizer, scorer_options, **on_device)
 
 
 def _pfilter(name: str, proper_nouns: bool) -> Callable[..., Detector]:
@@ -178,20 +185,35 @@ def _pfilter(name: str, proper_nouns: bool) -> Callable[..., Detector]:
 def _with_learned(names: tuple[str, ...]) -> Callable[..., Detector]:
     """An ensemble of ``names`` whose argument is the threshold of its learned part (``default:0.3``)."""
 
-    def build(argument, *_):
-        return get_detector([f"{n}:{argument}" if argument and n == "learned" else n for n in names])
+    def build(argument, *_, device=None):
+        spec = [f"{n}:{argument}" if argument and n == "learned" else n for n in names]
+        return get_detector(spec, device=device)
 
     return build
 
 
-def learned_detector(model: str) -> Callable[..., Detector]:
-    """The build of detector "learned" over ``model``'s int8 ONNX graph; ``learned:T`` sets its threshold."""
+def _off_the_cpu(device) -> bool:
+    """Whether ``device`` (as a transformers pipeline takes it: None, -1, an index, a name or a
+    ``torch.device``) is one other than the CPU."""
+    if device is None or device == -1:
+        return False
+    import torch
 
-    def build(argument, *_):
+    return torch.device(device).type != "cpu"
+
+
+def learned_detector(model: str) -> Callable[..., Detector]:
+    """The build of detector "learned" over ``model``: its int8 ONNX graph on the CPU, or, on a device
+    other than the CPU (``device=``, a pipeline's explicit device), its weights in PyTorch fp32 there;
+    ``learned:T`` sets its threshold."""
+
+    def build(argument, *_, device=None):
         try:
             threshold = float(argument) if argument else None
         except ValueError:
             raise InputError(f"the learned detector's threshold must be a number, got {argument!r}") from None
+        if _off_the_cpu(device):
+            return TokenClassificationDetector(model, device=device, threshold=threshold)
         return TokenClassificationDetector(model, backend="onnx", int8=True, threshold=threshold)
 
     return build
@@ -202,6 +224,7 @@ register_detector(
     _with_learned(DEFAULT_DETECTORS),
     help=f"patterns + spacy + learned ({LEARNED_MODEL}, shipped), no LM; default:T sets learned's threshold",
     argument="threshold",
+    on_device=True,
 )
 register_detector(
     "fast", lambda *_: get_detector(list(FAST_DETECTORS)), help="patterns + spacy, no language model"
@@ -239,17 +262,20 @@ register_detector(
     help=f"the fine-tuned token classifier {LEARNED_MODEL} (shipped) on ONNX Runtime int8; learned:T: a "
     f"token is an entity when p(entity) / (p(entity) + p(O)) >= T (default 0.5)",
     argument="threshold",
+    on_device=True,
 )
 register_detector(
     "clinical",
     _with_learned(CLINICAL_DETECTORS),
     help=f"patterns + spaCy places + learned ({LEARNED_MODEL}): the best on clinical notes, no LM",
     argument="threshold",
+    on_device=True,
 )
 register_detector(
     "token-classification",
-    lambda argument, *_: TokenClassificationDetector(argument),
+    lambda argument, *_, device=None: TokenClassificationDetector(argument, device=device),
     help="an HF token-classification model: offline name, path or Hub id",
     argument="model",
     required=True,
+    on_device=True,
 )

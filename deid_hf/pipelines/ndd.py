@@ -57,6 +57,7 @@ class DeidNDDPipeline(SavableOptionsMixin, Pipeline):
     }
 
     def __init__(self, model, *args, **kwargs):
+        device_given = kwargs.get("device") is not None
         super().__init__(model, *args, **kwargs)
         detector, mode, bank, k, mu, divergence, weights, scorer_options, policy = (
             self.options[key] for key in self.DEFAULTS
@@ -67,7 +68,14 @@ class DeidNDDPipeline(SavableOptionsMixin, Pipeline):
             raise InputError(f"bank must be 'faker', 'corpus' or 'corpus+faker', got {bank!r}")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InputError(f"k must be a positive integer, got {k!r}")
-        self.detector = get_detector(detector, self.model, self.tokenizer, scorer_options, policy=policy)
+        self.detector = get_detector(
+            detector,
+            self.model,
+            self.tokenizer,
+            scorer_options,
+            policy=policy,
+            device=self.device if device_given else None,
+        )
         self.ndd = NDD(self.model, self.tokenizer, mu=mu, divergence=divergence, weights=weights)
         self.mode, self.bank, self.k = mode, bank, k
         self.faker = FullEntity(consistent=False)

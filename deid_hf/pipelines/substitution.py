@@ -76,14 +76,22 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
 
     def __init__(self, model, *args, key: str | bytes | None = None, **kwargs):
         self.key = key
+        device_given = kwargs.get("device") is not None
         super().__init__(model, *args, **kwargs)
+        #: where the learned models run: the device the caller gave, else None (their own default)
+        self.detector_device = self.device if device_given else None
         #: the checked options (`deid_hf.config.PipelineConfig`); ``options`` is the same as a dict
         self.config = config = PipelineConfig.from_dict(self.options)
         self.options = {key: getattr(config, key) for key in self.options}
         policy = config.resolved_policy()
         lm, lm_tokenizer = self.language_model()
         base = get_detector(
-            config.resolved_detector(), lm, lm_tokenizer, config.scorer_options, policy=policy
+            config.resolved_detector(),
+            lm,
+            lm_tokenizer,
+            config.scorer_options,
+            policy=policy,
+            device=self.detector_device,
         )
         self.detector = UserOptionsDetector(
             base,
