@@ -4,8 +4,8 @@ From presidio (validated, with context-free scores): email, phone (phonenumbers)
 IBAN (checksum), IP, URL, US SSN, dates, US driver licence/passport/bank numbers.
 Added here because presidio has no such recognizer: street addresses (house number + street name with a
 street-type word, or a European "Name 12" form), apartment/suite/PO-box units, multi-line postal blocks,
-ZIP/postal codes (British and Canadian ones by their shape), MAC addresses, ages ("67 years old", "aged
-67"), and any other digit-bearing token (IDs, record numbers).
+ZIP/postal codes (British and Canadian ones by their shape), MAC addresses, US federal case numbers, ages
+("67 years old", "aged 67"), and any other digit-bearing token (IDs, record numbers).
 """
 
 from __future__ import annotations
@@ -79,6 +79,13 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
     ),
     # a device's MAC address (HIPAA's device identifiers), six hex pairs with one kind of separator
     ("ID", r"(?<![\w:-])[0-9A-Fa-f]{2}([:-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}(?![\w:-])", 0.9),
+    # a US federal court's case (docket) number: office, year, case type, number, judge's initials
+    # ("2:19-cv-04417-JMV", "1:21-cr-00123", "19-CV-1234")
+    (
+        "ID",
+        r"(?<![\w:])(?:\d{1,2}:)?\d{2}-(?i:cv|cr|bk|mc|mj|md|ap|po|sw|ml|gj)-\d{3,6}(?:-[A-Z]{1,5}){0,3}(?![\w-])",
+        0.85,
+    ),
     # starts at a token start or after "/" or "." (never after "x-", which the token's start already tried)
     # a thousands comma is inside the number ("3,200", "1,250.50"), a list's comma is not ("3, 4")
     ("NUMBER", r"(?<![\w@])(?<!\w-)(?=[\w-]*\d)[\w]+(?:[-/.][\w]+|,\d{3}(?!\w))*", 0.35),

@@ -66,6 +66,21 @@ def test_mac_addresses_are_ids(text, ids):
 
 
 @pytest.mark.parametrize(
+    ("text", "ids"),
+    [
+        ("Case No. 2:19-cv-04417-JMV was filed.", {"2:19-cv-04417-JMV"}),
+        ("docket 1:21-cr-00123; No. 3:20-BK-31234 (Bankr.)", {"1:21-cr-00123", "3:20-BK-31234"}),
+        ("Civil Action No. 19-cv-1234 (KMW)", {"19-cv-1234"}),
+        ("2:19-cv-04417-JMV-JBC,", {"2:19-cv-04417-JMV-JBC"}),  # two judges' initials
+        ("at 12:30 take 20-mg-500, ratio 1:20-ab-123", set()),  # not a case type
+    ],
+)
+def test_us_federal_case_numbers_are_ids_whole(text, ids):
+    spans = PatternDetector().detect(text)
+    assert {text[s.start : s.end] for s in spans if s.label == "ID" and s.score >= STRONG_ID} == ids
+
+
+@pytest.mark.parametrize(
     ("text", "ages"),
     [
         ("Age: 94\nSex: F", {"94"}),  # a form's capitalised header
