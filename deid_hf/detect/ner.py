@@ -13,6 +13,7 @@ import contextlib
 import functools
 import logging
 import math
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -186,14 +187,31 @@ def outside_bias_of(threshold) -> float:
 
 @contextlib.contextmanager
 def quiet_device_message() -> Iterator[None]:
-    """transformers' "Device set to use ..." warning left out while a pipeline is built."""
-    log = logging.getLogger("transformers.pipelines.base")
-    level = log.level
-    log.setLevel(max(level, logging.ERROR))
+    """transformers' "Device set to use ..." warning left out while a pipeline is built on this thread
+    (other threads' messages and the logger's level are left alone)."""
+    _install_quiet_filter()
+    previous = getattr(_QUIET, "active", False)
+    _QUIET.active = True
     try:
         yield
     finally:
-        log.setLevel(level)
+        _QUIET.active = previous
+
+
+#: whether this thread is building an inner pipeline (`quiet_device_message`)
+_QUIET = threading.local()
+
+
+class _QuietFilter(logging.Filter):
+    """Drops the pipeline logger's records below ERROR on a thread inside `quiet_device_message`."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.ERROR or not getattr(_QUIET, "active", False)
+
+
+@functools.cache
+def _install_quiet_filter() -> None:
+    logging.getLogger("transformers.pipelines.base").addFilter(_QuietFilter())
 
 
 @functools.lru_cache(maxsize=1)

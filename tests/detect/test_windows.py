@@ -191,6 +191,51 @@ def test_the_inner_pipeline_does_not_say_where_it_runs(minilm_tokenizer):
     assert log.level == level
 
 
+def test_a_quiet_build_on_one_thread_silences_no_other_and_leaves_the_logger_as_it_was():
+    """Two threads build pipelines at once (a service's workers): while one is inside
+    `quiet_device_message`, another thread's pipeline still says where it runs, and the logger's level is
+    the same after both, whatever order they leave in."""
+    import logging
+    import threading
+
+    from deid_hf.detect.ner import quiet_device_message
+
+    log = logging.getLogger("transformers.pipelines.base")
+    level = log.level
+    said = []
+    handler = logging.Handler()
+    handler.emit = lambda record: said.append(record.getMessage())
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+
+    def first():
+        with quiet_device_message():
+            first_in.set()
+            second_in.wait(5)
+            log.warning("Device set to use cpu")  # the inner pipeline's: left out
+        first_out.set()
+
+    def second():
+        first_in.wait(5)
+        with quiet_device_message():
+            second_in.set()
+            first_out.wait(5)  # the first thread leaves before this one does
+
+    log.addHandler(handler)
+    try:
+        threads = [threading.Thread(target=first), threading.Thread(target=second)]
+        for thread in threads:
+            thread.start()
+        second_in.wait(5)
+        log.warning("Device set to use cuda:0")  # the user's own pipeline on this thread: said
+        for thread in threads:
+            thread.join()
+        assert log.level == level
+        log.warning("Device set to use cpu")  # after both: said
+    finally:
+        log.removeHandler(handler)
+    assert said == ["Device set to use cuda:0", "Device set to use cpu"]
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (CI has none)")
 def test_on_cuda_the_overlapped_batches_find_what_the_cpu_finds(untrained):
     """On a GPU the next batch runs while the last one is decoded (`start_forward`/`finish_forward`): the
