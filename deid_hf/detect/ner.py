@@ -458,7 +458,8 @@ class TokenClassificationDetector(Detector):
             for target, part in zip(host, parts):
                 target.copy_(part, non_blocking=True)
             copied = torch.cuda.Event()
-            copied.record()
+            # on the stream of the logits' GPU, which ran the copies (not the thread's current GPU)
+            copied.record(torch.cuda.current_stream(logits.device))
             return host, copied
 
     @staticmethod
