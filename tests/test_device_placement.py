@@ -188,3 +188,13 @@ def test_paraphrase_inputs_on_model_device(smollm2, monkeypatch):
     with pytest.raises(Reached):
         pipe(TEXT)
     assert seen[0].type == "meta"
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (CI has none)")
+def test_on_a_gpu_machine_a_pipeline_given_no_device_keeps_the_int8_graph_on_the_cpu():
+    """transformers puts a pipeline given no device on the GPU it finds: the shipped int8 session (shared
+    with the learned detector) stays on the CPU instead."""
+    pipe = deid_hf.pipeline("deid-substitution")
+    learned = _learned_member(pipe)
+    assert pipe.device.type == learned.pipe.device.type == learned.pipe.model.device.type == "cpu"
+    assert type(learned.pipe.model).__name__ == "ORTModelForTokenClassification"

@@ -283,7 +283,8 @@ class TokenClassificationDetector(Detector):
                 model=model,
                 tokenizer=tokenizer,
                 aggregation_strategy=aggregation_strategy,
-                device=device if backend == "pt" else None,
+                # an ONNX Runtime model stays on its provider's device (None: transformers picks a GPU)
+                device=device if backend == "pt" else -1,
                 pipeline_class=outside_biased_pipeline(),
                 **options,
             )

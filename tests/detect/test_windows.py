@@ -237,3 +237,17 @@ def test_a_group_is_scored_by_the_mean_the_pipeline_takes():
     assert [entity[:3] for entity in found] == [(0, 12, "PER"), (12, 24, "LOC")]
     expected = [np.nanmean(scores[1:5]), np.nanmean(scores[5:9])]  # with a NaN, and without
     assert [(score.dtype, float(score)) for *_, score in found] == [(e.dtype, float(e)) for e in expected]
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (CI has none)")
+def test_on_cuda_the_support_finds_what_the_cpu_finds(untrained):
+    model, _, tokenizer = untrained
+    texts = by_length(TEXTS)
+    options = {"stride": 4, "batch_size": 3, "threshold": 0.4, "support_threshold": 0.1}
+    on_cpu = TokenClassificationDetector(copy.deepcopy(model), tokenizer, **options)
+    on_gpu = TokenClassificationDetector(copy.deepcopy(model), tokenizer, device="cuda", **options)
+    found, support = on_gpu.entities_and_support(texts)
+    expected, expected_support = on_cpu.entities_and_support(texts)
+    assert expected_support != expected and sum(map(len, expected)) > 0  # the support reads otherwise
+    assert_same_entities(found, expected, 1e-4)
+    assert_same_entities(support, expected_support, 1e-4)
