@@ -209,14 +209,16 @@ def forward_alone(detector, texts: list[str]):
     `detect_batch` gives it: inputs built and put on the device beforehand, outputs left there."""
     import torch
 
+    from deid_hf.detect.ner import GPU_WIDTH_MULTIPLE
     from deid_hf.detect.windows import batch_inputs
 
     windows = detector.tokenise(sorted(texts, key=len))
     size, pad = detector.batch_size, detector.pipe.tokenizer.pad_token_id
+    multiple = GPU_WIDTH_MULTIPLE if detector.pipe.device.type == "cuda" else 1  # widths as `start_forward`'s
     batches = [
         {
             k: torch.from_numpy(v).to(detector.pipe.device)
-            for k, v in batch_inputs(windows[i : i + size], pad).items()
+            for k, v in batch_inputs(windows[i : i + size], pad, multiple).items()
         }
         for i in range(0, len(windows), size)
     ]

@@ -17,8 +17,10 @@ from .errors import InputError
 
 
 def _device_name(device) -> str | None:
-    """The device type of a pipeline's learned models ("cuda"), None on their default."""
-    return None if device is None else str(getattr(device, "type", device))
+    """The device type of a pipeline's learned models ("cuda"), None on their default (the CPU: a run
+    given ``--device cpu`` resumes one given none)."""
+    name = None if device is None else str(getattr(device, "type", device))
+    return None if name == "cpu" else name
 
 
 def run_fingerprint(

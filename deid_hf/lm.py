@@ -71,6 +71,44 @@ def model_device(model) -> torch.device:
     return device if isinstance(device, torch.device) else torch.device("cpu")
 
 
+def checked_device(device):
+    """``device`` as a transformers pipeline takes it (None, -1, a GPU index, a name such as "cuda:1" or a
+    ``torch.device``; a string of digits is an index), checked: an `InputError` for a name torch does not
+    know or a CUDA GPU that is not there."""
+    if isinstance(device, str) and device.strip().lstrip("-").isdigit():  # the CLI's --device 0
+        device = int(device)
+    if device is None or device == -1:
+        return device
+    usage = "-1, a GPU index, a name such as 'cpu' or 'cuda:1', or a torch.device"
+    if isinstance(device, bool) or not isinstance(device, (int, str, torch.device)):
+        raise InputError(f"device must be {usage}, got {device!r}")
+    if isinstance(device, int):
+        if device < 0:
+            raise InputError(f"device must be {usage}, got {device!r}")
+        if not torch.cuda.is_available() and _other_accelerator():  # transformers reads an index as its
+            return device
+        placed = torch.device("cuda", device)
+    else:
+        try:
+            placed = torch.device(device)
+        except (RuntimeError, ValueError):
+            raise InputError(f"device must be {usage}, got {device!r}") from None
+    if placed.type == "cuda":
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if not count:
+            raise InputError(f"device {device!r} needs a CUDA GPU, and torch finds none on this machine")
+        if (placed.index or 0) >= count:
+            raise InputError(f"device {device!r}: torch finds {count} CUDA GPU(s), indices from 0")
+    return device
+
+
+def _other_accelerator() -> bool:
+    """Whether torch has an Apple (mps) or Intel (xpu) GPU."""
+    mps = getattr(torch.backends, "mps", None)
+    xpu = getattr(torch, "xpu", None)
+    return any(kind is not None and kind.is_available() for kind in (mps, xpu))
+
+
 def padded(
     batch: list[list[int]], pad: int, width: int | None = None, device: torch.device | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:

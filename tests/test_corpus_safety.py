@@ -205,13 +205,23 @@ def test_fingerprint_covers_where_the_learned_model_runs(tmp_path):
         run_fingerprint(deid_hf.pipeline("deid-substitution", **placed), source, "text", "train", 1.0, 1)
         for placed in ({}, {"device": "cpu"}, {"device": "meta"})
     ]
-    assert [f["pipeline"]["detector_device"] for f in prints] == [None, "cpu", "meta"]
+    assert [f["pipeline"]["detector_device"] for f in prints] == [None, None, "meta"]  # the CPU: the default
 
 
 def test_device_is_the_local_engines(tmp_path, capsys):
     source = write_jsonl(tmp_path / "in.jsonl", [{"text": "Ann"}])
     assert cli("run", source, tmp_path / "out.jsonl", "--engine", "ray", "--device", "cuda") == 2
     assert "--device is the local engine's" in capsys.readouterr().err
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+@pytest.mark.parametrize("device", ["banana", "cuda:99"])
+def test_a_device_torch_cannot_use_is_a_clear_error(tmp_path, capsys, device):
+    source = write_jsonl(tmp_path / "in.jsonl", [{"text": "Ann"}])
+    assert cli("run", source, tmp_path / "out.jsonl", "--device", device) == 2
+    err = capsys.readouterr().err
+    assert f"deid-hf: error: device {device!r}" in err or f"got {device!r}" in err
+    assert "Traceback" not in err
     assert not (tmp_path / "out.jsonl").exists()
 
 

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import deid_hf
+from deid_hf.detect import get_detector
 from deid_hf.detect.pfilter import CausalWordScorer, MaskedWordScorer
 from deid_hf.ndd import NDD
 from deid_hf.replace.zsts import ZSTSSubstitution
@@ -117,6 +118,42 @@ def test_the_learned_model_runs_on_the_device_the_pipeline_was_given(options, de
         assert learned.threshold == 0.4
 
 
+@pytest.mark.parametrize(
+    ("device", "message"),
+    [
+        ("banana", "device must be"),
+        (-3, "device must be"),
+        (True, "device must be"),
+        ("cuda:99", "CUDA GPU"),  # on a machine without CUDA, and on one with fewer GPUs
+    ],
+)
+def test_a_device_torch_cannot_use_is_an_input_error(device, message):
+    from deid_hf.errors import InputError
+
+    with pytest.raises(InputError, match=message):
+        deid_hf.pipeline("deid-substitution", device=device)
+    with pytest.raises(InputError, match=message):
+        get_detector("default", device=device)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="a machine without CUDA")
+@pytest.mark.parametrize("device", ["cuda", 0, "0", torch.device("cuda")])
+def test_a_cuda_device_without_cuda_is_an_input_error(device):
+    from deid_hf.errors import InputError
+
+    with pytest.raises(InputError, match="needs a CUDA GPU"):
+        deid_hf.pipeline("deid-substitution", device=device)
+
+
+@pytest.mark.parametrize(
+    ("given", "taken"), [(None, None), (-1, -1), ("-1", -1), ("cpu", "cpu"), ("meta", "meta")]
+)
+def test_devices_torch_can_use_pass_as_given(given, taken):
+    from deid_hf.lm import checked_device
+
+    assert checked_device(given) == taken
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (CI has none)")
 def test_on_cuda_the_learned_model_of_default_finds_what_its_weights_find_on_the_cpu(tiny_learned_detector):
     from deid_hf.detect import TokenClassificationDetector
@@ -151,3 +188,13 @@ def test_paraphrase_inputs_on_model_device(smollm2, monkeypatch):
     with pytest.raises(Reached):
         pipe(TEXT)
     assert seen[0].type == "meta"
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (CI has none)")
+def test_on_a_gpu_machine_a_pipeline_given_no_device_keeps_the_int8_graph_on_the_cpu():
+    """transformers puts a pipeline given no device on the GPU it finds: the shipped int8 session (shared
+    with the learned detector) stays on the CPU instead."""
+    pipe = deid_hf.pipeline("deid-substitution")
+    learned = _learned_member(pipe)
+    assert pipe.device.type == learned.pipe.device.type == learned.pipe.model.device.type == "cpu"
+    assert type(learned.pipe.model).__name__ == "ORTModelForTokenClassification"

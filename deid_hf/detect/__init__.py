@@ -195,11 +195,14 @@ def _with_learned(names: tuple[str, ...]) -> Callable[..., Detector]:
 def _off_the_cpu(device) -> bool:
     """Whether ``device`` (as a transformers pipeline takes it: None, -1, an index, a name or a
     ``torch.device``) is one other than the CPU."""
-    if device is None or device == -1:
-        return False
     import torch
 
-    return torch.device(device).type != "cpu"
+    from ..lm import checked_device
+
+    device = checked_device(device)
+    if device is None or device == -1:
+        return False
+    return isinstance(device, int) or torch.device(device).type != "cpu"  # an index: a GPU
 
 
 def learned_detector(model: str) -> Callable[..., Detector]:

@@ -301,7 +301,8 @@ class TokenClassificationDetector(Detector):
                 model=model,
                 tokenizer=tokenizer,
                 aggregation_strategy=aggregation_strategy,
-                device=device if backend == "pt" else None,
+                # an ONNX Runtime model stays on its provider's device (None: transformers picks a GPU)
+                device=device if backend == "pt" else -1,
                 pipeline_class=outside_biased_pipeline(),
                 **options,
             )
@@ -476,7 +477,8 @@ class TokenClassificationDetector(Detector):
             for target, part in zip(host, parts):
                 target.copy_(part, non_blocking=True)
             copied = torch.cuda.Event()
-            copied.record()
+            # on the stream of the logits' GPU, which ran the copies (not the thread's current GPU)
+            copied.record(torch.cuda.current_stream(logits.device))
             return host, copied
 
     @staticmethod

@@ -125,10 +125,6 @@ def window_entities(scores: np.ndarray, labels: np.ndarray, window: Window, tabl
     named = ~table.outside[best[starts]]
     if not named.any():
         return []
-    scored = ~np.isnan(token_scores)  # the mean skips NaN scores, as the pipeline's
-    sums = np.add.reduceat(np.where(scored, token_scores, 0), starts)
-    counts = np.add.reduceat(scored.astype(np.int64), starts)
-    means = np.divide(sums, counts, out=np.full(len(starts), np.nan), where=counts > 0)
     stops = [*starts[1:].tolist(), len(kept)]
     offsets = window.offsets
     return [
@@ -136,7 +132,7 @@ def window_entities(scores: np.ndarray, labels: np.ndarray, window: Window, tabl
             int(offsets[kept[first]][0]),
             int(offsets[kept[stop - 1]][1]),
             table.names[best[first]],
-            means[group],
+            np.nanmean(token_scores[first:stop]),  # the pipeline's mean, to the last bit (it skips NaN)
         )
         for group, (first, stop) in enumerate(zip(starts.tolist(), stops))
         if named[group]

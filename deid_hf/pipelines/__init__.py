@@ -77,13 +77,17 @@ def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, pro
     from transformers import pipeline as hf_pipeline
 
     from ..errors import InputError
-    from ..lm import check_backend, is_onnx
+    from ..lm import check_backend, checked_device, is_onnx
     from ..models import REGISTRY, model_path
 
     backend = check_backend(backend)
+    if "device" in kwargs:  # a clear error before transformers' own, deep in its loading
+        kwargs["device"] = checked_device(kwargs["device"])
     if model is None and task == "deid-substitution" and not needs_language_model(kwargs):
         model, tokenizer = shipped_detector_model(shared=kwargs.get("device") in (None, "cpu", -1))
         kwargs.setdefault("tokenizer", tokenizer)
+        if kwargs.get("device") is None:  # transformers would move the shared int8 session to a GPU it finds
+            kwargs["device"] = -1
     model = model or DEFAULT_MODELS.get(task, "smollm2-135m")
     if backend == "onnx":
         from ..export.onnx import cached_export, load_ort_model

@@ -263,3 +263,36 @@ def test_a_batch_width_is_rounded_up_to_a_multiple_and_the_mask_covers_only_the_
     assert inputs["attention_mask"].sum(axis=1).tolist() == [len(w.ids) for w in windows]
     assert (inputs["input_ids"][inputs["attention_mask"] == 0] == tokenizer.pad_token_id).all()
     assert batch_inputs(windows, tokenizer.pad_token_id)["input_ids"].shape[1] == longest
+
+
+def test_a_group_is_scored_by_the_mean_the_pipeline_takes():
+    """The pipeline scores a group by ``np.nanmean`` of its float32 token scores: the batch path gives that
+    very number (another summation order, or a float64 mean, moves it by a rounding)."""
+    import numpy as np
+
+    from deid_hf.detect.windows import LabelTable, Window, window_entities
+
+    table = LabelTable.of({0: "O", 1: "B-PER", 2: "I-PER", 3: "B-LOC", 4: "I-LOC"})
+    scores = [0.5, 0.8184808, 0.6348934, np.nan, 0.5204868, 0.6308061, 0.6492456, 0.9071129, 0.545958, 0.6]
+    scores = np.array(scores, dtype=np.float32)
+    labels = np.array([0, 1, 2, 2, 2, 3, 4, 4, 4, 0])
+    offsets = [(0, 0), *((3 * i, 3 * i + 3) for i in range(8)), (0, 0)]
+    window = Window(0, list(range(10)), None, [1, *[0] * 8, 1], offsets)
+    found = window_entities(scores, labels, window, table)
+    assert [entity[:3] for entity in found] == [(0, 12, "PER"), (12, 24, "LOC")]
+    expected = [np.nanmean(scores[1:5]), np.nanmean(scores[5:9])]  # with a NaN, and without
+    assert [(score.dtype, float(score)) for *_, score in found] == [(e.dtype, float(e)) for e in expected]
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (CI has none)")
+def test_on_cuda_the_support_finds_what_the_cpu_finds(untrained):
+    model, _, tokenizer = untrained
+    texts = by_length(TEXTS)
+    options = {"stride": 4, "batch_size": 3, "threshold": 0.4, "support_threshold": 0.1}
+    on_cpu = TokenClassificationDetector(copy.deepcopy(model), tokenizer, **options)
+    on_gpu = TokenClassificationDetector(copy.deepcopy(model), tokenizer, device="cuda", **options)
+    found, support = on_gpu.entities_and_support(texts)
+    expected, expected_support = on_cpu.entities_and_support(texts)
+    assert expected_support != expected and sum(map(len, expected)) > 0  # the support reads otherwise
+    assert_same_entities(found, expected, 1e-4)
+    assert_same_entities(support, expected_support, 1e-4)
