@@ -102,6 +102,15 @@ def checked_device(device):
     return device
 
 
+def off_the_cpu(device) -> bool:
+    """Whether ``device`` (as `checked_device` takes it) is one other than the CPU: where the learned models
+    run their weights instead of the int8 graph."""
+    device = checked_device(device)
+    if device is None or device == -1:
+        return False
+    return isinstance(device, int) or torch.device(device).type != "cpu"  # an index: a GPU
+
+
 def _other_accelerator() -> bool:
     """Whether torch has an Apple (mps) or Intel (xpu) GPU."""
     mps = getattr(torch.backends, "mps", None)

@@ -154,6 +154,15 @@ def test_devices_torch_can_use_pass_as_given(given, taken):
     assert checked_device(given) == taken
 
 
+def test_a_pipeline_given_a_device_off_the_cpu_holds_weights_it_can_move_there():
+    """transformers moves a pipeline's own model to its device: for `default` that is the shipped detector's
+    fp32 weights, not the int8 graph (moving an ONNX Runtime session to a GPU needs onnxruntime-gpu)."""
+    on_meta = deid_hf.pipeline("deid-substitution", device="meta")
+    assert type(on_meta.model).__name__ == "BertForTokenClassification"
+    assert on_meta.model.device.type == "meta"
+    assert type(deid_hf.pipeline("deid-substitution").model).__name__ == "ORTModelForTokenClassification"
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (CI has none)")
 def test_on_cuda_the_learned_model_of_default_finds_what_its_weights_find_on_the_cpu(tiny_learned_detector):
     from deid_hf.detect import TokenClassificationDetector

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from .. import models
 from ..errors import InputError
+from ..lm import off_the_cpu
 from ..policies import Policy, check_policy
 from .base import Detector, EnsembleDetector
 from .ner import SpacyDetector, TokenClassificationDetector
@@ -192,19 +193,6 @@ def _with_learned(names: tuple[str, ...]) -> Callable[..., Detector]:
     return build
 
 
-def _off_the_cpu(device) -> bool:
-    """Whether ``device`` (as a transformers pipeline takes it: None, -1, an index, a name or a
-    ``torch.device``) is one other than the CPU."""
-    import torch
-
-    from ..lm import checked_device
-
-    device = checked_device(device)
-    if device is None or device == -1:
-        return False
-    return isinstance(device, int) or torch.device(device).type != "cpu"  # an index: a GPU
-
-
 def learned_detector(model: str) -> Callable[..., Detector]:
     """The build of detector "learned" over ``model``: its int8 ONNX graph on the CPU, or, on a device
     other than the CPU (``device=``, a pipeline's explicit device), its weights in PyTorch fp32 there;
@@ -215,7 +203,7 @@ def learned_detector(model: str) -> Callable[..., Detector]:
             threshold = float(argument) if argument else None
         except ValueError:
             raise InputError(f"the learned detector's threshold must be a number, got {argument!r}") from None
-        if _off_the_cpu(device):
+        if off_the_cpu(device):
             return TokenClassificationDetector(model, device=device, threshold=threshold)
         return TokenClassificationDetector(model, backend="onnx", int8=True, threshold=threshold)
 

@@ -58,6 +58,20 @@ def shipped_detector_model(shared: bool = True):
     return model, load_tokenizer(str(folder))
 
 
+def shipped_detector_weights():
+    """(model, tokenizer) of the shipped learned detector as fp32 PyTorch weights, for a pipeline given a
+    device off the CPU (transformers moves the pipeline's model there; the int8 graph runs on the CPU
+    only unless onnxruntime-gpu is installed)."""
+    import torch
+    from transformers import AutoModelForTokenClassification
+
+    from ..models import LEARNED_MODEL, load_tokenizer, model_path, verified_folder
+
+    folder = verified_folder(Path(model_path(LEARNED_MODEL))).resolve()
+    model = AutoModelForTokenClassification.from_pretrained(folder, dtype=torch.float32)
+    return model, load_tokenizer(str(folder))
+
+
 def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, provider: str = "cpu", **kwargs):
     """`transformers.pipeline` with offline-registry names resolved to local checkpoints.
 
@@ -77,14 +91,17 @@ def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, pro
     from transformers import pipeline as hf_pipeline
 
     from ..errors import InputError
-    from ..lm import check_backend, checked_device, is_onnx
+    from ..lm import check_backend, checked_device, is_onnx, off_the_cpu
     from ..models import REGISTRY, model_path
 
     backend = check_backend(backend)
     if "device" in kwargs:  # a clear error before transformers' own, deep in its loading
         kwargs["device"] = checked_device(kwargs["device"])
     if model is None and task == "deid-substitution" and not needs_language_model(kwargs):
-        model, tokenizer = shipped_detector_model(shared=kwargs.get("device") in (None, "cpu", -1))
+        if off_the_cpu(kwargs.get("device")):  # transformers moves the pipeline's model there: the weights
+            model, tokenizer = shipped_detector_weights()
+        else:
+            model, tokenizer = shipped_detector_model(shared=kwargs.get("device") in (None, "cpu", -1))
         kwargs.setdefault("tokenizer", tokenizer)
         if kwargs.get("device") is None:  # transformers would move the shared int8 session to a GPU it finds
             kwargs["device"] = -1
