@@ -126,17 +126,29 @@ def window_entities(scores: np.ndarray, labels: np.ndarray, window: Window, tabl
     if not named.any():
         return []
     stops = [*starts[1:].tolist(), len(kept)]
+    means = group_means(token_scores, starts)
     offsets = window.offsets
     return [
         (
             int(offsets[kept[first]][0]),
             int(offsets[kept[stop - 1]][1]),
             table.names[best[first]],
-            np.nanmean(token_scores[first:stop]),  # the pipeline's mean, to the last bit (it skips NaN)
+            means[group],
         )
         for group, (first, stop) in enumerate(zip(starts.tolist(), stops))
         if named[group]
     ]
+
+
+def group_means(scores: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The mean of each group's scores, NaN skipped as ``np.nanmean`` skips it (a group runs from one start
+    to the next), all groups at once and in the scores' dtype: equal to ``np.nanmean``'s within one
+    rounding (it sums in another order)."""
+    scored = ~np.isnan(scores)
+    sums = np.add.reduceat(np.where(scored, scores, 0).astype(np.float64), starts)
+    counts = np.add.reduceat(scored.astype(np.int64), starts)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a group of NaN alone: NaN, as np.nanmean
+        return (sums / counts).astype(scores.dtype)
 
 
 def merged_windows(entities: list[tuple]) -> list[tuple]:
