@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from .. import models
 from ..errors import InputError
-from ..lm import off_the_cpu
 from ..policies import Policy, check_policy
 from .base import Detector, EnsembleDetector
 from .ner import SpacyDetector, TokenClassificationDetector
@@ -199,6 +198,8 @@ def learned_detector(model: str) -> Callable[..., Detector]:
     ``learned:T`` sets its threshold."""
 
     def build(argument, *_, device=None):
+        from ..lm import off_the_cpu  # torch: not on the CLI's help path
+
         try:
             threshold = float(argument) if argument else None
         except ValueError:
