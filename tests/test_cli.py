@@ -252,3 +252,54 @@ print(json.dumps({{"tasks": sorted(tasks), "factory": deid_hf.pipeline.__module_
     assert result["tasks"] == ["deid-ndd", "deid-paraphrase", "deid-pfilter", "deid-substitution"]
     assert result["factory"] == "deid_hf.pipelines"
     assert result["light"] == (first == "import deid_hf")
+
+
+def test_reloading_the_package_keeps_one_registering_hook():
+    """After ``importlib.reload(deid_hf)`` there is still one import hook, and importing transformers'
+    pipelines registers the ``deid-*`` tasks (two hooks used to ask each other for the spec, without end)."""
+    code = """
+import importlib, json, sys
+import deid_hf
+importlib.reload(deid_hf)
+hooks = [f for f in sys.meta_path if type(f).__name__ == "_RegisterOnTransformersPipelines"]
+from transformers import pipeline
+from transformers.pipelines import PIPELINE_REGISTRY
+tasks = [t for t in PIPELINE_REGISTRY.get_supported_tasks() if t.startswith("deid-")]
+print(json.dumps({"hooks": len(hooks), "tasks": sorted(tasks)}))
+"""
+    result = _modules_after(code)
+    assert result["hooks"] == 1
+    assert result["tasks"] == ["deid-ndd", "deid-paraphrase", "deid-pfilter", "deid-substitution"]
+
+
+def test_first_transformers_pipeline_and_deid_pipeline_in_two_threads_at_once():
+    """One thread's first ``transformers.pipeline`` and another's first ``deid_hf.pipeline``, started
+    together, both succeed and the tasks register (the hook used to import `deid_hf.pipelines` under
+    transformers.pipelines' import lock while the other thread held the first and waited for the second)."""
+    code = """
+import json, sys, threading
+import deid_hf, transformers
+start = threading.Barrier(2)
+errors = []
+def first_use(get):
+    start.wait()
+    try:
+        get()
+    except Exception as error:
+        errors.append(repr(error))
+threads = [threading.Thread(target=first_use, args=(get,))
+           for get in (lambda: transformers.pipeline, lambda: deid_hf.pipeline)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join(240)
+from transformers.pipelines import PIPELINE_REGISTRY
+tasks = [t for t in PIPELINE_REGISTRY.get_supported_tasks() if t.startswith("deid-")]
+print(json.dumps({"errors": errors, "stuck": sum(t.is_alive() for t in threads), "tasks": sorted(tasks)}))
+"""
+    result = _modules_after(code)
+    assert result == {
+        "errors": [],
+        "stuck": 0,
+        "tasks": ["deid-ndd", "deid-paraphrase", "deid-pfilter", "deid-substitution"],
+    }
