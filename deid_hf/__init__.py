@@ -95,9 +95,17 @@ def __getattr__(name: str) -> Any:
     """`pipeline` and `register` (from `deid_hf.pipelines`) and the package's modules, loaded on first use."""
     if name in ("pipeline", "register"):
         return getattr(importlib.import_module(".pipelines", __name__), name)
-    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+    if name.isidentifier() and not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}"):
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The loaded names, `pipeline`, `register` and the package's modules (for ``dir()`` and completion)."""
+    import pkgutil
+
+    modules = (module.name for module in pkgutil.iter_modules(__path__) if not module.name.startswith("_"))
+    return sorted({*globals(), "pipeline", "register", *modules})
 
 
 __all__ = [
