@@ -91,13 +91,17 @@ elif not any(_is_registry_hook(finder) for finder in sys.meta_path):
     sys.meta_path.insert(0, _RegisterOnTransformersPipelines())
 
 
-def __getattr__(name: str) -> Any:
-    """`pipeline` and `register` (from `deid_hf.pipelines`) and the package's modules, loaded on first use."""
-    if name in ("pipeline", "register"):
-        return getattr(importlib.import_module(".pipelines", __name__), name)
-    if name.isidentifier() and not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}"):
-        return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+if not TYPE_CHECKING:  # a type checker that saw it would accept any attribute, typos included
+
+    def __getattr__(name: str) -> Any:
+        """`pipeline` and `register` (from `deid_hf.pipelines`) and the package's modules, loaded on first
+        use."""
+        if name in ("pipeline", "register"):
+            return getattr(importlib.import_module(".pipelines", __name__), name)
+        module = f"{__name__}.{name}"
+        if name.isidentifier() and not name.startswith("_") and importlib.util.find_spec(module):
+            return importlib.import_module(module)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:

@@ -318,3 +318,26 @@ print(json.dumps({"listed": listed, "dotted": hasattr(deid_hf, "a.b"), "torch": 
     result = _modules_after(code)
     assert all(result["listed"].values()), result["listed"]
     assert (result["dotted"], result["torch"]) == (False, False)
+
+
+def test_type_checkers_see_pipeline_and_catch_a_misspelled_attribute(tmp_path):
+    """mypy types ``deid_hf.pipeline`` as the factory and reports ``deid_hf.pipelin``: the lazy module
+    ``__getattr__`` is hidden from type checkers, which would otherwise accept any attribute."""
+    pytest.importorskip("mypy", reason="mypy is a dev dependency")
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    user_code = tmp_path / "user_code.py"
+    user_code.write_text("import deid_hf\nreveal_type(deid_hf.pipeline)\ndeid_hf.pipelin\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", "--follow-imports=silent", str(user_code)],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith(str(user_code))]
+    reports = {line.split(":")[1]: line for line in lines}
+    assert "def (task: str" in reports.get("2", ""), done.stdout + done.stderr
+    assert 'no attribute "pipelin"' in reports.get("3", ""), done.stdout + done.stderr
