@@ -105,11 +105,9 @@ if not TYPE_CHECKING:  # a type checker that saw it would accept any attribute, 
 
 
 def __dir__() -> list[str]:
-    """The loaded names, `pipeline`, `register` and the package's modules (for ``dir()`` and completion)."""
-    import pkgutil
-
-    modules = (module.name for module in pkgutil.iter_modules(__path__) if not module.name.startswith("_"))
-    return sorted({*globals(), "pipeline", "register", *modules})
+    """The loaded names with `pipeline` and `register` (for ``dir()`` and completion); the modules not yet
+    imported stay out, so that ``help(deid_hf)`` does not import every one of them."""
+    return sorted({*globals(), "pipeline", "register"})
 
 
 __all__ = [
