@@ -10,6 +10,7 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
+import threading
 from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
@@ -33,46 +34,80 @@ class _RegisterOnTransformersPipelines(importlib.abc.MetaPathFinder):
     works after a plain ``import deid_hf``; it leaves every other import alone and removes itself once
     used."""
 
+    def __init__(self) -> None:
+        self._finding = threading.local()  # set while it asks the other finders (which may ask it back)
+
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
-        if fullname != _REGISTRY_MODULE:
+        if fullname != _REGISTRY_MODULE or getattr(self._finding, "active", False):
             return None
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
-                continue
-            spec = finder.find_spec(fullname, path, target)
-            if spec is not None:
-                break
-        else:
-            return None
-        if spec.loader is None or not hasattr(spec.loader, "exec_module"):
+        self._finding.active = True
+        try:
+            spec = _spec_from_other_finders(self, fullname, path, target)
+        finally:
+            self._finding.active = False
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
-        load = spec.loader.exec_module
+        loader = spec.loader
+        load = loader.exec_module
 
         def load_then_register(module: ModuleType) -> None:
+            loader.exec_module = load  # type: ignore[method-assign]  # a loader may serve other modules
             load(module)
             if self in sys.meta_path:
                 sys.meta_path.remove(self)
-            importlib.import_module(".pipelines", __name__)  # a partial import of it registers when done
+            # A `deid_hf.pipelines` already in sys.modules is being imported, here or in another thread,
+            # and registers when done; importing it here, under this module's import lock, would deadlock
+            # with a thread that holds its lock and waits for transformers.pipelines.
+            if f"{__name__}.pipelines" not in sys.modules:
+                importlib.import_module(".pipelines", __name__)
 
-        spec.loader.exec_module = load_then_register  # type: ignore[method-assign]
+        loader.exec_module = load_then_register  # type: ignore[method-assign]
         return spec
+
+
+def _spec_from_other_finders(
+    hook: importlib.abc.MetaPathFinder, fullname: str, path: Sequence[str] | None, target: ModuleType | None
+) -> ModuleSpec | None:
+    """The spec that the finders after `hook` on sys.meta_path find for ``fullname`` (None: none does)."""
+    for finder in list(sys.meta_path):
+        if finder is not hook and hasattr(finder, "find_spec"):
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                return spec
+    return None
+
+
+def _is_registry_hook(finder: object) -> bool:
+    """True for this package's hook, also one installed before an `importlib.reload` of the package."""
+    kind = type(finder)
+    return kind.__module__ == __name__ and kind.__qualname__ == _RegisterOnTransformersPipelines.__qualname__
 
 
 if _REGISTRY_MODULE in sys.modules:
     importlib.import_module(".pipelines", __name__)
-elif not any(isinstance(finder, _RegisterOnTransformersPipelines) for finder in sys.meta_path):
+elif not any(_is_registry_hook(finder) for finder in sys.meta_path):
     sys.meta_path.insert(0, _RegisterOnTransformersPipelines())
 
 
-def __getattr__(name: str) -> Any:
-    """`pipeline` and `register` (from `deid_hf.pipelines`) and the package's modules, loaded on first use."""
-    if name in ("pipeline", "register"):
-        return getattr(importlib.import_module(".pipelines", __name__), name)
-    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
-        return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+if not TYPE_CHECKING:  # a type checker that saw it would accept any attribute, typos included
+
+    def __getattr__(name: str) -> Any:
+        """`pipeline` and `register` (from `deid_hf.pipelines`) and the package's modules, loaded on first
+        use."""
+        if name in ("pipeline", "register"):
+            return getattr(importlib.import_module(".pipelines", __name__), name)
+        module = f"{__name__}.{name}"
+        if name.isidentifier() and not name.startswith("_") and importlib.util.find_spec(module):
+            return importlib.import_module(module)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The loaded names with `pipeline` and `register` (for ``dir()`` and completion); the modules not yet
+    imported stay out, so that ``help(deid_hf)`` does not import every one of them."""
+    return sorted({*globals(), "pipeline", "register"})
 
 
 __all__ = [

@@ -252,3 +252,92 @@ print(json.dumps({{"tasks": sorted(tasks), "factory": deid_hf.pipeline.__module_
     assert result["tasks"] == ["deid-ndd", "deid-paraphrase", "deid-pfilter", "deid-substitution"]
     assert result["factory"] == "deid_hf.pipelines"
     assert result["light"] == (first == "import deid_hf")
+
+
+def test_reloading_the_package_keeps_one_registering_hook():
+    """After ``importlib.reload(deid_hf)`` there is still one import hook, and importing transformers'
+    pipelines registers the ``deid-*`` tasks (two hooks used to ask each other for the spec, without end)."""
+    code = """
+import importlib, json, sys
+import deid_hf
+importlib.reload(deid_hf)
+hooks = [f for f in sys.meta_path if type(f).__name__ == "_RegisterOnTransformersPipelines"]
+from transformers import pipeline
+from transformers.pipelines import PIPELINE_REGISTRY
+tasks = [t for t in PIPELINE_REGISTRY.get_supported_tasks() if t.startswith("deid-")]
+print(json.dumps({"hooks": len(hooks), "tasks": sorted(tasks)}))
+"""
+    result = _modules_after(code)
+    assert result["hooks"] == 1
+    assert result["tasks"] == ["deid-ndd", "deid-paraphrase", "deid-pfilter", "deid-substitution"]
+
+
+def test_first_transformers_pipeline_and_deid_pipeline_in_two_threads_at_once():
+    """One thread's first ``transformers.pipeline`` and another's first ``deid_hf.pipeline``, started
+    together, both succeed and the tasks register (the hook used to import `deid_hf.pipelines` under
+    transformers.pipelines' import lock while the other thread held the first and waited for the second)."""
+    code = """
+import json, sys, threading
+import deid_hf, transformers
+start = threading.Barrier(2)
+errors = []
+def first_use(get):
+    start.wait()
+    try:
+        get()
+    except Exception as error:
+        errors.append(repr(error))
+threads = [threading.Thread(target=first_use, args=(get,))
+           for get in (lambda: transformers.pipeline, lambda: deid_hf.pipeline)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join(240)
+from transformers.pipelines import PIPELINE_REGISTRY
+tasks = [t for t in PIPELINE_REGISTRY.get_supported_tasks() if t.startswith("deid-")]
+print(json.dumps({"errors": errors, "stuck": sum(t.is_alive() for t in threads), "tasks": sorted(tasks)}))
+"""
+    result = _modules_after(code)
+    assert result == {
+        "errors": [],
+        "stuck": 0,
+        "tasks": ["deid-ndd", "deid-paraphrase", "deid-pfilter", "deid-substitution"],
+    }
+
+
+def test_dir_lists_the_lazy_names_and_odd_attribute_names_are_missing_attributes():
+    """``dir(deid_hf)`` lists `pipeline` and `register` without loading them, and a name that cannot be a
+    module (``"a.b"``) is a plain missing attribute, not an import error."""
+    code = """
+import json, sys
+import deid_hf
+names = dir(deid_hf)
+listed = {name: name in names for name in ("pipeline", "register", "corpus", "merge_spans")}
+print(json.dumps({"listed": listed, "dotted": hasattr(deid_hf, "a.b"), "torch": "torch" in sys.modules}))
+"""
+    result = _modules_after(code)
+    assert all(result["listed"].values()), result["listed"]
+    assert (result["dotted"], result["torch"]) == (False, False)
+
+
+def test_type_checkers_see_pipeline_and_catch_a_misspelled_attribute(tmp_path):
+    """mypy types ``deid_hf.pipeline`` as the factory and reports ``deid_hf.pipelin``: the lazy module
+    ``__getattr__`` is hidden from type checkers, which would otherwise accept any attribute."""
+    pytest.importorskip("mypy", reason="mypy is a dev dependency")
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    user_code = tmp_path / "user_code.py"
+    user_code.write_text("import deid_hf\nreveal_type(deid_hf.pipeline)\ndeid_hf.pipelin\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", "--follow-imports=silent", str(user_code)],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith(str(user_code))]
+    reports = {line.split(":")[1]: line for line in lines}
+    assert "def (task: str" in reports.get("2", ""), done.stdout + done.stderr
+    assert 'no attribute "pipelin"' in reports.get("3", ""), done.stdout + done.stderr
