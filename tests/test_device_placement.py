@@ -163,6 +163,21 @@ def test_a_pipeline_given_a_device_off_the_cpu_holds_weights_it_can_move_there()
     assert type(deid_hf.pipeline("deid-substitution").model).__name__ == "ORTModelForTokenClassification"
 
 
+def test_the_weights_on_a_device_are_loaded_once_per_process():
+    """A pipeline given a device and its learned detectors there read one copy of the shipped weights."""
+    from deid_hf.detect import TokenClassificationDetector
+    from deid_hf.models import LEARNED_MODEL, model_path
+    from deid_hf.pipelines import shipped_detector_weights
+
+    first = TokenClassificationDetector(model_path(LEARNED_MODEL), device="meta")
+    second = TokenClassificationDetector(model_path(LEARNED_MODEL), device="meta")
+    model, _ = shipped_detector_weights("meta")
+    assert first.pipe.model is second.pipe.model is model
+    assert model.device.type == "meta"
+    on_cpu = TokenClassificationDetector(model_path(LEARNED_MODEL), device="cpu")
+    assert on_cpu.pipe.model is not model and on_cpu.pipe.model.device.type == "cpu"
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (CI has none)")
 def test_on_cuda_the_learned_model_of_default_finds_what_its_weights_find_on_the_cpu(tiny_learned_detector):
     from deid_hf.detect import TokenClassificationDetector

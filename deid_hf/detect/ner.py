@@ -285,7 +285,9 @@ class TokenClassificationDetector(Detector):
             verified_folder(folder)
         #: the corpus vocabulary of the model's training data (`detect.policy.shipped_vocabulary`)
         self.vocabulary = _training_vocabulary(folder)
-        model, tokenizer = _load_model(model, tokenizer, backend=backend, int8=int8, provider=provider)
+        model, tokenizer = _load_model(
+            model, tokenizer, backend=backend, int8=int8, provider=provider, device=device
+        )
         config = getattr(model, "config", None)
         window = getattr(config, "deid_hf_window", None) or {}
         options = {}
@@ -513,9 +515,10 @@ def _training_vocabulary(folder: Path | None):
     return Vocabulary.from_json((folder / VOCABULARY_FILE).read_text(encoding="utf-8"))
 
 
-def _load_model(model, tokenizer, *, backend: str, int8: bool, provider: str):
+def _load_model(model, tokenizer, *, backend: str, int8: bool, provider: str, device=None):
     """(model, tokenizer) for the pipeline: the ONNX export on ONNX Runtime, or a folder's PyTorch model
-    loaded in fp32 (so that its config is read); a model object passes through."""
+    loaded in fp32 (so that its config is read; on a device off the CPU the process's one copy there,
+    `shared_weights`); a model object passes through."""
     from transformers import AutoTokenizer
 
     from ..errors import InputError
@@ -530,13 +533,36 @@ def _load_model(model, tokenizer, *, backend: str, int8: bool, provider: str):
     if int8:
         raise InputError("int8=True needs backend='onnx' (the int8 model is the ONNX export)")
     if isinstance(model, str):  # loaded here so that its config (window, policy, bias) is read
-        import torch
-        from transformers import AutoModelForTokenClassification
+        from ..lm import off_the_cpu
 
         tokenizer = tokenizer or AutoTokenizer.from_pretrained(model)
-        # fp32 whatever the stored dtype (a shipped folder stores fp16 and int8 linear weights)
-        model = AutoModelForTokenClassification.from_pretrained(model, dtype=torch.float32)
+        if off_the_cpu(device):
+            return shared_weights(str(Path(model).resolve()), str(torch_device(device))), tokenizer
+        model = _fp32_weights(model)
     return model, tokenizer
+
+
+def _fp32_weights(folder: str):
+    """A trained folder's token classifier in fp32 whatever the stored dtype (a shipped folder stores fp16
+    and int8 linear weights)."""
+    import torch
+    from transformers import AutoModelForTokenClassification
+
+    return AutoModelForTokenClassification.from_pretrained(folder, dtype=torch.float32)
+
+
+@functools.lru_cache(maxsize=4)
+def shared_weights(folder: str, device: str):
+    """A folder's fp32 weights on ``device``, one copy per process and device (the learned detectors of a
+    pipeline given a GPU, and that pipeline's own model, read the same one)."""
+    return _fp32_weights(folder).to(device)
+
+
+def torch_device(device):
+    """``device`` as a ``torch.device`` (an index is a CUDA GPU's, as `lm.off_the_cpu` reads it)."""
+    import torch
+
+    return torch.device("cuda", device) if isinstance(device, int) else torch.device(device)
 
 
 def _batch_size(batch_size: int | None, int8: bool, on_gpu: bool = False) -> int:

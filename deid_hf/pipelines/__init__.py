@@ -58,18 +58,15 @@ def shipped_detector_model(shared: bool = True):
     return model, load_tokenizer(str(folder))
 
 
-def shipped_detector_weights():
-    """(model, tokenizer) of the shipped learned detector as fp32 PyTorch weights, for a pipeline given a
-    device off the CPU (transformers moves the pipeline's model there; the int8 graph runs on the CPU
-    only unless onnxruntime-gpu is installed)."""
-    import torch
-    from transformers import AutoModelForTokenClassification
-
+def shipped_detector_weights(device):
+    """(model, tokenizer) of the shipped learned detector as fp32 PyTorch weights on ``device`` (off the
+    CPU: the int8 graph runs on the CPU only unless onnxruntime-gpu is installed), the copy its `learned`
+    detectors on that device read too (`detect.ner.shared_weights`)."""
+    from ..detect.ner import shared_weights, torch_device
     from ..models import LEARNED_MODEL, load_tokenizer, model_path, verified_folder
 
     folder = verified_folder(Path(model_path(LEARNED_MODEL))).resolve()
-    model = AutoModelForTokenClassification.from_pretrained(folder, dtype=torch.float32)
-    return model, load_tokenizer(str(folder))
+    return shared_weights(str(folder), str(torch_device(device))), load_tokenizer(str(folder))
 
 
 def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, provider: str = "cpu", **kwargs):
@@ -99,7 +96,7 @@ def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, pro
         kwargs["device"] = checked_device(kwargs["device"])
     if model is None and task == "deid-substitution" and not needs_language_model(kwargs):
         if off_the_cpu(kwargs.get("device")):  # transformers moves the pipeline's model there: the weights
-            model, tokenizer = shipped_detector_weights()
+            model, tokenizer = shipped_detector_weights(kwargs["device"])
         else:
             model, tokenizer = shipped_detector_model(shared=kwargs.get("device") in (None, "cpu", -1))
         kwargs.setdefault("tokenizer", tokenizer)
