@@ -1,11 +1,13 @@
 """deid-hf: de-identification of free text with HuggingFace models (offline by default).
 
 ``import deid_hf`` stays light (no torch, no transformers): `pipeline` and the other modules load on first
-use, and the ``deid-*`` tasks join transformers' ``PIPELINE_REGISTRY`` as soon as ``transformers.pipelines``
-(where that registry lives) is imported, before or after this package."""
+use, and the ``deid-*`` tasks join transformers' ``PIPELINE_REGISTRY`` (in ``transformers.pipelines``,
+imported before or after this package) on its first lookup: `transformers.pipeline` of a ``deid-*`` task, or
+a listing of the tasks."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.abc
 import importlib.util
@@ -26,13 +28,16 @@ if TYPE_CHECKING:
 
 #: the module holding transformers' ``PIPELINE_REGISTRY``; importing `deid_hf.pipelines` registers the tasks
 _REGISTRY_MODULE = "transformers.pipelines"
+#: the `PipelineRegistry` methods through which transformers (`transformers.pipeline`, `check_task`,
+#: `get_supported_tasks`) and its users read the registered tasks
+_REGISTRY_LOOKUPS = ("check_task", "get_supported_tasks", "to_dict")
 
 
 class _RegisterOnTransformersPipelines(importlib.abc.MetaPathFinder):
-    """Imports `deid_hf.pipelines` (which registers the ``deid-*`` tasks) right after
-    ``transformers.pipelines`` is imported, so that ``transformers.pipeline("deid-substitution", ...)``
-    works after a plain ``import deid_hf``; it leaves every other import alone and removes itself once
-    used."""
+    """Once ``transformers.pipelines`` has been imported, makes its ``PIPELINE_REGISTRY`` register the
+    ``deid-*`` tasks on its first lookup (`_register_on_first_lookup`), so that
+    ``transformers.pipeline("deid-substitution", ...)`` works after a plain ``import deid_hf``; it leaves
+    every other import alone and removes itself once used."""
 
     def __init__(self) -> None:
         self._finding = threading.local()  # set while it asks the other finders (which may ask it back)
@@ -57,11 +62,9 @@ class _RegisterOnTransformersPipelines(importlib.abc.MetaPathFinder):
             load(module)
             if self in sys.meta_path:
                 sys.meta_path.remove(self)
-            # A `deid_hf.pipelines` already in sys.modules is being imported, here or in another thread,
-            # and registers when done; importing it here, under this module's import lock, would deadlock
-            # with a thread that holds its lock and waits for transformers.pipelines.
-            if f"{__name__}.pipelines" not in sys.modules:
-                importlib.import_module(".pipelines", __name__)
+            # No import here: this runs under transformers.pipelines' import lock, which a thread importing
+            # `deid_hf.pipelines` may be waiting for.
+            _register_on_first_lookup(module.PIPELINE_REGISTRY)
 
         loader.exec_module = load_then_register  # type: ignore[method-assign]
         return spec
@@ -79,14 +82,43 @@ def _spec_from_other_finders(
     return None
 
 
+def _register_on_first_lookup(registry: Any) -> None:
+    """Makes `registry`'s lookups (`_REGISTRY_LOOKUPS`) import `deid_hf.pipelines`, which registers the
+    ``deid-*`` tasks, before they answer; the first lookup after that registration puts the plain methods
+    back. ``check_task`` of another task imports nothing. The import runs in the caller, under no import
+    lock of transformers', and the import system's own lock on `deid_hf.pipelines` makes one thread
+    register while the others wait."""
+    for name in _REGISTRY_LOOKUPS:
+        method = getattr(type(registry), name).__get__(registry)  # the class's, also when wrapped before
+        setattr(registry, name, _registering_first(registry, method, name == "check_task"))
+
+
+def _registering_first(registry: Any, method: Any, by_task: bool) -> Any:
+    """`method` of `registry`, importing `deid_hf.pipelines` first (``by_task``: only for a ``deid-*``
+    task)."""
+
+    @functools.wraps(method)
+    def lookup(*args: Any, **kwargs: Any) -> Any:
+        task = args[0] if args else kwargs.get("task")
+        if not by_task or (isinstance(task, str) and task.startswith("deid-")):
+            tasks = getattr(importlib.import_module(".pipelines", __name__), "TASKS", ())
+            # in the thread that is importing it, `deid_hf.pipelines` is not done: keep asking until it is
+            if tasks and all(task in registry.supported_tasks for task in tasks):
+                for name in _REGISTRY_LOOKUPS:
+                    vars(registry).pop(name, None)
+        return method(*args, **kwargs)
+
+    return lookup
+
+
 def _is_registry_hook(finder: object) -> bool:
     """True for this package's hook, also one installed before an `importlib.reload` of the package."""
     kind = type(finder)
     return kind.__module__ == __name__ and kind.__qualname__ == _RegisterOnTransformersPipelines.__qualname__
 
 
-if _REGISTRY_MODULE in sys.modules:
-    importlib.import_module(".pipelines", __name__)
+if _REGISTRY_MODULE in sys.modules:  # imported (or, in another thread, being imported): wait until it is
+    _register_on_first_lookup(importlib.import_module(_REGISTRY_MODULE).PIPELINE_REGISTRY)
 elif not any(_is_registry_hook(finder) for finder in sys.meta_path):
     sys.meta_path.insert(0, _RegisterOnTransformersPipelines())
 

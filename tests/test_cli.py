@@ -238,18 +238,28 @@ print(json.dumps({{"exit": code, "loaded": [m for m in {HEAVY_MODULES!r} if m in
 @pytest.mark.parametrize("first", ["import deid_hf", "import transformers.pipelines; import deid_hf"])
 def test_transformers_knows_the_deid_tasks_after_a_plain_import(first):
     """The ``deid-*`` tasks are in transformers' registry after ``import deid_hf``, whether transformers'
-    pipelines are imported before or after it; `deid_hf.pipeline` is the package's pipeline factory."""
+    pipelines are imported before or after it: its first lookup of a ``deid-*`` task (``check_task``, as
+    `transformers.pipeline` calls it) or of the task list registers them, another task's loads nothing of
+    deid-hf, and the registry's own methods are back once they are registered. `deid_hf.pipeline` is the
+    package's pipeline factory."""
     code = f"""
 import json, sys
 {first}
 light = "torch" not in sys.modules
 from transformers import pipeline
-from transformers.pipelines import PIPELINE_REGISTRY
+from transformers.pipelines import PIPELINE_REGISTRY, check_task
+check_task("fill-mask")
+other_task_loads = "deid_hf.pipelines" in sys.modules
+found = check_task("deid-substitution")[0]
 tasks = [t for t in PIPELINE_REGISTRY.get_supported_tasks() if t.startswith("deid-")]
-print(json.dumps({{"tasks": sorted(tasks), "factory": deid_hf.pipeline.__module__, "light": light}}))
+print(json.dumps({{"tasks": sorted(tasks), "found": found, "other_task_loads": other_task_loads,
+                  "left": sorted(vars(PIPELINE_REGISTRY)), "factory": deid_hf.pipeline.__module__,
+                  "light": light}}))
 """
     result = _modules_after(code)
     assert result["tasks"] == ["deid-ndd", "deid-paraphrase", "deid-pfilter", "deid-substitution"]
+    assert (result["found"], result["other_task_loads"]) == ("deid-substitution", False)
+    assert result["left"] == ["supported_tasks", "task_aliases"]
     assert result["factory"] == "deid_hf.pipelines"
     assert result["light"] == (first == "import deid_hf")
 
@@ -289,6 +299,80 @@ def first_use(get):
         errors.append(repr(error))
 threads = [threading.Thread(target=first_use, args=(get,))
            for get in (lambda: transformers.pipeline, lambda: deid_hf.pipeline)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join(240)
+from transformers.pipelines import PIPELINE_REGISTRY
+tasks = [t for t in PIPELINE_REGISTRY.get_supported_tasks() if t.startswith("deid-")]
+print(json.dumps({"errors": errors, "stuck": sum(t.is_alive() for t in threads), "tasks": sorted(tasks)}))
+"""
+    result = _modules_after(code)
+    assert result == {
+        "errors": [],
+        "stuck": 0,
+        "tasks": ["deid-ndd", "deid-paraphrase", "deid-pfilter", "deid-substitution"],
+    }
+
+
+def test_transformers_pipelines_imported_while_another_thread_starts_importing_deid_pipelines():
+    """A thread that has locked `deid_hf.pipelines` for import but not yet created it, paused there while
+    another thread imports ``transformers.pipelines``, still gets `deid_hf.pipeline`, and the tasks
+    register (the import hook used to import `deid_hf.pipelines` under transformers.pipelines' lock, and
+    the first thread then failed on a deadlock error). The pause is a loader wrapped around the real one:
+    it holds the first thread until the second has imported transformers' pipelines or waits for the
+    lock on `deid_hf.pipelines`."""
+    code = """
+import importlib._bootstrap, importlib.machinery, json, sys, threading, time
+import deid_hf
+locked, imported, importer, errors = threading.Event(), threading.Event(), [], []
+
+def importer_waits_for_deid_pipelines():
+    waits = getattr(importlib._bootstrap, "_blocking_on", {}).get(importer[0]) if importer else None
+    waits = [] if waits is None else waits if isinstance(waits, list) else [waits]
+    return any(getattr(lock, "name", None) == "deid_hf.pipelines" for lock in waits)
+
+class PausedLoader:
+    def __init__(self, loader):
+        self.loader = loader
+    def create_module(self, spec):  # the module is locked, not yet in sys.modules
+        if threading.current_thread().name == "deid":
+            locked.set()
+            deadline = time.monotonic() + 120
+            while not (imported.is_set() or importer_waits_for_deid_pipelines()):
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.01)
+    def exec_module(self, module):
+        self.loader.exec_module(module)
+
+class PauseDeidPipelines:
+    def find_spec(self, fullname, path, target=None):
+        if fullname != "deid_hf.pipelines":
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        spec.loader = PausedLoader(spec.loader)
+        return spec
+
+sys.meta_path.insert(0, PauseDeidPipelines())
+
+def first_deid_pipeline():
+    try:
+        deid_hf.pipeline
+    except BaseException as error:
+        errors.append(repr(error))
+
+def import_transformers_pipelines():
+    importer.append(threading.get_ident())
+    locked.wait(120)
+    try:
+        import transformers.pipelines
+    except BaseException as error:
+        errors.append(repr(error))
+    imported.set()
+
+threads = [threading.Thread(target=first_deid_pipeline, name="deid"),
+           threading.Thread(target=import_transformers_pipelines)]
 for thread in threads:
     thread.start()
 for thread in threads:
