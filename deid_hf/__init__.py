@@ -103,7 +103,7 @@ def _registering_first(registry: Any, method: Any, by_task: bool) -> Any:
         if not by_task or (isinstance(task, str) and task.startswith("deid-")):
             tasks = getattr(importlib.import_module(".pipelines", __name__), "TASKS", ())
             # in the thread that is importing it, `deid_hf.pipelines` is not done: keep asking until it is
-            if tasks and all(task in registry.supported_tasks for task in tasks):
+            if tasks and all(deid_task in registry.supported_tasks for deid_task in tasks):
                 for name in _REGISTRY_LOOKUPS:
                     vars(registry).pop(name, None)
         return method(*args, **kwargs)
