@@ -236,6 +236,25 @@ def outside_biased_pipeline():
     return OutsideBiasedPipeline
 
 
+def _check_stride(stride, tokenizer) -> None:
+    """An `InputError` unless ``stride`` (tokens shared by consecutive windows) is a whole number shorter
+    than the window's room for text (the tokenizer would fail deep inside)."""
+    from ..errors import InputError
+
+    if stride is None:
+        return
+    if isinstance(stride, bool) or not isinstance(stride, int) or stride < 0:
+        raise InputError(f"stride must be a non-negative whole number of tokens, got {stride!r}")
+    length = getattr(tokenizer, "model_max_length", None)
+    if stride and isinstance(length, int) and 0 < length < int(1e20):
+        room = length - tokenizer.num_special_tokens_to_add(pair=False)
+        if stride >= room:
+            raise InputError(
+                f"stride {stride} must be shorter than the model's window of {room} text tokens "
+                f"({length} with its special tokens)"
+            )
+
+
 class TokenClassificationDetector(Detector):
     """Any HF token-classification model, decoded as the transformers pipeline does (``aggregation_strategy``;
     "simple" with a fast tokenizer runs `detect.windows`' batch path, anything else the pipeline itself).
@@ -292,6 +311,7 @@ class TokenClassificationDetector(Detector):
         window = getattr(config, "deid_hf_window", None) or {}
         options = {}
         stride = window.get("stride") if stride is None else stride
+        _check_stride(stride, tokenizer)
         if stride and aggregation_strategy != "none":
             options["stride"] = stride
         if threshold is None:  # a trained folder's operating point, else the plain argmax

@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from deid_hf.detect import TokenClassificationDetector, get_detector
+from deid_hf.errors import InputError
 from tests.conftest import tiny_token_classifier
 
 TEXTS = [
@@ -298,3 +299,18 @@ def test_on_cuda_the_support_finds_what_the_cpu_finds(untrained):
     assert expected_support != expected and sum(map(len, expected)) > 0  # the support reads otherwise
     assert_same_entities(found, expected, 1e-4)
     assert_same_entities(support, expected_support, 1e-4)
+
+
+@pytest.mark.parametrize("stride", [14, 15, 40, -1, 2.5, "4", True])
+def test_a_stride_that_leaves_no_room_or_is_no_count_is_refused(untrained, stride):
+    """Windows of 16 tokens hold 14 of text: a stride of 14 or more (the Rust tokenizer would panic), a
+    negative or fractional one, is a one-line deid-hf error naming the stride."""
+    model, _, tokenizer = untrained
+    with pytest.raises(InputError, match="stride"):
+        TokenClassificationDetector(model, tokenizer, stride=stride)
+
+
+def test_the_longest_stride_that_leaves_room_reads_the_text(untrained):
+    model, _, tokenizer = untrained
+    detector = TokenClassificationDetector(model, tokenizer, stride=13)
+    assert len(detector.tokenise(["word " * 40])) > 2
