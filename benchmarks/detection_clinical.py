@@ -16,16 +16,20 @@ the model that never saw its patient (patient-level cross-validation when the fo
 Without them those rows are left out (the cached default model was trained on most dev patients).
 ``--fold K`` measures only the patients of dev fold K (with ``--learned``: by the one folder that held K out
 or sealed it). ``--no-fit`` measures the plain pipeline call (no corpus statistics fitted on the notes).
+``--lines`` de-identifies each non-blank line of a note as a text of its own (as a user who sends a note
+line by line, or a table of short entries), and scores the notes put back together.
 Usage: python benchmarks/detection_clinical.py [--patients N | --fold K] [--learned DIR ...] [--no-fit]
-    [--skip ROW ...] [--only ROW ...] [--tag TAG]
+    [--lines] [--skip ROW ...] [--only ROW ...] [--tag TAG]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 from _common import data_path, print_table, write_results
 
@@ -96,6 +100,50 @@ class FoldRouter(Detector):
         return out, support
 
 
+#: a non-blank line of a note (``--lines``)
+LINE = re.compile(r"[^\n]*\S[^\n]*")
+
+
+def by_line(deidentify):
+    """``deidentify`` (texts -> pipeline results) applied to each non-blank line of the texts alone; the
+    results put back together per text (spans at the text's offsets, the lines' outputs in its text)."""
+
+    def run(texts):
+        lines = [(i, m.start(), m.group()) for i, text in enumerate(texts) for m in LINE.finditer(text)]
+        found = deidentify([line for _, _, line in lines])
+        spans, outputs, at = [[] for _ in texts], [[] for _ in texts], [0] * len(texts)
+        for (i, start, line), result in zip(lines, found):
+            spans[i] += [{**s, "start": s["start"] + start, "end": s["end"] + start} for s in result["spans"]]
+            outputs[i] += [texts[i][at[i] : start], result["text"]]
+            at[i] = start + len(line)
+        return [
+            {"spans": found_spans, "text": "".join(parts) + text[end:]}
+            for text, found_spans, parts, end in zip(texts, spans, outputs, at)
+        ]
+
+    return run
+
+
+def spans_by_line(detect):
+    """``detect`` (documents -> spans) applied to each non-blank line of the documents alone."""
+
+    def run(docs):
+        out = []
+        for doc in docs:
+            lines = list(LINE.finditer(doc.text))
+            found = detect([SimpleNamespace(text=m.group()) for m in lines])
+            out.append(
+                [
+                    (s + m.start(), e + m.start(), *rest)
+                    for m, spans in zip(lines, found)
+                    for s, e, *rest in spans
+                ]
+            )
+        return out
+
+    return run
+
+
 def measure(name, docs, detect_all, replace_all, groups):
     detect_all(docs[:10])  # warm-up
     start = time.perf_counter()
@@ -130,6 +178,11 @@ def main():
         help="the plain pipeline call: no corpus statistics fitted on the measured notes",
     )
     parser.add_argument(
+        "--lines",
+        action="store_true",
+        help="each non-blank line of a note de-identified as a text of its own",
+    )
+    parser.add_argument(
         "--tag", default="", help="appended to the results file name (e.g. the models' recipe)"
     )
     parser.add_argument(
@@ -160,6 +213,8 @@ def main():
         wanted = {args.fold} if args.fold is not None else set(folders)
         docs = [d for d, g in zip(docs, groups_) if fold_of[g] in wanted]
         note_fold = {d.text: fold_of[g] for d, g in zip(load_gold(path, text_field="text"), groups_)}
+        if args.lines:  # a line written alike in notes of two measured folds goes to one of their models
+            note_fold |= {m.group(): note_fold[d.text] for d in docs for m in LINE.finditer(d.text)}
     skip = lambda name: name in args.skip or (args.only is not None and name not in args.only)  # noqa: E731
     texts = [d.text for d in docs]
     groups = {
@@ -173,6 +228,7 @@ def main():
         from detection import presidio_rows
 
         detect, replace = presidio_rows()
+        detect = spans_by_line(detect) if args.lines else detect
         rows.append(measure("Presidio 2.2.366 + spaCy sm", docs, detect, replace, groups))
 
     pipe = deid_hf.pipeline("deid-substitution", strategy="full_entity")
@@ -208,6 +264,11 @@ def main():
             configurations[f"{spec.replace('|', ' + ')} hipaa"] = (parts, "hipaa", {})
     else:
         print("no --learned folders: the rows with the learned model (default, clinical) are left out")
+
+    def deidentify(texts):
+        return pipe(texts, seed=0, batch_size=32)
+
+    deidentify = by_line(deidentify) if args.lines else deidentify
     for name, (spec, policy, ablation) in configurations.items():
         if skip(name):
             continue
@@ -222,7 +283,7 @@ def main():
         results = {}
 
         def run(ds, results=results):
-            found = pipe([d.text for d in ds], seed=0, batch_size=32)
+            found = deidentify([d.text for d in ds])
             results.update(zip(map(id, ds), found))
             return [[(s["start"], s["end"]) for s in r["spans"] if s["replaced"]] for r in found]
 
@@ -253,6 +314,7 @@ def main():
         f"_{args.patients}patients" if args.patients else f"_fold{args.fold}" if args.fold is not None else ""
     )
     suffix += f"_learned{''.join(map(str, sorted(folders)))}" if folders else ""
+    suffix += "_lines" if args.lines else ""
     suffix += f"_{args.tag}" if args.tag else ""
     write_results(f"detection_clinical{suffix}", {"notes": len(docs), "all_caps_notes": n_caps, "rows": rows})
 

@@ -7,6 +7,9 @@
 - `with_look_alikes`: a gold note with sentences of clinical vocabulary that looks like identifiers (drug
   and nutrition brands and their misspellings, eponymous devices and signs, ventilator and pump settings,
   times of day) inserted at its line and sentence breaks, in the note's casing; none of it is labelled.
+- `line_pieces`: a gold note cut into pieces of a few consecutive lines, each a training text of its own
+  (a note's windows are long; short clinical texts, most without an identifier, teach the model that a
+  short text is not a record full of identifiers).
 
 `augmented` applies the parts `DetectorConfig` asks for to the gold documents (silver text gets case copies
 only). Every draw comes from one seeded `random.Random`, so a recipe gives the same documents every run.
@@ -344,6 +347,36 @@ def with_look_alikes(document: LabelledDocument, rng: random.Random, sentences: 
     return replace(document, text=text, spans=tuple(spans), source=f"{document.source}:look-alikes")
 
 
+#: the most lines of a note one piece holds (`line_pieces`)
+PIECE_LINES = 3
+_LINE = re.compile(r"[^\n]*\S[^\n]*")
+
+
+def line_pieces(document: LabelledDocument, rng: random.Random) -> list[LabelledDocument]:
+    """``document`` cut at line breaks into pieces of 1 to `PIECE_LINES` consecutive non-blank lines (drawn
+    by ``rng``), each piece with the gold spans that lie inside it, moved to its offsets; a cut never
+    falls inside a span."""
+    lines = [m.span() for m in _LINE.finditer(document.text)]
+    pieces, i = [], 0
+    while i < len(lines):
+        j = min(len(lines), i + rng.randint(1, PIECE_LINES))
+        while j < len(lines) and any(s < lines[j - 1][1] < e for s, e, _ in document.spans):
+            j += 1  # a span runs over the line break: the piece takes the next line too
+        start, end = lines[i][0], lines[j - 1][1]
+        spans = tuple((s - start, e - start, lab) for s, e, lab in document.spans if start <= s and e <= end)
+        pieces.append(
+            replace(
+                document,
+                text=document.text[start:end],
+                spans=spans,
+                source=f"{document.source}:piece",
+                original_labels=(),
+            )
+        )
+        i = j
+    return pieces
+
+
 def augmented(
     documents: Sequence[LabelledDocument],
     *,
@@ -351,10 +384,12 @@ def augmented(
     case_variants: bool,
     look_alikes: int,
     seed: int,
+    pieces: int = 0,
 ) -> list[LabelledDocument]:
     """The training documents plus: ``refills`` surrogate-refilled copies of every gold document with spans,
-    ``look_alikes`` look-alike copies of every gold clinical note (PhysioNet), and with ``case_variants``
-    one copy of every document (silver and the copies included) in another casing (`case_copy`)."""
+    ``look_alikes`` look-alike copies of every gold clinical note (PhysioNet), ``pieces`` copies of every gold
+    clinical note cut into pieces of a few lines (`line_pieces`), and with ``case_variants`` one copy of
+    every document (silver and the copies included) in another casing (`case_copy`)."""
     rng = random.Random(seed)
     source = SurrogateSource() if refills else None
     out = list(documents)
@@ -364,6 +399,8 @@ def augmented(
             out += [refilled(doc, source, rng) for _ in range(refills)]
         if gold and doc.source == "physionet_deid_dev":
             out += [with_look_alikes(doc, rng) for _ in range(look_alikes)]
+            for _ in range(pieces):
+                out += line_pieces(doc, rng)
     if case_variants:
         out += [copy for copy in (case_copy(doc, rng) for doc in list(out)) if copy is not None]
     return out

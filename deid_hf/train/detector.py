@@ -91,6 +91,11 @@ class DetectorConfig:
     look_alikes: int = flag(
         0, neutral=0, help="copies of every clinical note with look-alike clinical sentences inserted"
     )
+    line_pieces: int = flag(
+        0,
+        neutral=0,
+        help="copies of every clinical note cut into pieces of 1-3 lines, each piece a training text",
+    )
     case_variants: bool = flag(
         False,
         neutral=False,
@@ -111,10 +116,10 @@ class DetectorConfig:
             "save_every",
             "folds",
         )
-        if not all(isinstance(n, int) and n >= 0 for n in (self.refills, self.look_alikes)):
+        if not all(isinstance(n, int) and n >= 0 for n in (self.refills, self.look_alikes, self.line_pieces)):
             raise InputError(
-                f"refills and look_alikes must be non-negative integers, got {self.refills!r}, "
-                f"{self.look_alikes!r}"
+                "refills, look_alikes and line_pieces must be non-negative integers, got "
+                f"{self.refills!r}, {self.look_alikes!r}, {self.line_pieces!r}"
             )
         check_training_rates(self.eval_fraction, self.learning_rate)
         if self.max_windows is not None and (not isinstance(self.max_windows, int) or self.max_windows < 1):
@@ -250,7 +255,7 @@ def training_rows(tokenizer, train_docs, eval_docs, config: DetectorConfig):
     """(training documents after the data engine, training windows, evaluation windows): the engine
     (`deid_hf.train.augment`) on the training split only, negative windows down-sampled, at most
     ``config.max_windows`` (a seeded sample)."""
-    if config.refills or config.look_alikes or config.case_variants:
+    if config.refills or config.look_alikes or config.line_pieces or config.case_variants:
         from .augment import augmented
 
         train_docs = augmented(
@@ -259,6 +264,7 @@ def training_rows(tokenizer, train_docs, eval_docs, config: DetectorConfig):
             case_variants=config.case_variants,
             look_alikes=config.look_alikes,
             seed=config.seed,
+            pieces=config.line_pieces,
         )
     window = (config.max_length, config.stride)
     train_rows = [r for d in train_docs for r in encode_document(tokenizer, d, *window)]

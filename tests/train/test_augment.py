@@ -1,5 +1,6 @@
 """The training-data engine: refilled copies keep labels on the right text, case copies keep offsets,
-look-alikes are unlabelled and leave the gold spans on their words."""
+look-alikes are unlabelled and leave the gold spans on their words, line pieces cover the note and keep every
+span whole."""
 
 import random
 
@@ -11,6 +12,7 @@ from deid_hf.train.augment import (
     augmented,
     case_copy,
     cased_like,
+    line_pieces,
     look_alike_sentence,
     misspelt,
     refilled,
@@ -141,3 +143,39 @@ def test_engine_fields_leave_the_recipe_digest_alone_when_off():
     assert recipe_digest(DetectorConfig()) == recipe_digest(DetectorConfig(refills=0, sealed_fold=None))
     assert recipe_digest(DetectorConfig(refills=2)) != recipe_digest(DetectorConfig())
     assert recipe_digest(DetectorConfig(sealed_fold=4)) != recipe_digest(DetectorConfig())
+
+
+#: a note whose second span runs over a line break
+LINES = LabelledDocument(
+    "Pt seen by Dr. Ines Moreau.\n\nBP 120/80.\nSon Paul\nMoreau called.\n  \nNeuro: A&O x3.\nPlan: cont abx.\n",
+    ((15, 26, "PERSON"), (44, 55, "PERSON")),
+    "patient-1",
+    "physionet_deid_dev",
+)
+
+
+def test_lines_fixture_spans_are_the_identifiers():
+    assert [LINES.text[s:e] for s, e, _ in LINES.spans] == ["Ines Moreau", "Paul\nMoreau"]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_line_pieces_cover_every_line_once_and_keep_spans_whole(seed):
+    pieces = line_pieces(LINES, random.Random(seed))
+    lines = [line for line in LINES.text.splitlines() if line.strip()]
+    assert [line for p in pieces for line in p.text.splitlines() if line.strip()] == lines
+    # at most PIECE_LINES lines, and one more where a span runs over the last line break
+    assert all(1 <= len(p.text.split("\n")) - p.text.count("\n\n") <= 4 for p in pieces)
+    assert all(p.text == p.text.strip() for p in pieces)
+    found = [p.text[s:e] for p in pieces for s, e, _ in p.spans]
+    assert found == ["Ines Moreau", "Paul\nMoreau"]
+    assert all(p.source == "physionet_deid_dev:piece" and p.group == "patient-1" for p in pieces)
+
+
+def test_line_pieces_vary_with_the_draw_and_only_for_clinical_gold():
+    cuts = {tuple(p.text for p in line_pieces(LINES, random.Random(seed))) for seed in range(8)}
+    assert len(cuts) > 1
+    silver = LabelledDocument("Met Ana Lima.\nIn Porto.", ((4, 12, "PERSON"),), "s", "silver:gum")
+    out = augmented([LINES, silver], refills=0, case_variants=False, look_alikes=0, seed=0, pieces=2)
+    assert out[:2] == [LINES, silver] and len(out) > 2
+    assert {d.source for d in out[2:]} == {"physionet_deid_dev:piece"}
+    assert recipe_digest(DetectorConfig(line_pieces=1)) != recipe_digest(DetectorConfig())
