@@ -92,7 +92,7 @@ class DetectorConfig:
         0, neutral=0, help="copies of every clinical note with look-alike clinical sentences inserted"
     )
     line_pieces: int = flag(
-        0,
+        1,
         neutral=0,
         help="copies of every clinical note cut into pieces of 1-3 lines, each piece a training text",
     )
