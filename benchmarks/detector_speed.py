@@ -25,6 +25,7 @@ from deid_hf.corpora import case_group
 from deid_hf.detect import TokenClassificationDetector, get_detector
 from deid_hf.evaluation.detection import DetectionCounts, GoldDocument, GoldSpan, load_gold, tokens
 from deid_hf.train.detector import DetectorConfig, default_documents
+from deid_hf.train.loop import config_of_record
 
 
 def notes_of_fold(model_dir: str | None, fold: int | None) -> tuple[list[GoldDocument], str]:
@@ -32,7 +33,9 @@ def notes_of_fold(model_dir: str | None, fold: int | None) -> tuple[list[GoldDoc
     config = DetectorConfig()
     if model_dir:
         saved = json.loads((__import__("pathlib").Path(model_dir) / "deid_hf_training.json").read_text())
-        config = DetectorConfig(**{**saved["config"], **({} if fold is None else {"held_out_fold": fold})})
+        config = config_of_record(
+            DetectorConfig, {**saved["config"], **({} if fold is None else {"held_out_fold": fold})}
+        )
     config.silver_per_source = 0  # only the held-out notes are read
     data_path("physionet_deid_dev")
     _, held = default_documents(data_path("."), config)

@@ -205,9 +205,10 @@ def assemble(tag: str, results: Path, out: Path, carry: Path) -> None:
     from deid_hf.models import model_path
     from deid_hf.spans import BIO_LABELS
     from deid_hf.train.detector import DetectorConfig
+    from deid_hf.train.loop import config_of_record
     from deid_hf.train.shipped_folder import write_model
 
-    config = DetectorConfig(**json.loads((carry / f"{tag}.json").read_text())["config"])
+    config = config_of_record(DetectorConfig, json.loads((carry / f"{tag}.json").read_text())["config"])
     documents, train_docs, eval_docs, train_rows, _, tokenizer = _rows(config)
     metrics = json.loads((results / f"{tag}_metrics.json").read_text())
     if len(train_rows) != metrics["train_windows"]:

@@ -13,6 +13,7 @@ import contextlib
 import functools
 import logging
 import math
+import operator
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -236,15 +237,17 @@ def outside_biased_pipeline():
     return OutsideBiasedPipeline
 
 
-def _check_stride(stride, tokenizer) -> None:
-    """An `InputError` unless ``stride`` (tokens shared by consecutive windows) is a whole number shorter
-    than the window's room for text (the tokenizer would fail deep inside)."""
+def _checked_stride(stride, tokenizer) -> int | None:
+    """``stride`` (tokens shared by consecutive windows) as an int; an `InputError` unless it is a
+    non-negative whole number shorter than the window's room for text (the tokenizer would fail deep
+    inside)."""
     from ..errors import InputError
 
     if stride is None:
-        return
-    if isinstance(stride, bool) or not isinstance(stride, int) or stride < 0:
+        return None
+    if isinstance(stride, bool) or not hasattr(type(stride), "__index__") or operator.index(stride) < 0:
         raise InputError(f"stride must be a non-negative whole number of tokens, got {stride!r}")
+    stride = operator.index(stride)
     length = getattr(tokenizer, "model_max_length", None)
     if stride and isinstance(length, int) and 0 < length < int(1e20):
         room = length - tokenizer.num_special_tokens_to_add(pair=False)
@@ -253,6 +256,7 @@ def _check_stride(stride, tokenizer) -> None:
                 f"stride {stride} must be shorter than the model's window of {room} text tokens "
                 f"({length} with its special tokens)"
             )
+    return stride
 
 
 class TokenClassificationDetector(Detector):
@@ -311,7 +315,8 @@ class TokenClassificationDetector(Detector):
         window = getattr(config, "deid_hf_window", None) or {}
         options = {}
         stride = window.get("stride") if stride is None else stride
-        _check_stride(stride, tokenizer)
+        if aggregation_strategy != "none":  # without aggregation the pipeline reads no stride
+            stride = _checked_stride(stride, tokenizer)
         if stride and aggregation_strategy != "none":
             options["stride"] = stride
         if threshold is None:  # a trained folder's operating point, else the plain argmax

@@ -40,6 +40,13 @@ def recipe_fields(config) -> dict:
     return values
 
 
+def config_of_record(config_class, saved: dict):
+    """The training config a record's ``config`` (`recipe_fields`) was made from: fields left out at their
+    ``neutral`` value get it back (not the class default, which may have changed since)."""
+    neutral = {f.name: f.metadata["neutral"] for f in fields(config_class) if "neutral" in f.metadata}
+    return config_class(**{**{k: v for k, v in neutral.items() if k not in saved}, **saved})
+
+
 def recipe_digest(config) -> str:
     """A short digest of a training config's `recipe_fields` (sorted JSON): the recipe a model was built
     from."""

@@ -19,7 +19,7 @@ from deid_hf.train.augment import (
     with_look_alikes,
 )
 from deid_hf.train.detector import DetectorConfig
-from deid_hf.train.loop import recipe_digest
+from deid_hf.train.loop import config_of_record, recipe_digest, recipe_fields
 
 NOTE = LabelledDocument(
     "Seen by Dr. Ines Moreau on 3/14/2021. Moreau called 617-555-0199.\nFamily at Lakeview Hospital.",
@@ -147,7 +147,8 @@ def test_engine_fields_leave_the_recipe_digest_alone_when_off():
 
 #: a note whose second span runs over a line break
 LINES = LabelledDocument(
-    "Pt seen by Dr. Ines Moreau.\n\nBP 120/80.\nSon Paul\nMoreau called.\n  \nNeuro: A&O x3.\nPlan: cont abx.\n",
+    "Pt seen by Dr. Ines Moreau.\n\nBP 120/80.\nSon Paul\nMoreau called.\n  \n"
+    "Neuro: A&O x3.\nPlan: cont abx.\n",
     ((15, 26, "PERSON"), (44, 55, "PERSON")),
     "patient-1",
     "physionet_deid_dev",
@@ -178,4 +179,13 @@ def test_line_pieces_vary_with_the_draw_and_only_for_clinical_gold():
     out = augmented([LINES, silver], refills=0, case_variants=False, look_alikes=0, seed=0, pieces=2)
     assert out[:2] == [LINES, silver] and len(out) > 2
     assert {d.source for d in out[2:]} == {"physionet_deid_dev:piece"}
-    assert recipe_digest(DetectorConfig(line_pieces=1)) != recipe_digest(DetectorConfig())
+    assert recipe_digest(DetectorConfig(line_pieces=0)) != recipe_digest(DetectorConfig(line_pieces=1))
+
+
+def test_a_record_without_a_neutral_field_reads_back_at_its_neutral_value():
+    """A recipe recorded before line pieces (or with them off) has no ``line_pieces``: it reads back as 0,
+    not as today's default."""
+    before = recipe_fields(DetectorConfig(line_pieces=0))
+    assert "line_pieces" not in before
+    assert config_of_record(DetectorConfig, before) == DetectorConfig(line_pieces=0)
+    assert config_of_record(DetectorConfig, recipe_fields(DetectorConfig())) == DetectorConfig()

@@ -15,6 +15,7 @@ from deid_hf.train.detector import (
     encode_document,
     train_detector,
 )
+from deid_hf.train.loop import config_of_record
 from tests.conftest import CONFIG, DOCS, shared_data, tiny_token_classifier
 
 
@@ -338,7 +339,7 @@ def test_requantize_remakes_a_shipped_graph_in_place_or_leaves_the_folder_as_it_
     folder = tmp_path / "shipped"
     shutil.copytree(tiny_learned_detector, folder)
     before = (folder / QUANTIZED_FILE).read_bytes()
-    config = DetectorConfig(**json.loads((folder / TRAINING_FILE).read_text())["config"])
+    config = config_of_record(DetectorConfig, json.loads((folder / TRAINING_FILE).read_text())["config"])
     with pytest.raises(AttributeError):
         requantize(folder, config, {"unreadable": [object()]})
     assert (folder / QUANTIZED_FILE).read_bytes() == before
