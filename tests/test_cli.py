@@ -199,6 +199,10 @@ def test_an_unknown_policy_names_the_choices_as_written(capsys):
 HEAVY_MODULES = ("torch", "transformers", "datasets", "spacy")
 
 
+#: the tasks `deid_hf.pipelines` registers
+DEID_TASKS = ["deid-ndd", "deid-paraphrase", "deid-pfilter", "deid-substitution"]
+
+
 def _modules_after(code: str) -> dict:
     """What a fresh interpreter running ``code`` printed as JSON (this checkout's deid_hf on its path)."""
     import json
@@ -257,7 +261,7 @@ print(json.dumps({{"tasks": sorted(tasks), "found": found, "other_task_loads": o
                   "light": light}}))
 """
     result = _modules_after(code)
-    assert result["tasks"] == ["deid-ndd", "deid-paraphrase", "deid-pfilter", "deid-substitution"]
+    assert result["tasks"] == DEID_TASKS
     assert (result["found"], result["other_task_loads"]) == ("deid-substitution", False)
     assert result["left"] == ["supported_tasks", "task_aliases"]
     assert result["factory"] == "deid_hf.pipelines"
@@ -279,7 +283,24 @@ print(json.dumps({"hooks": len(hooks), "tasks": sorted(tasks)}))
 """
     result = _modules_after(code)
     assert result["hooks"] == 1
-    assert result["tasks"] == ["deid-ndd", "deid-paraphrase", "deid-pfilter", "deid-substitution"]
+    assert result["tasks"] == DEID_TASKS
+
+
+#: the end of a script that made ``threads`` and collects ``errors``: run them, then report
+_THREADS_REPORT = """
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join(240)
+from transformers.pipelines import PIPELINE_REGISTRY
+tasks = [t for t in PIPELINE_REGISTRY.get_supported_tasks() if t.startswith("deid-")]
+print(json.dumps({"errors": errors, "stuck": sum(t.is_alive() for t in threads), "tasks": sorted(tasks)}))
+"""
+
+
+def _threads_outcome(code: str) -> dict:
+    """The errors, the threads still running and the registered deid tasks after ``code``'s threads ran."""
+    return _modules_after(code + _THREADS_REPORT)
 
 
 def test_first_transformers_pipeline_and_deid_pipeline_in_two_threads_at_once():
@@ -299,20 +320,8 @@ def first_use(get):
         errors.append(repr(error))
 threads = [threading.Thread(target=first_use, args=(get,))
            for get in (lambda: transformers.pipeline, lambda: deid_hf.pipeline)]
-for thread in threads:
-    thread.start()
-for thread in threads:
-    thread.join(240)
-from transformers.pipelines import PIPELINE_REGISTRY
-tasks = [t for t in PIPELINE_REGISTRY.get_supported_tasks() if t.startswith("deid-")]
-print(json.dumps({"errors": errors, "stuck": sum(t.is_alive() for t in threads), "tasks": sorted(tasks)}))
 """
-    result = _modules_after(code)
-    assert result == {
-        "errors": [],
-        "stuck": 0,
-        "tasks": ["deid-ndd", "deid-paraphrase", "deid-pfilter", "deid-substitution"],
-    }
+    assert _threads_outcome(code) == {"errors": [], "stuck": 0, "tasks": DEID_TASKS}
 
 
 def test_transformers_pipelines_imported_while_another_thread_starts_importing_deid_pipelines():
@@ -373,20 +382,8 @@ def import_transformers_pipelines():
 
 threads = [threading.Thread(target=first_deid_pipeline, name="deid"),
            threading.Thread(target=import_transformers_pipelines)]
-for thread in threads:
-    thread.start()
-for thread in threads:
-    thread.join(240)
-from transformers.pipelines import PIPELINE_REGISTRY
-tasks = [t for t in PIPELINE_REGISTRY.get_supported_tasks() if t.startswith("deid-")]
-print(json.dumps({"errors": errors, "stuck": sum(t.is_alive() for t in threads), "tasks": sorted(tasks)}))
 """
-    result = _modules_after(code)
-    assert result == {
-        "errors": [],
-        "stuck": 0,
-        "tasks": ["deid-ndd", "deid-paraphrase", "deid-pfilter", "deid-substitution"],
-    }
+    assert _threads_outcome(code) == {"errors": [], "stuck": 0, "tasks": DEID_TASKS}
 
 
 def test_dir_lists_the_lazy_names_and_odd_attribute_names_are_missing_attributes():
