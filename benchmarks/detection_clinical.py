@@ -38,6 +38,7 @@ from deid_hf.corpora import patient_folds
 from deid_hf.detect import CLINICAL_DETECTORS, DEFAULT_DETECTORS, get_detector
 from deid_hf.detect.base import Detector
 from deid_hf.detect.casing import CAPS_SHARE, caps_share
+from deid_hf.detect.lexicon import Vocabulary
 from deid_hf.detect.ner import TokenClassificationDetector
 from deid_hf.detect.policy import IdentifierPolicyDetector
 from deid_hf.evaluation.detection import detection_report, load_gold
@@ -74,6 +75,19 @@ def learned_folders(folders: list[str], fold: int | None) -> dict[int, str]:
     return {fold: chosen[0]}
 
 
+def fold_vocabulary(models) -> Vocabulary | None:
+    """The corpus vocabulary the policy reads with fold models: the words every model's training corpora
+    share (one model: its own), so that none comes from a measured fold's notes; None if a model has none
+    (the policy then reads the shipped model's, which saw every dev note)."""
+    vocabularies = [m.vocabulary for m in models]
+    if any(v is None for v in vocabularies):
+        return None
+    return Vocabulary(
+        frozenset.intersection(*(v.words for v in vocabularies)),
+        frozenset.intersection(*(v.common_nouns for v in vocabularies)),
+    )
+
+
 class FoldRouter(Detector):
     """Each note detected by the model of its patient's fold (a model that never saw that patient)."""
 
@@ -82,6 +96,7 @@ class FoldRouter(Detector):
     def __init__(self, by_fold: dict, note_fold: dict):
         self.by_fold, self.note_fold = by_fold, note_fold
         self.trained_policy = {m.trained_policy for m in by_fold.values()}.pop()
+        self.vocabulary = fold_vocabulary(by_fold.values())
 
     def detect(self, text):
         return self.detect_batch([text])[0]

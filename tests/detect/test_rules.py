@@ -26,7 +26,8 @@ def _rules_deciding(log, text, piece, kept=None):
 # (rule, text, what the date rules find)
 DATE_CASES = [
     ("date.numeric", "seen 3/14 and 11/02/2019", {"3/14", "11/02/2019"}),
-    ("date.numeric", "took 1/2 tab, strength 5/5, PS 10/5", set()),
+    ("date.numeric", "took 1/2 tab, strength 5/5", set()),
+    ("date.numeric", "extubated 10/5 from cpap", {"10/5"}),  # the mode word after the date: a date
     ("date.numeric-hyphenated", "born 7-04-1961; reps 3-5", {"7-04-1961"}),
     ("date.day-first", "seen 14/05/2021, 4.2.2002 and 05.03.21", {"14/05/2021", "4.2.2002", "05.03.21"}),
     ("date.day-first", "v1.2.10, 3.10.12, IP 10.1.2.3, ratio 14/05", set()),
@@ -46,6 +47,10 @@ DATE_CASES = [
     ("date.year-1960-1999", "CABG 1987.", {"1987"}),
     ("date.apostrophe-year", "MI in '91", {"'91"}),
     ("date.not-a-pain-score", "pain 7/10 at rest", set()),
+    ("date.not-a-ventilator-setting", "PS 10/5 and PEEP/PS 5/10", set()),
+    ("date.not-a-ventilator-setting", "changed to PSV of 10/5, 60%", set()),
+    ("date.not-a-ventilator-setting", "cpap/ps mode decreased to 8/5", set()),
+    ("date.numeric", "vent settings 10/5/2003", {"10/5/2003"}),  # with a year: a date, whatever the words
 ]
 
 
@@ -88,6 +93,9 @@ IDENTIFIER_CASES = [
         "patterns",
         set(),
     ),
+    ("phone.not-a-measurement-series", "slept 0400-0600 well", "0400-0600", "PHONE", 0.9, "patterns", set()),
+    ("phone.not-a-measurement-series", "UO 390-550 cc/hr", "390-550", "PHONE", 0.9, "patterns", set()),
+    ("phone.not-a-measurement-series", "call 555-1234", "555-1234", "PHONE", 0.9, "patterns", {"555-1234"}),
     (
         "phone.not-a-measurement-series",
         "tel (212) 555-0100",
@@ -162,6 +170,7 @@ IDENTIFIER_CASES = [
         {"SN-4421-XK"},
     ),
     ("number.identifying-digits", "order 2500 mL given", "2500", "NUMBER", 0.4, "spacy", set()),
+    ("number.identifying-digits", "a #30f/30cc foley", "30f/30cc", "NUMBER", 0.35, "patterns", set()),
     ("number.identifying-digits", "sample 3348121 sent", "3348121", "NUMBER", 0.4, "spacy", {"3348121"}),
 ]
 

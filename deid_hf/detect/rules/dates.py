@@ -21,10 +21,6 @@ _DAY = r"(?:0?[1-9]|[12]\d|3[01])"
 #: the space before a date's year, which a hard-wrapped line may put on the next line ("June 9,\n2020")
 _GAP = r"(?:[ \t]+|[ \t]*\n[ \t]*)"
 _MM = r"(?:0?[1-9]|1[0-2])"
-#: ventilator settings written like a date ("PS 10/5", "PEEP/PS 5/10")
-_NOT_AFTER_VENTILATOR_MODE = (
-    r"(?<!(?i:ps ))(?<!(?i:psv ))(?<!(?i:peep ))(?<!(?i:cpap ))(?<!(?i:imv ))(?<!(?i:ps/))(?<!(?i:peep/ps ))"
-)
 #: fractions (1/2, 1/3, 2/3, 1/4, 3/4) and strength, pupil and equal scores (5/5, 2/2, 4/4) without a year
 _NOT_FRACTION_OR_SCORE = r"(?!(?:1/[234]|2/3|3/4|[1-5]/5|([1-5])/\1)(?![\d/]))"
 
@@ -50,7 +46,7 @@ DATE_RULES = [
         name="date.numeric",
         reason="month/day with or without a year; not a fraction, a score or a ventilator setting",
         examples=("10/16", "10/16/03", "8/28/1995"),
-        pattern=rf"(?<![\d/.]){_NOT_AFTER_VENTILATOR_MODE}{_NOT_FRACTION_OR_SCORE}"
+        pattern=rf"(?<![\d/.]){_NOT_FRACTION_OR_SCORE}"
         rf"{_MM}/{_DAY}(?:/(?:\d{{4}}|\d{{2}}))?(?![\d/]|\.\d)",
     ),
     _date(
@@ -151,13 +147,44 @@ def _pain_score(text: str, span: Span) -> bool:
     return text[span.start : span.end].endswith("/10") and _PAIN.search(window) is not None
 
 
+#: a ventilator mode or its settings, the words before a pressure pair written like a date
+_VENTILATOR_MODE = re.compile(r"(?i)\b(?:ps|psv|peep|cpap|bipap|imv|simv|prvc|settings?)\b")
+#: a pair of numbers without a year ("10/5")
+_PAIR = re.compile(r"\d{1,2}/\d{1,2}")
+NOT_A_VENTILATOR_SETTING = register_rule(
+    Rule(
+        name="date.not-a-ventilator-setting",
+        family="date exclusions",
+        labels=DATE,
+        reason="a pair of numbers without a year within 25 characters after a ventilator mode or 'settings' "
+        "is a pressure setting",
+        examples=("PS 10/5", "changed to PSV of 10/5", "cpap/ps mode decreased to 8/5"),
+    )
+)
+#: characters read before a pair for a ventilator mode
+VENTILATOR_MODE_BEFORE = 25
+
+
+def _ventilator_setting(text: str, span: Span) -> bool:
+    before = text[max(0, span.start - VENTILATOR_MODE_BEFORE) : span.start]
+    return (
+        _PAIR.fullmatch(text, span.start, span.end) is not None
+        and _VENTILATOR_MODE.search(before) is not None
+    )
+
+
+#: the exclusions tried on every date rule's span, in order
+_EXCLUSIONS = ((NOT_A_PAIN_SCORE, _pain_score), (NOT_A_VENTILATOR_SETTING, _ventilator_setting))
+
+
 def find_dates(text: str) -> list[Span]:
     """Date spans of the registered date rules (label DATE_TIME, source ``policy``), merged."""
     found = []
     for rule in RULES.family("dates"):
         for span in rule.find(text, "policy"):
-            if _pain_score(text, span):
-                decided(NOT_A_PAIN_SCORE.name, span, False)
+            excluded = next((rule for rule, applies in _EXCLUSIONS if applies(text, span)), None)
+            if excluded is not None:
+                decided(excluded.name, span, False)
                 continue
             decided(rule.name, span, True)
             found.append(span)

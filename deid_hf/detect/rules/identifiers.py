@@ -15,7 +15,7 @@ from ..patterns import POSTAL_CODE
 from ..text_shape import WORD_ANY_SCRIPT
 from . import RULES, Rule, Seen, SpanRule, decided, recording_active, register_rule
 from . import gdpr as _gdpr_rules  # noqa: F401  (registers the gdpr family, tried first under gdpr)
-from .phones import NOT_PHONE, PHONE_SHAPE, phone_digits
+from .phones import PHONE_SHAPE, not_a_phone, phone_digits
 
 #: labels whose spans need identifier evidence under hipaa
 NAMED = {"PERSON", "ORG", "LOCATION", "OTHER"}
@@ -35,9 +35,10 @@ _ID_CONTEXT = re.compile(
     r"confirmation(?=[ \t]+(?:number|code)))"
     r"(?:[ \t]+(?:number|code))?\b)[ \t:#.]*$"
 )
-#: a measurement, not an identifier, whatever the context ("order 1000 mL", "per order 10.5 mg", "order 2.5")
+#: a measurement, not an identifier, whatever the context ("order 1000 mL", "per order 10.5 mg", "order 2.5",
+#: a catheter's French size "#16fr")
 _MEASUREMENT = re.compile(
-    r"(?i)\d+(?:[.,]\d+)?\s*(?:mg|mcg|g|kg|ml|cc|l|units?|iu|meq|mmol|%|kcal|hrs?|mins?|mmhg|bpm|lbs?|oz)\b"
+    r"(?i)\d+(?:[.,]\d+)?\s*(?:mg|mcg|g|kg|ml|cc|l|units?|iu|meq|mmol|%|kcal|hrs?|mins?|mmhg|bpm|lbs?|oz|f|fr|french)\b"
     r"|\d+[.,]\d+(?!\S)"
 )
 _LONG_DIGITS = re.compile(r"(?<![\d.,])\d{5,}(?![\d.,]\d)")
@@ -114,9 +115,10 @@ _register("email-or-ip", ("EMAIL", "IP"), "e-mail and IP addresses identify", ("
 _register(
     "phone.not-a-measurement-series",
     ("PHONE",),
-    "a blood pressure, a range or a lab series is no phone",
-    ("129/78--140/88",),
-    lambda seen, span: [] if NOT_PHONE.match(seen.text[span.start : span.end].strip()) else [span],
+    "a blood pressure, a range, a lab series, a time range or a number too short for a phone without a "
+    "country code is no phone (`phones.not_a_phone`)",
+    ("129/78--140/88", "slept 0400-0600", "UO 390-550 cc"),
+    lambda seen, span: [] if not_a_phone(seen.text[span.start : span.end]) else [span],
 )
 _register(
     "name.needs-model-support",
