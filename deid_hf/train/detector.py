@@ -102,6 +102,12 @@ class DetectorConfig:
         parse=lambda value: value.lower() in ("1", "true", "yes"),
         help="true: one copy of every training text in ALL CAPS or lower case",
     )
+    layers: int | None = flag(
+        None,
+        neutral=None,
+        parse=int,
+        help="keep only the base encoder's first N layers (default: all): a smaller, faster model",
+    )
     #: where the documents came from, for the model card: "default" or a file name
     data: str = "default"
 
@@ -122,6 +128,8 @@ class DetectorConfig:
                 f"{self.refills!r}, {self.look_alikes!r}, {self.line_pieces!r}"
             )
         check_training_rates(self.eval_fraction, self.learning_rate)
+        if self.layers is not None and (not isinstance(self.layers, int) or self.layers < 1):
+            raise InputError(f"layers must be a positive integer or None, got {self.layers!r}")
         if self.max_windows is not None and (not isinstance(self.max_windows, int) or self.max_windows < 1):
             raise InputError(f"max_windows must be a positive integer or None, got {self.max_windows!r}")
         if not 0 <= self.stride < self.max_length - 2:
@@ -313,7 +321,7 @@ def train_detector(
     output_dir = Path(output_dir)
     checkpoints = Path(checkpoint_dir) if checkpoint_dir else output_dir / "checkpoints"
     set_seed(config.seed)
-    model, tokenizer = _model_and_tokenizer(config.model, model, tokenizer)
+    model, tokenizer = _model_and_tokenizer(config.model, model, tokenizer, config.layers)
     train_docs, eval_docs = split_documents(documents, config.eval_fraction, config.seed)
     train_docs, train_rows, eval_rows = training_rows(tokenizer, train_docs, eval_docs, config)
     run = run_training(
@@ -347,18 +355,25 @@ def train_detector(
     return metrics
 
 
-def _model_and_tokenizer(name: str, model, tokenizer):
-    """The given model and tokenizer, or ``name``'s base encoder with a fresh BIO head and its tokenizer."""
-    from transformers import AutoModelForTokenClassification
+def _model_and_tokenizer(name: str, model, tokenizer, layers: int | None = None):
+    """The given model and tokenizer, or ``name``'s base encoder (its first ``layers`` layers; None: all)
+    with a fresh BIO head and its tokenizer."""
+    from transformers import AutoConfig, AutoModelForTokenClassification
 
     from ..models import load_tokenizer, model_path
 
     if model is None:
+        base = AutoConfig.from_pretrained(model_path(name))
+        if layers is not None and layers > base.num_hidden_layers:
+            raise InputError(
+                f"layers must be at most the base encoder's {base.num_hidden_layers}, got {layers}"
+            )
         model = AutoModelForTokenClassification.from_pretrained(
             model_path(name),
             num_labels=len(BIO_LABELS),
             id2label=dict(enumerate(BIO_LABELS)),
             label2id={label: i for i, label in enumerate(BIO_LABELS)},
+            num_hidden_layers=layers or base.num_hidden_layers,
         )
         tokenizer = load_tokenizer(name)
     elif tokenizer is None:

@@ -232,8 +232,9 @@ def _card_summary(config, metrics: dict, sources: list[str]) -> str:
         if config.held_out_fold is not None
         else "every dev patient trained on; the held-out patients of the corpus are measured separately"
     )
+    layers = "" if getattr(config, "layers", None) is None else f" (its first {config.layers} layers)"
     return (
-        f"`{config.model}` fine-tuned for token classification over the deid-hf label schema in BIO "
+        f"`{config.model}`{layers} fine-tuned for token classification over the deid-hf label schema in BIO "
         f"({len(BIO_LABELS)} labels: {', '.join(MODEL_LABELS)}) on {metrics['train_documents']} "
         f"documents ({metrics['train_windows']} windows of {config.max_length} tokens, stride "
         f"{config.stride}), {metrics['steps']} optimizer steps"

@@ -107,6 +107,9 @@ def test_config_and_documents_are_checked(tmp_path):
             DetectorConfig(threshold=threshold)
     with pytest.raises(InputError, match="presidio_records"):
         DetectorConfig(presidio_records=751)  # 750-1499 are the held-out records
+    for layers in (0, -1, 2.5):
+        with pytest.raises(InputError, match="layers"):
+            DetectorConfig(layers=layers)
     path = tmp_path / "docs.jsonl"
     path.write_text('{"text": "Ann", "spans": [{"start": 0, "end": 3, "label": "PTName"}]}\n{"spans": []}\n')
     with pytest.raises(InputError, match=":2:"):
@@ -352,3 +355,23 @@ def test_requantize_remakes_a_shipped_graph_in_place_or_leaves_the_folder_as_it_
     TokenClassificationDetector(
         str(folder), backend="onnx", int8=True
     )  # refused if its manifest did not verify
+
+
+def test_layers_keeps_the_base_encoders_first_layers():
+    """``--layers N`` builds the base encoder with its first N layers (their weights, not fresh ones) and a
+    fresh BIO head; more layers than the base has is refused; a recipe without it keeps its digest."""
+    from transformers import AutoModel
+
+    from deid_hf.models import model_path
+    from deid_hf.train.detector import _model_and_tokenizer
+    from deid_hf.train.loop import recipe_fields
+
+    base = AutoModel.from_pretrained(model_path("minilm"))
+    model, _ = _model_and_tokenizer("minilm", None, None, layers=2)
+    assert model.config.num_hidden_layers == 2 and len(model.bert.encoder.layer) == 2
+    for mine, theirs in zip(model.bert.encoder.layer, base.encoder.layer[:2]):
+        assert torch.equal(mine.output.dense.weight, theirs.output.dense.weight)
+    with pytest.raises(InputError, match="at most"):
+        _model_and_tokenizer("minilm", None, None, layers=base.config.num_hidden_layers + 1)
+    assert "layers" not in recipe_fields(DetectorConfig())
+    assert recipe_fields(DetectorConfig(layers=3))["layers"] == 3
