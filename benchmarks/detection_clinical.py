@@ -75,13 +75,14 @@ def learned_folders(folders: list[str], fold: int | None) -> dict[int, str]:
     return {fold: chosen[0]}
 
 
-def fold_vocabulary(models) -> Vocabulary | None:
+def fold_vocabulary(models) -> Vocabulary:
     """The corpus vocabulary the policy reads with fold models: the words every model's training corpora
-    share (one model: its own), so that none comes from a measured fold's notes; None if a model has none
-    (the policy then reads the shipped model's, which saw every dev note)."""
+    share (one model: its own), so that none comes from a measured fold's notes; empty if a model has none
+    (never the shipped model's, which saw every dev note)."""
     vocabularies = [m.vocabulary for m in models]
     if any(v is None for v in vocabularies):
-        return None
+        print("a --learned folder has no corpus vocabulary: the policy reads none")
+        return Vocabulary(frozenset(), frozenset())
     return Vocabulary(
         frozenset.intersection(*(v.words for v in vocabularies)),
         frozenset.intersection(*(v.common_nouns for v in vocabularies)),

@@ -128,7 +128,9 @@ class DetectorConfig:
                 f"{self.refills!r}, {self.look_alikes!r}, {self.line_pieces!r}"
             )
         check_training_rates(self.eval_fraction, self.learning_rate)
-        if self.layers is not None and (not isinstance(self.layers, int) or self.layers < 1):
+        if self.layers is not None and (
+            isinstance(self.layers, bool) or not isinstance(self.layers, int) or self.layers < 1
+        ):
             raise InputError(f"layers must be a positive integer or None, got {self.layers!r}")
         if self.max_windows is not None and (not isinstance(self.max_windows, int) or self.max_windows < 1):
             raise InputError(f"max_windows must be a positive integer or None, got {self.max_windows!r}")
@@ -376,6 +378,8 @@ def _model_and_tokenizer(name: str, model, tokenizer, layers: int | None = None)
             num_hidden_layers=layers or base.num_hidden_layers,
         )
         tokenizer = load_tokenizer(name)
+    elif layers is not None:
+        raise InputError("layers builds the base encoder: leave it out when you pass a model")
     elif tokenizer is None:
         raise InputError("pass the tokenizer together with the model")
     if not getattr(tokenizer, "is_fast", False):

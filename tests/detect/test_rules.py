@@ -51,6 +51,9 @@ DATE_CASES = [
     ("date.not-a-ventilator-setting", "changed to PSV of 10/5, 60%", set()),
     ("date.not-a-ventilator-setting", "cpap/ps mode decreased to 8/5", set()),
     ("date.numeric", "vent settings 10/5/2003", {"10/5/2003"}),  # with a year: a date, whatever the words
+    ("date.numeric", "Privacy settings updated on 3/14", {"3/14"}),
+    ("date.numeric", "on CPAP overnight; seen 10/5 by Dr X", {"10/5"}),  # another clause
+    ("date.month-year", "home CPAP since 9/87", {"9/87"}),  # no pressure pair
 ]
 
 
@@ -60,6 +63,7 @@ def test_date_rules(rule, text, found):
         spans = find_dates(text)
     assert {text[s.start : s.end] for s in spans} == found
     pieces = found or {text[d.start : d.end] for d in log if not d.kept}
+    assert pieces or not rule.startswith("date.not-")  # an exclusion row must see its rule drop a span
     assert all(rule in _rules_deciding(log, text, piece) for piece in pieces) or not pieces
 
 
@@ -96,6 +100,18 @@ IDENTIFIER_CASES = [
     ("phone.not-a-measurement-series", "slept 0400-0600 well", "0400-0600", "PHONE", 0.9, "patterns", set()),
     ("phone.not-a-measurement-series", "UO 390-550 cc/hr", "390-550", "PHONE", 0.9, "patterns", set()),
     ("phone.not-a-measurement-series", "call 555-1234", "555-1234", "PHONE", 0.9, "patterns", {"555-1234"}),
+    # after a phone word a time-like or short number is a phone
+    ("phone.not-a-measurement-series", "tel 2345-1234", "2345-1234", "PHONE", 0.9, "patterns", {"2345-1234"}),
+    ("phone.not-a-measurement-series", "pager x4-5678", "4-5678", "PHONE", 0.9, "patterns", {"4-5678"}),
+    (
+        "phone.not-a-measurement-series",
+        "at +298 31 22 33",
+        "+298 31 22 33",
+        "PHONE",
+        0.9,
+        "patterns",
+        {"+298 31 22 33"},
+    ),
     (
         "phone.not-a-measurement-series",
         "tel (212) 555-0100",
@@ -171,6 +187,15 @@ IDENTIFIER_CASES = [
     ),
     ("number.identifying-digits", "order 2500 mL given", "2500", "NUMBER", 0.4, "spacy", set()),
     ("number.identifying-digits", "a #30f/30cc foley", "30f/30cc", "NUMBER", 0.35, "patterns", set()),
+    (
+        "number.identifying-digits",
+        "MRN #4839 F 67yo",
+        "4839",
+        "NUMBER",
+        0.35,
+        "patterns",
+        {"4839"},
+    ),  # no size
     ("number.identifying-digits", "sample 3348121 sent", "3348121", "NUMBER", 0.4, "spacy", {"3348121"}),
 ]
 

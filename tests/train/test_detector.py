@@ -107,7 +107,7 @@ def test_config_and_documents_are_checked(tmp_path):
             DetectorConfig(threshold=threshold)
     with pytest.raises(InputError, match="presidio_records"):
         DetectorConfig(presidio_records=751)  # 750-1499 are the held-out records
-    for layers in (0, -1, 2.5):
+    for layers in (0, -1, 2.5, True):
         with pytest.raises(InputError, match="layers"):
             DetectorConfig(layers=layers)
     path = tmp_path / "docs.jsonl"
@@ -373,5 +373,7 @@ def test_layers_keeps_the_base_encoders_first_layers():
         assert torch.equal(mine.output.dense.weight, theirs.output.dense.weight)
     with pytest.raises(InputError, match="at most"):
         _model_and_tokenizer("minilm", None, None, layers=base.config.num_hidden_layers + 1)
+    with pytest.raises(InputError, match="layers"):
+        _model_and_tokenizer("minilm", model, None, layers=2)
     assert "layers" not in recipe_fields(DetectorConfig())
     assert recipe_fields(DetectorConfig(layers=3))["layers"] == 3

@@ -147,17 +147,18 @@ def _pain_score(text: str, span: Span) -> bool:
     return text[span.start : span.end].endswith("/10") and _PAIN.search(window) is not None
 
 
-#: a ventilator mode or its settings, the words before a pressure pair written like a date
-_VENTILATOR_MODE = re.compile(r"(?i)\b(?:ps|psv|peep|cpap|bipap|imv|simv|prvc|settings?)\b")
-#: a pair of numbers without a year ("10/5")
-_PAIR = re.compile(r"\d{1,2}/\d{1,2}")
+#: a ventilator mode, then no clause break (",", ";", ":", a line break or a full stop and a space) up to the
+#: pair: the words before a pressure pair written like a date
+_VENTILATOR_MODE = re.compile(r"(?i)\b(?:ps|psv|peep|cpap|bipap|imv|simv|prvc)\b(?:(?![,;:\n]|\.\s).)*$")
+#: a pair of pressures (cmH2O) without a year: both numbers up to 30 ("10/5", "PEEP/PS 5/10"; not "9/87")
+_PRESSURE_PAIR = re.compile(r"(?:[12]?\d|30)/(?:[12]?\d|30)")
 NOT_A_VENTILATOR_SETTING = register_rule(
     Rule(
         name="date.not-a-ventilator-setting",
         family="date exclusions",
         labels=DATE,
-        reason="a pair of numbers without a year within 25 characters after a ventilator mode or 'settings' "
-        "is a pressure setting",
+        reason="a pair of pressures without a year within 25 characters after a ventilator mode, in the same "
+        "clause, is a setting",
         examples=("PS 10/5", "changed to PSV of 10/5", "cpap/ps mode decreased to 8/5"),
     )
 )
@@ -168,7 +169,7 @@ VENTILATOR_MODE_BEFORE = 25
 def _ventilator_setting(text: str, span: Span) -> bool:
     before = text[max(0, span.start - VENTILATOR_MODE_BEFORE) : span.start]
     return (
-        _PAIR.fullmatch(text, span.start, span.end) is not None
+        _PRESSURE_PAIR.fullmatch(text, span.start, span.end) is not None
         and _VENTILATOR_MODE.search(before) is not None
     )
 
@@ -182,7 +183,7 @@ def find_dates(text: str) -> list[Span]:
     found = []
     for rule in RULES.family("dates"):
         for span in rule.find(text, "policy"):
-            excluded = next((rule for rule, applies in _EXCLUSIONS if applies(text, span)), None)
+            excluded = next((exclusion for exclusion, applies in _EXCLUSIONS if applies(text, span)), None)
             if excluded is not None:
                 decided(excluded.name, span, False)
                 continue

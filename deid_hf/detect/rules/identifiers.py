@@ -36,9 +36,10 @@ _ID_CONTEXT = re.compile(
     r"(?:[ \t]+(?:number|code))?\b)[ \t:#.]*$"
 )
 #: a measurement, not an identifier, whatever the context ("order 1000 mL", "per order 10.5 mg", "order 2.5",
-#: a catheter's French size "#16fr")
+#: a catheter's French size "#16fr", "#30f/30cc", "14 French")
 _MEASUREMENT = re.compile(
-    r"(?i)\d+(?:[.,]\d+)?\s*(?:mg|mcg|g|kg|ml|cc|l|units?|iu|meq|mmol|%|kcal|hrs?|mins?|mmhg|bpm|lbs?|oz|f|fr|french)\b"
+    r"(?i)\d+(?:[.,]\d+)?\s*(?:mg|mcg|g|kg|ml|cc|l|units?|iu|meq|mmol|%|kcal|hrs?|mins?|mmhg|bpm|lbs?|oz)\b"
+    r"|\d{1,2}(?:fr?|\s*french)\b"
     r"|\d+[.,]\d+(?!\S)"
 )
 _LONG_DIGITS = re.compile(r"(?<![\d.,])\d{5,}(?![\d.,]\d)")
@@ -118,7 +119,7 @@ _register(
     "a blood pressure, a range, a lab series, a time range or a number too short for a phone without a "
     "country code is no phone (`phones.not_a_phone`)",
     ("129/78--140/88", "slept 0400-0600", "UO 390-550 cc"),
-    lambda seen, span: [] if not_a_phone(seen.text[span.start : span.end]) else [span],
+    lambda seen, span: [] if not_a_phone(seen.text, span.start, span.end) else [span],
 )
 _register(
     "name.needs-model-support",

@@ -21,20 +21,27 @@ PHONE_DIGITS = 8
 #: a phone span that is a blood pressure, a range or a lab series ("129/78--140/88", "174/26/7.42/17")
 NOT_PHONE = re.compile(r"^(?!\(?\d{3}\)?/\d{3}/\d{4}$).*(?:/|\.\d{1,2}$|--)")
 
-#: two 24-hour clock times joined by a hyphen ("0400-0600", "2300 - 0700"): a time range
-TIME_RANGE = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d\s*-\s*(?:[01]\d|2[0-3])[0-5]\d")
+#: two 24-hour clock times joined by a hyphen ("0400-0600", "2300 - 0700", "2000-2400"): a time range
+TIME_RANGE = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d\s*-\s*(?:(?:[01]\d|2[0-3])[0-5]\d|2400)")
 #: the fewest digits of a phone number written without a country code (a local number, "555-1234")
 LOCAL_PHONE_DIGITS = 7
+#: a word that says a phone number follows ("tel", "call", "pager", "x" of an extension), read before a number
+_PHONE_WORD = re.compile(r"(?i)\b(?:tel|phone|telephone|call|fax|pager|page|beeper|cell|mobile|ext|x)\b\W*$")
+#: characters read before a number for a phone word
+PHONE_WORD_BEFORE = 16
 
 
-def not_a_phone(piece: str) -> bool:
-    """A detector's "phone" that is a blood pressure, a range or a lab series (`NOT_PHONE`), a time range
-    (`TIME_RANGE`), or a number without a country code too short for a phone ("390-550", a range that
-    validates only as some country's local number)."""
-    piece = piece.strip()
+def not_a_phone(text: str, start: int, end: int) -> bool:
+    """A detector's "phone" ``text[start:end]`` that is a blood pressure, a range or a lab series
+    (`NOT_PHONE`), or, with no phone word right before it, a time range (`TIME_RANGE`) or a number without a
+    country code too short for a phone ("390-550", a range valid only as some country's local number)."""
+    piece = text[start:end].strip()
+    if NOT_PHONE.match(piece):
+        return True
+    if _PHONE_WORD.search(text, max(0, start - PHONE_WORD_BEFORE), start):
+        return False
     return bool(
-        NOT_PHONE.match(piece)
-        or TIME_RANGE.fullmatch(piece)
+        TIME_RANGE.fullmatch(piece)
         or (not piece.startswith("+") and sum(c.isdigit() for c in piece) < LOCAL_PHONE_DIGITS)
     )
 
