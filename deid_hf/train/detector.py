@@ -323,7 +323,7 @@ def train_detector(
     output_dir = Path(output_dir)
     checkpoints = Path(checkpoint_dir) if checkpoint_dir else output_dir / "checkpoints"
     set_seed(config.seed)
-    model, tokenizer = _model_and_tokenizer(config.model, model, tokenizer, config.layers)
+    model, tokenizer = base_model_and_tokenizer(config.model, model, tokenizer, config.layers)
     train_docs, eval_docs = split_documents(documents, config.eval_fraction, config.seed)
     train_docs, train_rows, eval_rows = training_rows(tokenizer, train_docs, eval_docs, config)
     run = run_training(
@@ -357,7 +357,7 @@ def train_detector(
     return metrics
 
 
-def _model_and_tokenizer(name: str, model, tokenizer, layers: int | None = None):
+def base_model_and_tokenizer(name: str, model, tokenizer, layers: int | None = None):
     """The given model and tokenizer, or ``name``'s base encoder (its first ``layers`` layers; None: all)
     with a fresh BIO head and its tokenizer."""
     from transformers import AutoConfig, AutoModelForTokenClassification

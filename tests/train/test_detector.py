@@ -363,17 +363,17 @@ def test_layers_keeps_the_base_encoders_first_layers():
     from transformers import AutoModel
 
     from deid_hf.models import model_path
-    from deid_hf.train.detector import _model_and_tokenizer
+    from deid_hf.train.detector import base_model_and_tokenizer
     from deid_hf.train.loop import recipe_fields
 
     base = AutoModel.from_pretrained(model_path("minilm"))
-    model, _ = _model_and_tokenizer("minilm", None, None, layers=2)
+    model, _ = base_model_and_tokenizer("minilm", None, None, layers=2)
     assert model.config.num_hidden_layers == 2 and len(model.bert.encoder.layer) == 2
     for mine, theirs in zip(model.bert.encoder.layer, base.encoder.layer[:2]):
         assert torch.equal(mine.output.dense.weight, theirs.output.dense.weight)
     with pytest.raises(InputError, match="at most"):
-        _model_and_tokenizer("minilm", None, None, layers=base.config.num_hidden_layers + 1)
+        base_model_and_tokenizer("minilm", None, None, layers=base.config.num_hidden_layers + 1)
     with pytest.raises(InputError, match="layers"):
-        _model_and_tokenizer("minilm", model, None, layers=2)
+        base_model_and_tokenizer("minilm", model, None, layers=2)
     assert "layers" not in recipe_fields(DetectorConfig())
     assert recipe_fields(DetectorConfig(layers=3))["layers"] == 3
