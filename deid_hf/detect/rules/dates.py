@@ -129,14 +129,19 @@ for _rule in DATE_RULES:
 DATE_PATTERNS = [rule.pattern for rule in DATE_RULES]
 
 _PAIN = re.compile(r"(?i)pain|\bc/o\b|\bcp\b|discomfort|scale|rated|\bha\b|ache")
-NOT_A_PAIN_SCORE = register_rule(
-    Rule(
-        name="date.not-a-pain-score",
-        family="date exclusions",
-        labels=DATE,
-        reason="'n/10' within 25 characters before or 20 after a pain word is a pain score",
-        examples=("pain 8/10",),
+
+
+def _exclusion(name: str, reason: str, examples: tuple[str, ...]) -> Rule:
+    """A rule of the date exclusions family: a date rule's span it applies to is no date."""
+    return register_rule(
+        Rule(name=name, family="date exclusions", labels=DATE, reason=reason, examples=examples)
     )
+
+
+NOT_A_PAIN_SCORE = _exclusion(
+    "date.not-a-pain-score",
+    "'n/10' within 25 characters before or 20 after a pain word is a pain score",
+    ("pain 8/10",),
 )
 #: characters read before and after an "n/10" for a pain word
 PAIN_WORD_BEFORE, PAIN_WORD_AFTER = 25, 20
@@ -152,15 +157,11 @@ def _pain_score(text: str, span: Span) -> bool:
 _VENTILATOR_MODE = re.compile(r"(?i)\b(?:ps|psv|peep|cpap|bipap|imv|simv|prvc)\b(?:(?![,;:\n]|\.\s).)*$")
 #: a pair of pressures (cmH2O) without a year: both numbers up to 30 ("10/5", "PEEP/PS 5/10"; not "9/87")
 _PRESSURE_PAIR = re.compile(r"(?:[12]?\d|30)/(?:[12]?\d|30)")
-NOT_A_VENTILATOR_SETTING = register_rule(
-    Rule(
-        name="date.not-a-ventilator-setting",
-        family="date exclusions",
-        labels=DATE,
-        reason="a pair of pressures without a year within 25 characters after a ventilator mode, in the same "
-        "clause, is a setting",
-        examples=("PS 10/5", "changed to PSV of 10/5", "cpap/ps mode decreased to 8/5"),
-    )
+NOT_A_VENTILATOR_SETTING = _exclusion(
+    "date.not-a-ventilator-setting",
+    "a pair of pressures without a year within 25 characters after a ventilator mode, in the same clause, is "
+    "a setting",
+    ("PS 10/5", "changed to PSV of 10/5", "cpap/ps mode decreased to 8/5"),
 )
 #: characters read before a pair for a ventilator mode
 VENTILATOR_MODE_BEFORE = 25
