@@ -103,10 +103,10 @@ class DetectorConfig:
         help="true: one copy of every training text in ALL CAPS or lower case",
     )
     layers: int | None = flag(
-        None,
+        4,
         neutral=None,
         parse=int,
-        help="keep only the base encoder's first N layers (default: all): a smaller, faster model",
+        help="keep only the base encoder's first N layers, a --model base's too (its count: all of them)",
     )
     #: where the documents came from, for the model card: "default" or a file name
     data: str = "default"
@@ -368,7 +368,8 @@ def base_model_and_tokenizer(name: str, model, tokenizer, layers: int | None = N
         base = AutoConfig.from_pretrained(model_path(name))
         if layers is not None and layers > base.num_hidden_layers:
             raise InputError(
-                f"layers must be at most the base encoder's {base.num_hidden_layers}, got {layers}"
+                f"layers must be at most the base encoder's {base.num_hidden_layers}, got {layers} "
+                f"(--layers {base.num_hidden_layers} keeps all of them)"
             )
         model = AutoModelForTokenClassification.from_pretrained(
             model_path(name),
@@ -379,7 +380,7 @@ def base_model_and_tokenizer(name: str, model, tokenizer, layers: int | None = N
         )
         tokenizer = load_tokenizer(name)
     elif layers is not None:
-        raise InputError("layers builds the base encoder: leave it out when you pass a model")
+        raise InputError("layers cuts the base encoder: set it to None when you pass a model")
     elif tokenizer is None:
         raise InputError("pass the tokenizer together with the model")
     if not getattr(tokenizer, "is_fast", False):

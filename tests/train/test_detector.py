@@ -259,6 +259,9 @@ def test_cli_trains_from_a_documents_file(tmp_path, minilm_tokenizer, capsys):
         str(docs),
     ]
     args += ["--epochs", "1", "--batch-size", "8", "--max-length", "16", "--stride", "4", "--no-onnx"]
+    assert main(args) == 2  # the recipe's layers are more than the tiny base has; the error says what to pass
+    assert "--layers 2 keeps all" in capsys.readouterr().err
+    args += ["--layers", "2"]
     assert main(args) == 0
     assert "wrote" in capsys.readouterr().out and (tmp_path / "out" / "model.safetensors").is_file()
     assert main(["train-detector", str(tmp_path / "x"), "--documents", str(tmp_path / "none.jsonl")]) == 2
@@ -359,7 +362,7 @@ def test_requantize_remakes_a_shipped_graph_in_place_or_leaves_the_folder_as_it_
 
 def test_layers_keeps_the_base_encoders_first_layers():
     """``--layers N`` builds the base encoder with its first N layers (their weights, not fresh ones) and a
-    fresh BIO head; more layers than the base has is refused; a recipe without it keeps its digest."""
+    fresh BIO head; more layers than the base has is refused; a recipe without it (None) keeps its digest."""
     from transformers import AutoModel
 
     from deid_hf.models import model_path
@@ -375,5 +378,6 @@ def test_layers_keeps_the_base_encoders_first_layers():
         base_model_and_tokenizer("minilm", None, None, layers=base.config.num_hidden_layers + 1)
     with pytest.raises(InputError, match="layers"):
         base_model_and_tokenizer("minilm", model, None, layers=2)
-    assert "layers" not in recipe_fields(DetectorConfig())
+    assert "layers" not in recipe_fields(DetectorConfig(layers=None))
+    assert recipe_fields(DetectorConfig())["layers"] == DetectorConfig().layers
     assert recipe_fields(DetectorConfig(layers=3))["layers"] == 3
