@@ -217,7 +217,7 @@ def silver_documents(
     ``strict`` labels through `strict_names`), read from / written to ``cache`` (a folder; None:
     ``<cache>/silver``)."""
     from ..corpus_files import write_records
-    from ..detect import get_detector
+    from ..detect import get_detector, needs_language_model
     from ..models import load_causal_lm
     from ..paths import cache_dir
 
@@ -239,7 +239,8 @@ def silver_documents(
             )
             for r in rows
         ]
-    model, tokenizer = load_causal_lm()  # the pipelines' default language model, for detectors needing one
+    # the pipelines' default language model, for the detectors that score words with one
+    model, tokenizer = load_causal_lm() if needs_language_model(detector) else (None, None)
     docs = label_texts(texts, get_detector(detector, model, tokenizer, policy=policy))
     path.parent.mkdir(parents=True, exist_ok=True)
     write_records(
