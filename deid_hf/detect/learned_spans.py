@@ -30,6 +30,11 @@ WIDEN_MAX = 24
 _HONORIFICS = re.compile(
     r"(?:(?:dr|drs|mr|mrs|ms|miss|mx|prof|rev|fr|sir|madam|mme|mlle)\.?\s*)+", re.IGNORECASE
 )
+#: a word that announces an identifier on a form or in a note ("MRN 4839201", "DOB: 3/4/1950"), not one itself
+_IDENTIFIER_CUE = re.compile(
+    r"(?:mrn|ssn|dob|acct|tel|fax|(?:medical\s+)?record\s+(?:no|number)|account\s+(?:no|number))[.:#]*",
+    re.IGNORECASE,
+)
 #: a numeric date with dots ("04.03.2021", "3.4.21"), which the date rules leave to context
 _DOTTED_DATE = re.compile(r"^\d{1,2}\.\d{1,2}\.(?:\d{2}|\d{4})$")
 #: lower-case words of a name ("Staël de Holstein", "van Gogh"): kept in a learned name span
@@ -177,6 +182,14 @@ _drop_rule(
     "a title or honorific alone ('Dr.', 'Mrs') names no one",
     ("Dr.",),
     lambda text, span, dates: _HONORIFICS.fullmatch(text[span.start : span.end].strip()) is not None,
+)
+_drop_rule(
+    "learned.identifier-cue-alone",
+    (),
+    "a word that announces an identifier ('MRN', 'DOB', 'Fax') alone is no identifier (an uncased model "
+    "reads 'MRN' as 'mr' + 'n': a title and a name)",
+    ("MRN", "DOB:"),
+    lambda text, span, dates: _IDENTIFIER_CUE.fullmatch(text[span.start : span.end].strip()) is not None,
 )
 _drop_rule(
     "learned.age-89-or-under",

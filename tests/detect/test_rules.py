@@ -239,6 +239,8 @@ LEARNED_CASES = [
     ("learned.no-name-left", "She thanked the singer.", "the singer", "PERSON", set()),
     ("learned.function-words-alone", "At the end of the road", "of the", "ADDRESS", set()),
     ("learned.title-alone", "Seen by Prof. today", "Prof.", "PERSON", set()),
+    ("learned.identifier-cue-alone", "Dr. Lee reviewed MRN 4839201.", "MRN", "OTHER", set()),
+    ("learned.identifier-cue-alone", "Lee, Ann. DOB: 3/4/1950", "DOB:", "PERSON", set()),
     ("learned.age-89-or-under", "a 54 years old man", "54 years old", "AGE", set()),
     ("learned.date-under-a-date-rule", "seen 4/12/2020 here", "4/12/2020", "DATE_TIME", set()),
     ("learned.date-without-a-date-word", "back on Friday evening", "Friday evening", "DATE_TIME", set()),
