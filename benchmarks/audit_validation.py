@@ -134,6 +134,7 @@ def canary_rows(detector: str, cache: dict, args) -> list[dict]:
             sample=args.sample,
             copies=args.copies,
             seed=args.seed,
+            name_locales=args.name_locales,
         )
         print(f"[{detector}] canaries on {name}: {time.time() - started:.0f} s", flush=True)
         rows.append(canary_row(name, detector, len(chosen), gold, canary))
@@ -174,7 +175,12 @@ def fold_model_rows(folders: list[str], args) -> list[dict]:
         fold_counts = gold_counts(pipe, docs)
         gold = gold_recall(fold_counts)
         canary = run_canary_audit(
-            pipe, [d.text for d in docs], sample=args.sample, copies=args.copies, seed=args.seed
+            pipe,
+            [d.text for d in docs],
+            sample=args.sample,
+            copies=args.copies,
+            seed=args.seed,
+            name_locales=args.name_locales,
         )
         estimate = canary["estimate"]["token_recall"]
         counts += fold_counts
@@ -241,6 +247,12 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=300, help="documents of each set copied with canaries")
     parser.add_argument("--copies", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--name-locales",
+        type=lambda value: value.split(","),
+        default=None,
+        help="comma-separated Faker locales of the canary names (default: the audit's, many cultures)",
+    )
     parser.add_argument(
         "--strategies", default="redact,typed,full_entity,full_entity+consistent,typed+consistent,paraphrase"
     )

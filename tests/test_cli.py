@@ -127,10 +127,11 @@ def test_audit_all_writes_one_report_without_the_original_text(tmp_path, capsys)
     corpus = _audit_corpus(tmp_path / "notes.jsonl")
     out = tmp_path / "report"
     args = ["audit", "all", str(corpus), "--group-field", "patient", "--out", str(out), "--sample", "3"]
-    assert main([*args, "--strategies", "typed,full_entity+consistent"]) == 0
+    assert main([*args, "--strategies", "typed,full_entity+consistent", "--name-locales", "en_GB"]) == 0
     assert "wrote the audit report" in capsys.readouterr().out
     report = json.loads((out / "audit.json").read_text())
     assert report["canary"]["documents_sampled"] == 3 and report["canary"]["all"]["canaries"] > 0
+    assert report["canary"]["name_locales"] == ["en_GB"]
     assert set(report["reid"]["results"]) == {"original text", "typed", "full_entity+consistent"}
     assert report["reid"]["people"] == 3 and report["reid"]["results"]["typed"]["documents"] == 6
     for path in out.iterdir():
@@ -146,6 +147,7 @@ def test_audit_all_writes_one_report_without_the_original_text(tmp_path, capsys)
         (["reid", "--group-field", "person"], "no record has a field 'person'"),
         (["canary", "--sample", "0"], "at least one document"),
         (["reid", "--group-field", "patient", "--strategies", "typed,shredded"], "shredded"),
+        (["all", "--group-field", "patient", "--name-locales", "en_US,xx_YY"], "['xx_YY']"),
     ],
 )
 def test_audit_bad_input_is_one_clear_error(tmp_path, capsys, argv, message):

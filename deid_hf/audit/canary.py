@@ -156,11 +156,14 @@ def reads_naturally(label: str, value: str) -> bool:
 
 
 class CanaryMaker:
-    """Draws canary documents: surrogates from `deid_hf.train.augment.SurrogateSource` (Faker, many
-    locales, format-preserving dates and numbers), one seeded stream per call."""
+    """Draws canary documents: surrogates from `deid_hf.train.augment.SurrogateSource` (person names from
+    Faker's ``name_locales``, None: many cultures; format-preserving dates and numbers), one seeded stream
+    per call."""
 
-    def __init__(self, labels: Sequence[str] = CANARY_LABELS) -> None:
-        from ..train.augment import SurrogateSource
+    def __init__(
+        self, labels: Sequence[str] = CANARY_LABELS, name_locales: Sequence[str] | None = None
+    ) -> None:
+        from ..train.augment import NAME_LOCALES, SurrogateSource
 
         unknown = sorted(set(labels) - set(CANARY_LABELS))
         if unknown or not labels:
@@ -168,7 +171,7 @@ class CanaryMaker:
                 f"canary types must be among {', '.join(CANARY_LABELS)}, got {unknown or 'none'}"
             )
         self.labels = tuple(labels)
-        self.source = SurrogateSource()
+        self.source = SurrogateSource(NAME_LOCALES if name_locales is None else name_locales)
 
     def value(self, label: str, rng: random.Random, original: str | None = None) -> str:
         """A fresh identifier of ``label`` in the shape of ``original`` (else of an exemplar)."""

@@ -40,6 +40,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             audit.add_argument("--sample", type=int, default=200, help="documents copied with canaries")
             audit.add_argument("--copies", type=int, default=1, help="canary copies of each document")
             audit.add_argument("--inserted", type=int, default=4, help="canary sentences inserted per copy")
+            audit.add_argument(
+                "--name-locales",
+                default=None,
+                help="comma-separated Faker locales of the canary names, those of the corpus' people "
+                "(e.g. en_US for a US hospital; default: many cultures, a lower estimate where the people "
+                "are of one country)",
+            )
         if name in ("reid", "all"):
             audit.add_argument("--group-field", required=True, help="field naming each document's person")
             audit.add_argument(
@@ -248,11 +255,14 @@ def run(args: argparse.Namespace, console) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     from ..pipelines import pipeline
+    from ..train.augment import checked_locales
     from .recall import run_canary_audit
     from .reid import check_attackable, run_reid_audit
     from .report import write_audit_report
 
     options = pipeline_options(args)
+    locales = getattr(args, "name_locales", None)
+    name_locales = checked_locales(locales.split(",")) if locales else None
     group_field = getattr(args, "group_field", None)
     texts, groups, skipped = read_corpus(args, group_field)
     sections, paraphrased = {}, {}
@@ -274,6 +284,7 @@ def run(args: argparse.Namespace, console) -> int:
                 seed=args.seed,
                 batch_size=args.batch_size,
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
+                name_locales=name_locales,
             )
         if args.audit in ("reid", "all"):
             sections["reid"] = run_reid_audit(texts, groups, variants, k=args.top_k)

@@ -147,15 +147,17 @@ def run_canary_audit(
     seed: int = 0,
     batch_size: int = 16,
     progress: Callable[[int, int], None] | None = None,
+    name_locales: Sequence[str] | None = None,
 ) -> dict:
     """The canary audit of ``pipe`` (a `deid-substitution` pipeline) on ``sample`` documents of ``texts``,
-    each copied ``copies`` times with its replaced spans re-filled and ``inserted`` canary sentences added.
+    each copied ``copies`` times with its replaced spans re-filled and ``inserted`` canary sentences added;
+    canary names from Faker's ``name_locales`` (None: many cultures, `CanaryMaker`).
     Returns counts and rates only, never text."""
     if copies < 1 or inserted < 0:
         raise InputError(f"copies must be at least 1 and inserted at least 0, got {copies} and {inserted}")
     rng = random.Random(seed)
     chosen = _sample(texts, sample, rng)
-    maker, total = CanaryMaker(), len(chosen) * (1 + copies)
+    maker, total = CanaryMaker(name_locales=name_locales), len(chosen) * (1 + copies)
     detections, failed, done = {}, set(), 0
     for batch in _in_batches(chosen, batch_size):
         for i, result in zip(batch, _results(pipe, [texts[i] for i in batch], seed, batch_size)):
@@ -178,7 +180,9 @@ def run_canary_audit(
             if progress:
                 progress(min(done, total), total)
     mix = detected_token_mix([texts[i] for i in kept], [detections[i] for i in kept])
-    return canary_report(outcomes, mix, len(texts), len(kept), len(failed), copies, inserted, seed)
+    return canary_report(
+        outcomes, mix, len(texts), len(kept), len(failed), copies, inserted, seed, maker.source.locales
+    )
 
 
 def canary_report(
@@ -190,9 +194,11 @@ def canary_report(
     copies: int,
     inserted: int,
     seed: int,
+    name_locales: Sequence[str] = (),
 ) -> dict:
     """The canary audit's result (`run_canary_audit`): the estimate, per kind, per type of the canaries it
-    counts (``by_type``, inserted) and per type of the in-place ones."""
+    counts (``by_type``, inserted) and per type of the in-place ones; ``name_locales``: where the canary
+    names came from."""
     clusters: dict[int, list[CanaryOutcome]] = {}
     for o in outcomes:
         clusters.setdefault(o.document, []).append(o)
@@ -210,6 +216,7 @@ def canary_report(
         "copies_per_document": copies,
         "inserted_per_copy": inserted,
         "seed": seed,
+        "name_locales": list(name_locales),
         "estimate": {
             "token_recall": weighted_recall(estimated, mix),
             "interval": list(interval) if interval else None,

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..corpora import LabelledDocument
+from ..errors import InputError
 
 #: Faker locales whose names are written in Latin script (a note's surrogate may come from any culture)
 NAME_LOCALES = (
@@ -245,20 +246,34 @@ def _ascii(text: str) -> str:
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
 
 
-class SurrogateSource:
-    """Same-type surrogates for gold spans: person names in the original's shape from many locales,
-    everything else from `deid_hf.replace.full_entity.FullEntity` (dates and numbers keep their format)."""
+def checked_locales(locales: Sequence[str]) -> tuple[str, ...]:
+    """``locales`` as a tuple, each a locale Faker knows; an `InputError` naming the others."""
+    from faker.config import AVAILABLE_LOCALES
 
-    def __init__(self) -> None:
+    unknown = [] if isinstance(locales, str) else [x for x in locales if x not in AVAILABLE_LOCALES]
+    if unknown or not locales or isinstance(locales, str):
+        raise InputError(
+            f"name locales must be a list of Faker locales such as en_US or de_DE, got {unknown or locales!r}"
+        )
+    return tuple(locales)
+
+
+class SurrogateSource:
+    """Same-type surrogates for gold spans: person names in the original's shape from Faker's ``locales``
+    (default `NAME_LOCALES`, many cultures), everything else from `deid_hf.replace.full_entity.FullEntity`
+    (dates and numbers keep their format)."""
+
+    def __init__(self, locales: Sequence[str] = NAME_LOCALES) -> None:
         from faker import Faker
 
         from ..replace.full_entity import FullEntity
 
-        self.fakers = {locale: Faker(locale) for locale in NAME_LOCALES}
+        self.locales = checked_locales(locales)
+        self.fakers = {locale: Faker(locale) for locale in self.locales}
         self.full_entity = FullEntity()
 
     def person(self, original: str, rng: random.Random) -> str:
-        fake = self.fakers[rng.choice(NAME_LOCALES)]
+        fake = self.fakers[rng.choice(self.locales)]
         fake.seed_instance(rng.getrandbits(64))
         first, last = fake.first_name(), fake.last_name()
         if rng.random() < 0.7:

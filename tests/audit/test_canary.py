@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+import unicodedata
 
 import pytest
 
@@ -98,6 +99,25 @@ def test_a_canary_copy_holds_fresh_values_of_each_type(maker):
     assert all("@" in v for v, label in values if label == "EMAIL")
     with pytest.raises(InputError, match="canary types"):
         CanaryMaker(["SHOE_SIZE"])
+
+
+@pytest.mark.parametrize("locale", ["en_US", "de_DE"])
+def test_canary_names_come_from_the_locales_asked_for(locale):
+    import importlib
+
+    provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
+    names = [*provider.first_names, *provider.last_names]
+    known = {word for name in names for word in name.split()}
+    one_locale, rng = CanaryMaker(["PERSON"], name_locales=[locale]), random.Random(3)
+    words = [w for _ in range(60) for w in one_locale.inserted_value("PERSON", rng).split() if len(w) > 2]
+    folded = {unicodedata.normalize("NFKD", w).encode("ascii", "ignore").decode() for w in known}
+    assert words and all(w in known or w in folded for w in words), [w for w in words if w not in known]
+    many = CanaryMaker(["PERSON"])
+    assert len(many.source.locales) > 10
+    others = [w for _ in range(60) for w in many.inserted_value("PERSON", rng).split() if len(w) > 2]
+    assert any(w not in known and w not in folded for w in others)
+    with pytest.raises(InputError, match="xx_YY"):
+        CanaryMaker(name_locales=["xx_YY"])
 
 
 def test_inserted_canaries_read_as_such_identifiers_are_written(maker):
