@@ -116,6 +116,11 @@ def random_like(original: str, rng: random.Random, keep_units: bool = False) -> 
     return re.sub(r"[^\W\d_]+", letters, out)
 
 
+#: draws of fresh digits before a phone surrogate falls back to random digits: a layout that can hold a valid
+#: number gives one within a few draws, one that cannot ("555-0143" in the US) would take every draw
+PHONE_DRAWS = 40
+
+
 def random_phone_like(original: str, rng: random.Random, region: str = "US") -> str:
     """A number valid for the original's country (phonenumbers), written in the original's layout: the
     country code and separators are kept, the other digits change (falls back to random digits when the
@@ -126,14 +131,20 @@ def random_phone_like(original: str, rng: random.Random, region: str = "US") -> 
         parsed = phonenumbers.parse(original, region)
     except phonenumbers.NumberParseException:
         return random_digits_like(original, rng)
+    if not phonenumbers.is_possible_number(parsed):  # its length fits no number: no draw would be valid
+        return random_digits_like(original, rng)
     country = str(parsed.country_code)
     digits = [i for i, ch in enumerate(original) if ch.isdigit()]
+    written, national = "".join(original[i] for i in digits), str(parsed.national_number)
     stripped = original.lstrip()
-    keep = len(country) if stripped.startswith("+") or stripped.startswith("00") else 0
-    if stripped.startswith("00"):
-        keep += 2
+    before = written[: len(written) - len(national)] if written.endswith(national) else ""
+    if before.endswith(country):  # the country code is written, maybe after an international prefix
+        keep = len(before)  # ("1-800-...", "+44 20 ...")
+    else:
+        keep = len(country) if stripped.startswith("+") or stripped.startswith("00") else 0
+        keep += 2 if stripped.startswith("00") else 0
     free = digits[keep:]
-    for _ in range(200):
+    for _ in range(PHONE_DRAWS):
         candidate = list(original)
         for i in free:
             candidate[i] = str(rng.randint(0, 9))

@@ -225,15 +225,33 @@ def test_identifiers_lose_every_original_character():
     )
 
 
-@pytest.mark.parametrize("original", ["+1 503 555 0199", "(217) 555-0143", "+44 20 7946 0958"])
+@pytest.mark.parametrize(
+    "original",
+    ["+1 503 555 0199", "(217) 555-0143", "+44 20 7946 0958", "1-800-555-0199", "011 44 20 7946 0958"],
+)
 def test_phone_numbers_stay_valid_for_their_country(original):
-    for seed in range(5):
+    """The country code written before the number stays ("1-800-...": a fresh area code after it)."""
+    for seed in range(20):
         new = random_phone_like(original, random.Random(seed))
         region = None if original.startswith("+") else "US"
         old_number, new_number = phonenumbers.parse(original, region), phonenumbers.parse(new, region)
         assert new != original and phonenumbers.is_valid_number(new_number)
         assert new_number.country_code == old_number.country_code
         assert re.sub(r"\d", "0", new) == re.sub(r"\d", "0", original)
+
+
+@pytest.mark.parametrize(("original", "most_parses"), [("0400-0600", 1), ("12345", 1), ("555-0143", 41)])
+def test_a_phone_layout_that_holds_no_valid_number_costs_few_draws(monkeypatch, original, most_parses):
+    """No valid number has this layout (too short, or a US local number): a surrogate of random digits in
+    its layout comes after at most `PHONE_DRAWS` tries, none where its length fits no number at all."""
+    from deid_hf.replace import shape
+
+    parses = []
+    real_parse = phonenumbers.parse
+    monkeypatch.setattr(phonenumbers, "parse", lambda *a, **k: parses.append(1) or real_parse(*a, **k))
+    new = random_phone_like(original, random.Random(0))
+    assert len(parses) <= most_parses <= shape.PHONE_DRAWS + 1
+    assert new != original and re.sub(r"\d", "0", new) == re.sub(r"\d", "0", original)
 
 
 def test_relative_dates_are_not_replaced_by_full_entity():
