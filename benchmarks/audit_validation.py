@@ -48,6 +48,7 @@ from deid_hf.detect import DEFAULT_DETECTORS  # noqa: E402
 from deid_hf.detect.ner import TokenClassificationDetector  # noqa: E402
 from deid_hf.evaluation.detection import DetectionCounts, GoldDocument, GoldSpan  # noqa: E402
 from deid_hf.pipelines import pipeline  # noqa: E402
+from deid_hf.train.augment import checked_locales  # noqa: E402
 
 
 def cached_pipeline(cache: dict, detector, **options):
@@ -249,7 +250,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--name-locales",
-        type=lambda value: value.split(","),
+        type=checked_locales,
         default=None,
         help="comma-separated Faker locales of the canary names (default: the audit's, many cultures)",
     )

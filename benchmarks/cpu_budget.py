@@ -1,12 +1,9 @@
-"""The CPU time of each part of `default`, each alone, beside Presidio's on the same documents (issue 36).
+"""The CPU time of each part of `default` alone beside Presidio's analyzer on the same dev notes (issue 36).
 
-`default` runs the learned model's forward pass on its own thread beside spaCy and the patterns; on a
-machine of N cores its wall time is at least the sum of the parts' CPU time divided by N. This prints each
-part's seconds on the PhysioNet dev notes of folds 0-3 (never the sealed fold): the shipped model's int8
-graph on the windows the batch path builds (one window per run, as `default` runs it; with 1 thread and
-with the physical cores), spaCy's entity recogniser and the patterns through their ``detect_batch``, and
-Presidio's analyzer (spaCy sm and its recognizers) on one thread. Each is the best of ``--repeats`` runs
-after a warm-up; texts are numbered per run so no cache answers them.
+On N cores `default`'s wall time is at least the sum of its parts' CPU time over N. Parts: the shipped
+model's int8 graph on the batch path's windows, one window per run (1 thread, then the physical cores),
+spaCy's entity recogniser and the patterns (``detect_batch``), and Presidio on one thread. Each is the best
+of ``--repeats`` runs after a warm-up, on texts numbered afresh (no cache answers them). Folds 0-3 only.
 
 Usage: python benchmarks/cpu_budget.py [--docs 100] [--repeats 2]
 """
@@ -85,9 +82,13 @@ def main() -> None:
         "patterns": detector("patterns"),
         "Presidio analyzer (spaCy sm + recognizers)": presidio_tool(),
     }
-    rows = [{"part": part, "seconds": best_seconds(run, texts, args.repeats)} for part, run in parts.items()]
-    one_core = sum(r["seconds"] for r in rows[:1] + rows[2:4])
-    presidio = rows[-1]["seconds"]
+    seconds = {part: best_seconds(run, texts, args.repeats) for part, run in parts.items()}
+    rows = [{"part": part, "seconds": value} for part, value in seconds.items()]
+    #: default's parts on one core each: the forward pass with one thread, spaCy, the patterns
+    one_core = sum(
+        seconds[part] for part in ("forward pass, int8, 1 thread", "spaCy entity recogniser", "patterns")
+    )
+    presidio = seconds["Presidio analyzer (spaCy sm + recognizers)"]
     print(f"{len(texts)} documents of {name}")
     print_table(rows, ["part", "seconds"])
     print(

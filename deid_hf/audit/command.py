@@ -43,9 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             audit.add_argument(
                 "--name-locales",
                 default=None,
-                help="comma-separated Faker locales of the canary names, those of the corpus' people "
-                "(e.g. en_US for a US hospital; default: many cultures, a lower estimate where the people "
-                "are of one country)",
+                help="comma-separated Faker locales of the canary names, those of the corpus' people, "
+                "in Latin script (e.g. en_US for a US hospital; default: many cultures, a lower estimate "
+                "where the people are of one country)",
             )
         if name in ("reid", "all"):
             audit.add_argument("--group-field", required=True, help="field naming each document's person")
@@ -262,7 +262,7 @@ def run(args: argparse.Namespace, console) -> int:
 
     options = pipeline_options(args)
     locales = getattr(args, "name_locales", None)
-    name_locales = checked_locales(locales.split(",")) if locales else None
+    name_locales = None if locales is None else checked_locales(locales)
     group_field = getattr(args, "group_field", None)
     texts, groups, skipped = read_corpus(args, group_field)
     sections, paraphrased = {}, {}

@@ -32,7 +32,8 @@ _HONORIFICS = re.compile(
 )
 #: a word that announces an identifier on a form or in a note ("MRN 4839201", "DOB: 3/4/1950"), not one itself
 _IDENTIFIER_CUE = re.compile(
-    r"(?:mrn|ssn|dob|acct|tel|fax|(?:medical\s+)?record\s+(?:no|number)|account\s+(?:no|number))[.:#]*",
+    r"(?:mrn|mr\s*#|ss\s*#|ssn|d\.?o\.?b|acct|tel|fax|(?:medical\s+)?record\s+(?:no|number)|"
+    r"account\s+(?:no|number))[\s.:#]*",
     re.IGNORECASE,
 )
 #: a numeric date with dots ("04.03.2021", "3.4.21"), which the date rules leave to context

@@ -123,8 +123,8 @@ PHONE_DRAWS = 40
 
 def random_phone_like(original: str, rng: random.Random, region: str = "US") -> str:
     """A number valid for the original's country (phonenumbers), written in the original's layout: the
-    country code and separators are kept, the other digits change (falls back to random digits when the
-    original cannot be read as a phone number)."""
+    country code and separators are kept, the other digits change (random digits in that layout when no
+    draw gives a valid number, or the original cannot be read as one)."""
     import phonenumbers
 
     try:
@@ -138,12 +138,12 @@ def random_phone_like(original: str, rng: random.Random, region: str = "US") -> 
     written, national = "".join(original[i] for i in digits), str(parsed.national_number)
     stripped = original.lstrip()
     before = written[: len(written) - len(national)] if written.endswith(national) else ""
-    if before.endswith(country):  # the country code is written, maybe after an international prefix
-        keep = len(before)  # ("1-800-...", "+44 20 ...")
+    if country in before:  # the prefixes written before the number, its country code among them
+        keep = len(before)  # ("1-800-...", "+44 (0)20 ...", "011 44 20 ...")
     else:
         keep = len(country) if stripped.startswith("+") or stripped.startswith("00") else 0
         keep += 2 if stripped.startswith("00") else 0
-    free = digits[keep:]
+    free, drawn = digits[keep:], None
     for _ in range(PHONE_DRAWS):
         candidate = list(original)
         for i in free:
@@ -151,10 +151,11 @@ def random_phone_like(original: str, rng: random.Random, region: str = "US") -> 
         text = "".join(candidate)
         if text == original:
             continue
+        drawn = text
         try:
             number = phonenumbers.parse(text, region)
         except phonenumbers.NumberParseException:
             continue
         if phonenumbers.is_valid_number(number) and number.country_code == parsed.country_code:
             return text
-    return random_digits_like(original, rng)
+    return drawn or random_digits_like(original, rng)  # the last draw keeps the country code

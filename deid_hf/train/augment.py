@@ -246,16 +246,19 @@ def _ascii(text: str) -> str:
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
 
 
-def checked_locales(locales: Sequence[str]) -> tuple[str, ...]:
-    """``locales`` as a tuple, each a locale Faker knows; an `InputError` naming the others."""
+def checked_locales(locales: str | Sequence[str]) -> tuple[str, ...]:
+    """``locales`` (a sequence, or names separated by commas) as a tuple of locales Faker knows; an
+    `InputError` naming the others. Names are mostly folded to ASCII (`SurrogateSource.person`), so a
+    locale of another script gives few names of its own."""
     from faker.config import AVAILABLE_LOCALES
 
-    unknown = [] if isinstance(locales, str) else [x for x in locales if x not in AVAILABLE_LOCALES]
-    if unknown or not locales or isinstance(locales, str):
+    items = [x.strip() for x in locales.split(",") if x.strip()] if isinstance(locales, str) else locales
+    unknown = [x for x in items if x not in AVAILABLE_LOCALES]
+    if unknown or not items:
         raise InputError(
-            f"name locales must be a list of Faker locales such as en_US or de_DE, got {unknown or locales!r}"
+            f"name locales must be Faker locales such as en_US or de_DE, got {unknown or locales!r}"
         )
-    return tuple(locales)
+    return tuple(items)
 
 
 class SurrogateSource:

@@ -120,6 +120,15 @@ def test_canary_names_come_from_the_locales_asked_for(locale):
         CanaryMaker(name_locales=["xx_YY"])
 
 
+def test_name_locales_are_read_from_a_comma_list_and_an_empty_one_is_refused():
+    from deid_hf.train.augment import checked_locales
+
+    assert checked_locales("en_US, de_DE,") == ("en_US", "de_DE")
+    for empty in ("", " , ", []):
+        with pytest.raises(InputError, match="name locales"):
+            checked_locales(empty)
+
+
 def test_inserted_canaries_read_as_such_identifiers_are_written(maker):
     assert reads_naturally("ADDRESS", "12 Oak Street") and reads_naturally("ORG", "Bond Inc")
     assert not reads_naturally("ADDRESS", "007 Philip Burg") and not reads_naturally(

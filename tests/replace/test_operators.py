@@ -227,7 +227,14 @@ def test_identifiers_lose_every_original_character():
 
 @pytest.mark.parametrize(
     "original",
-    ["+1 503 555 0199", "(217) 555-0143", "+44 20 7946 0958", "1-800-555-0199", "011 44 20 7946 0958"],
+    [
+        "+1 503 555 0199",
+        "(217) 555-0143",
+        "+44 20 7946 0958",
+        "+44 (0)20 7946 0958",
+        "1-800-555-0199",
+        "011 44 20 7946 0958",
+    ],
 )
 def test_phone_numbers_stay_valid_for_their_country(original):
     """The country code written before the number stays ("1-800-...": a fresh area code after it)."""
