@@ -36,6 +36,11 @@ _IDENTIFIER_CUE = re.compile(
     r"account\s+(?:no|number))[\s.:#]*",
     re.IGNORECASE,
 )
+#: a greeting or thanks that opens a message or a turn ("Hi Priya,", "Dear Ms. Lee"), not a name itself
+_GREETING = re.compile(
+    r"(?:hi|hello|hey|dear|thanks?(?:\s+you)?|regards|cheers|good\s+(?:morning|afternoon|evening))[\s,.!:]*",
+    re.IGNORECASE,
+)
 #: a numeric date with dots ("04.03.2021", "3.4.21"), which the date rules leave to context
 _DOTTED_DATE = re.compile(r"^\d{1,2}\.\d{1,2}\.(?:\d{2}|\d{4})$")
 #: lower-case words of a name ("Staël de Holstein", "van Gogh"): kept in a learned name span
@@ -183,6 +188,14 @@ _drop_rule(
     "a title or honorific alone ('Dr.', 'Mrs') names no one",
     ("Dr.",),
     lambda text, span, dates: _HONORIFICS.fullmatch(text[span.start : span.end].strip()) is not None,
+)
+_drop_rule(
+    "learned.greeting-alone",
+    (),
+    "a greeting or thanks alone ('Hi', 'Dear', 'Thank you') names no one: a model reads the word before a "
+    "name as part of it",
+    ("Hi", "Thank you"),
+    lambda text, span, dates: _GREETING.fullmatch(text[span.start : span.end].strip()) is not None,
 )
 _drop_rule(
     "learned.identifier-cue-alone",
