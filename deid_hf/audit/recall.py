@@ -82,7 +82,8 @@ def weighted_recall(outcomes: Sequence[CanaryOutcome], mix: dict[str, float]) ->
         tokens = sum(o.tokens for o in outcomes)
         return sum(o.covered for o in outcomes) / tokens if tokens else None
     total = sum(weights.values())
-    return sum(w / total * per_label[label][0] / per_label[label][1] for label, w in weights.items())
+    mean = sum(w * per_label[label][0] / per_label[label][1] for label, w in weights.items()) / total
+    return min(mean, 1.0)  # a mean of recalls of 1 can round above it
 
 
 def _pooled(outcomes: Sequence[CanaryOutcome]) -> float | None:

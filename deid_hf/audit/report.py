@@ -106,7 +106,8 @@ def summary_lines(report: dict) -> list[str]:
             f"(95% interval {_interval(estimate['interval'])}) "
             f"over {canary['all']['canaries']} canaries in {canary['documents_sampled']} of "
             f"{canary['documents_in_corpus']} documents ({canary['copies_per_document']} copy each); "
-            f"{estimate['method']}."
+            f"{estimate['method']}; canary names from the locales "
+            f"{', '.join(canary.get('name_locales') or ['of the default'])}."
         )
     if reid := report.get("reid"):
         original = reid["results"]["original text"]

@@ -220,6 +220,14 @@ _drop_rule(
     lambda text, span, dates: any(d.start < span.end and span.start < d.end for d in dates),
 )
 _drop_rule(
+    "learned.piece-of-a-date",
+    (),
+    "a piece of a date that a date rule finds whole ('2024' of '07/03/2024' read as an ID or a phone): the "
+    "date rule's span stands for it and keeps the date's label",
+    ("2024",),
+    lambda text, span, dates: any(d.start <= span.start and span.end <= d.end for d in dates),
+)
+_drop_rule(
     "learned.date-without-a-date-word",
     ("DATE_TIME",),
     "no dotted date and no word but a weekday, a time of day or a duration ('9', '/7', 'Tuesday', '8 pm')",

@@ -17,6 +17,7 @@ only). Every draw comes from one seeded `random.Random`, so a recipe gives the s
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import unicodedata
@@ -258,7 +259,24 @@ def checked_locales(locales: str | Sequence[str]) -> tuple[str, ...]:
         raise InputError(
             f"name locales must be Faker locales such as en_US or de_DE, got {unknown or locales!r}"
         )
+    other_script = [x for x in items if not _latin_names(x)]
+    if other_script:
+        raise InputError(
+            f"name locales must write names in Latin letters (they are folded to ASCII), got {other_script}"
+        )
     return tuple(items)
+
+
+@functools.cache
+def _latin_names(locale: str) -> bool:
+    """Whether most of a sample of Faker's names for ``locale`` are written in Latin letters."""
+    from faker import Faker
+
+    fake = Faker(locale)
+    fake.seed_instance(0)
+    names = [fake.name() for _ in range(20)]
+    latin = [all("LATIN" in unicodedata.name(ch, "") for ch in name if ch.isalpha()) for name in names]
+    return sum(latin) > len(latin) / 2
 
 
 class SurrogateSource:

@@ -127,6 +127,8 @@ def test_name_locales_are_read_from_a_comma_list_and_an_empty_one_is_refused():
     for empty in ("", " , ", []):
         with pytest.raises(InputError, match="name locales"):
             checked_locales(empty)
+    with pytest.raises(InputError, match=r"Latin letters.*ja_JP"):
+        checked_locales("en_US,ja_JP")
 
 
 def test_inserted_canaries_read_as_such_identifiers_are_written(maker):
