@@ -25,10 +25,12 @@ from .text_shape import (
 
 #: at most this many characters added on each side when a span is widened to whole words
 WIDEN_MAX = 24
-#: titles and honorifics alone ("Dr.", "Mrs", "Prof. Dr."): no identifier (a model trained on synthetic
-#: records that mark job titles learns to mark them)
+#: titles and honorifics alone ("Dr.", "Mrs", "Prof. Dr.", "Professor"): no identifier (a model trained on
+#: synthetic records that mark job titles learns to mark them)
 _HONORIFICS = re.compile(
-    r"(?:(?:dr|drs|mr|mrs|ms|miss|mx|prof|rev|fr|sir|madam|mme|mlle)\.?\s*)+", re.IGNORECASE
+    r"(?:(?:dr|drs|mr|mrs|ms|miss|mx|prof|rev|fr|sir|madam|mme|mlle|doctor|professor|nurse|reverend|officer)"
+    r"\.?\s*)+",
+    re.IGNORECASE,
 )
 #: a word that announces an identifier on a form or in a note ("MRN 4839201", "DOB: 3/4/1950"), not one itself
 _IDENTIFIER_CUE = re.compile(

@@ -239,6 +239,7 @@ LEARNED_CASES = [
     ("learned.no-name-left", "She thanked the singer.", "the singer", "PERSON", set()),
     ("learned.function-words-alone", "At the end of the road", "of the", "ADDRESS", set()),
     ("learned.title-alone", "Seen by Prof. today", "Prof.", "PERSON", set()),
+    ("learned.title-alone", "Spoke with Professor Ann Lee", "Professor", "OTHER", set()),
     ("learned.identifier-cue-alone", "Dr. Lee reviewed MRN 4839201.", "MRN", "OTHER", set()),
     ("learned.identifier-cue-alone", "Lee, Ann. DOB: 3/4/1950", "DOB:", "PERSON", set()),
     ("learned.identifier-cue-alone", "Lee, Ann. D.O.B. 3/4/1950", "D.O.B.", "OTHER", set()),
