@@ -132,6 +132,15 @@ IDENTIFIER_CASES = [
     ),
     (
         "name.needs-evidence",
+        "Hi, this is Nurse Priya Castellanos.",
+        "Nurse Priya Castellanos",
+        "ORG",
+        0.5,
+        "spacy",
+        {"Priya Castellanos"},
+    ),
+    (
+        "name.needs-evidence",
         "Resp: clear lungs, Kowalczyk aware",
         "Kowalczyk aware",
         "PERSON",
