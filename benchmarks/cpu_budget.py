@@ -55,18 +55,12 @@ def forward_pass(threads: int | None):
     return run
 
 
-def detector(name: str):
-    from deid_hf.detect import get_detector
-
-    found = get_detector(name)
-    return found.detect_batch
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args()
+    from deid_hf.detect import get_detector
     from deid_hf.export.onnx import physical_cores
 
     found = corpora(args.docs, 0, 0)
@@ -78,8 +72,8 @@ def main() -> None:
     parts = {
         "forward pass, int8, 1 thread": forward_pass(1),
         f"forward pass, int8, {cores} threads": forward_pass(cores),
-        "spaCy entity recogniser": detector("spacy"),
-        "patterns": detector("patterns"),
+        "spaCy entity recogniser": get_detector("spacy").detect_batch,
+        "patterns": get_detector("patterns").detect_batch,
         "Presidio analyzer (spaCy sm + recognizers)": presidio_tool(),
     }
     seconds = {part: best_seconds(run, texts, args.repeats) for part, run in parts.items()}

@@ -9,10 +9,11 @@ from .lexicon import Vocabulary, is_clinical_term, is_misspelling, is_name_word,
 from .text_shape import CLITIC, COMMON_WORD_ZIPF, WORD_ANY_SCRIPT, lowercase_style, sentence_start
 
 _WEEKDAYS = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
-#: titles and roles written before a name ("Nurse Priya Castellanos"): they point at no one, so a name span
-#: is trimmed past them and they stay in the text, as "Dr." does
-_TITLES = frozenset(
-    "dr drs mr mrs ms mx miss prof doctor nurse professor officer reverend rev sister father".split()  # noqa: SIM905
+#: titles, honorifics and roles written before a name ("Dr.", "Mme", "Nurse Priya Castellanos"): they point
+#: at no one, so a name span is trimmed past them and they stay in the text
+TITLES = frozenset(
+    "dr drs mr mrs ms mx miss prof rev fr sir madam mme mlle doctor nurse professor officer reverend sister "  # noqa: SIM905
+    "father".split()
 )
 
 
@@ -32,7 +33,7 @@ def _never_evidence(text: str, start: int, word: str) -> bool:
         len(word) < 2
         or (word.isupper() and len(word) <= 3)
         or word.lower() in _WEEKDAYS  # "for Thursday": a weekday alone identifies nobody
-        or word.lower().rstrip(".") in _TITLES
+        or word.lower().rstrip(".") in TITLES
         or is_clinical_term(word)
         or ((word.islower() or sentence_start(text, start)) and is_misspelling(word))
     )

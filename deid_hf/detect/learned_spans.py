@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from ..spans import Span, trim_edge_words
-from .evidence import evidence_span
+from .evidence import TITLES, evidence_span
 from .lexicon import person_names, stop_words, zipf
 from .rules import RULES, Rule, decided, register_rule
 from .rules.identifiers import NAMED, over_89
@@ -27,11 +27,7 @@ from .text_shape import (
 WIDEN_MAX = 24
 #: titles and honorifics alone ("Dr.", "Mrs", "Prof. Dr.", "Professor"): no identifier (a model trained on
 #: synthetic records that mark job titles learns to mark them)
-_HONORIFICS = re.compile(
-    r"(?:(?:dr|drs|mr|mrs|ms|miss|mx|prof|rev|fr|sir|madam|mme|mlle|doctor|professor|nurse|reverend|officer)"
-    r"\.?\s*)+",
-    re.IGNORECASE,
-)
+_HONORIFICS = re.compile(rf"(?:(?:{'|'.join(sorted(TITLES))})\.?\s*)+", re.IGNORECASE)
 #: a word that announces an identifier on a form or in a note ("MRN 4839201", "DOB: 3/4/1950"), not one itself
 _IDENTIFIER_CUE = re.compile(
     r"(?:mrn|mr\s*#|ss\s*#|ssn|d\.?o\.?b|acct|tel|fax|(?:medical\s+)?record\s+(?:no|number)|"
