@@ -126,6 +126,35 @@ def test_the_learned_detector_runs_the_shipped_int8_graph(registered_learned):
     assert detector.vocabulary == shipped and shipped.words  # the policy's corpus vocabulary
 
 
+#: words beside an identifier that the default keeps, through the plain pipeline call with the shipped
+#: model: the cue of an ID, a greeting, a title or role (rules `learned.identifier-cue-alone`,
+#: `learned.greeting-alone`, `learned.title-alone`, titles never evidence) and a date the model read in part
+#: as an ID (`learned.piece-of-a-date`)
+WORDS_BESIDE_IDENTIFIERS = [
+    ("Seen by Dr. Ann Lee on 3/4/2024, MRN 4839201.", "Seen by Dr. <PERSON> on <DATE_TIME>, MRN <ID>."),
+    ("Customer: Hi Priya, my name is Daniel Okafor.", "Customer: Hi <PERSON>, my name is <PERSON>."),
+    ("Weight up 3 lb since 07/03/2024. Call 773-555-0142.", "Weight up 3 lb since <DATE_TIME>. Call "),
+    ("Hi, this is Nurse Priya Castellanos.", "Hi, this is Nurse <PERSON>."),
+    ("Spoke with Professor Ann Lee.", "Spoke with Professor <PERSON>."),
+]
+
+
+def test_words_beside_identifiers_stay_and_a_batch_keeps_every_record(registered_learned, monkeypatch):
+    import deid_hf
+    from deid_hf.detect import DETECTORS
+
+    # the shipped model, not the tests' tiny one
+    monkeypatch.setitem(DETECTORS, "learned", registered_learned)
+    texts = [text for text, _ in WORDS_BESIDE_IDENTIFIERS]
+    outputs = deid_hf.pipeline("deid-substitution", strategy="typed")([*texts, ""], p=1.0)
+    assert len(outputs) == len(texts) + 1 and outputs[-1]["error"]
+    for (_, expected), out in zip(WORDS_BESIDE_IDENTIFIERS, outputs):
+        assert out["text"].startswith(expected), out["text"]
+    assert not any(
+        digits in out["text"] for out in outputs[:-1] for digits in ("4839201", "555-0142", "2024")
+    )
+
+
 @pytest.mark.data
 def test_shipped_vocabulary_holds_no_word_of_a_gold_identifier():
     from deid_hf.corpora import physionet_documents
