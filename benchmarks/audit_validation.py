@@ -17,6 +17,7 @@ averaged, weighted by the documents each sampled).
 
     python benchmarks/audit_validation.py --detectors default,fast --sample 300
     python benchmarks/audit_validation.py --no-reid --detectors default --dev-only --fold-models D0 D1 D2 D3
+    python benchmarks/audit_validation.py --no-reid --detectors fast --reference default --name-locales en_US
 """
 
 from __future__ import annotations
@@ -111,8 +112,11 @@ def evaluation_sets() -> list[tuple[str, list, list[list[int]]]]:
     ]
 
 
-def canary_rows(detector: str, cache: dict, args) -> list[dict]:
-    pipe = cached_pipeline(cache, detector)
+def canary_rows(detector: str, caches: dict, args) -> list[dict]:
+    pipe = cached_pipeline(caches.setdefault(detector, {}), detector)
+    reference = None
+    if args.reference and args.reference != detector:
+        reference = cached_pipeline(caches.setdefault(args.reference, {}), args.reference)
     rows, counted = [], {}
     for name, docs, subset in evaluation_sets():
         if args.dev_only and "(dev)" not in name:
@@ -136,9 +140,11 @@ def canary_rows(detector: str, cache: dict, args) -> list[dict]:
             copies=args.copies,
             seed=args.seed,
             name_locales=args.name_locales,
+            reference=reference,
         )
         print(f"[{detector}] canaries on {name}: {time.time() - started:.0f} s", flush=True)
         rows.append(canary_row(name, detector, len(chosen), gold, canary))
+        rows[-1]["reference"] = args.reference if reference is not None else "-"
     return rows
 
 
@@ -259,6 +265,12 @@ def main() -> None:
     )
     parser.add_argument("--paraphrase-sample", type=int, default=40, help="notes the paraphraser rewrites")
     parser.add_argument("--epsilon", type=float, default=None, help="paraphraser's epsilon per token")
+    parser.add_argument(
+        "--reference",
+        default=None,
+        help="detector of the reference configuration (`deid-hf audit canary --reference`) for the other "
+        "detectors' rows",
+    )
     parser.add_argument("--no-reid", action="store_true")
     parser.add_argument("--no-canary", action="store_true")
     parser.add_argument("--dev-only", action="store_true", help="canaries on the sets developed on only")
@@ -270,9 +282,9 @@ def main() -> None:
     caches = {detector: {} for detector in args.detectors.split(",")}
     payload = {}
     if not args.no_canary:
-        rows = [row for detector, cache in caches.items() for row in canary_rows(detector, cache, args)]
+        rows = [row for detector in args.detectors.split(",") for row in canary_rows(detector, caches, args)]
         rows += fold_model_rows(args.fold_models, args) if args.fold_models else []
-        columns = ["data", "detector", "documents", "gold recall", "gold recall, canary types"]
+        columns = ["data", "detector", "reference", "documents", "gold recall", "gold recall, canary types"]
         print_table(
             rows, [*columns, "canary estimate", "interval", "in-place", "inserted", "estimate - gold"]
         )

@@ -127,11 +127,24 @@ def test_audit_all_writes_one_report_without_the_original_text(tmp_path, capsys)
     corpus = _audit_corpus(tmp_path / "notes.jsonl")
     out = tmp_path / "report"
     args = ["audit", "all", str(corpus), "--group-field", "patient", "--out", str(out), "--sample", "3"]
-    assert main([*args, "--strategies", "typed,full_entity+consistent", "--name-locales", "en_GB"]) == 0
+    options = [
+        "--strategies",
+        "typed,full_entity+consistent",
+        "--name-locales",
+        "en_GB",
+        "--reference",
+        "fast",
+    ]
+    assert main([*args, *options]) == 0
     assert "wrote the audit report" in capsys.readouterr().out
     report = json.loads((out / "audit.json").read_text())
     assert report["canary"]["documents_sampled"] == 3 and report["canary"]["all"]["canaries"] > 0
     assert report["canary"]["name_locales"] == ["en_GB"]
+    assert report["configuration"]["reference_detector"] == ["fast"]
+    assert report["canary"]["estimate"]["kind"] == "in_place"
+    assert "In-place canaries (the estimate's) by type" in (out / "audit.md").read_text()
+    # the report holds the re-identification audit: the canary section does not send the reader to it
+    assert not any("audit reid" in item for item in report["canary"]["not_covered"])
     assert set(report["reid"]["results"]) == {"original text", "typed", "full_entity+consistent"}
     assert report["reid"]["people"] == 3 and report["reid"]["results"]["typed"]["documents"] == 6
     for path in out.iterdir():
@@ -148,6 +161,7 @@ def test_audit_all_writes_one_report_without_the_original_text(tmp_path, capsys)
         (["canary", "--sample", "0"], "at least one document"),
         (["reid", "--group-field", "patient", "--strategies", "typed,shredded"], "shredded"),
         (["all", "--group-field", "patient", "--name-locales", "en_US,xx_YY"], "['xx_YY']"),
+        (["canary", "--reference", "fats"], "unknown detector 'fats'"),
     ],
 )
 def test_audit_bad_input_is_one_clear_error(tmp_path, capsys, argv, message):

@@ -47,6 +47,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                 "in Latin script (e.g. en_US for a US hospital; default: many cultures, a lower estimate "
                 "where the people are of one country)",
             )
+            audit.add_argument(
+                "--reference",
+                default=None,
+                help="comma-separated detectors of a reference configuration (e.g. default when auditing "
+                "fast): canaries re-fill what the reference finds, and the estimate counts them, so a "
+                "configuration is measured where this corpus writes identifiers it may miss",
+            )
         if name in ("reid", "all"):
             audit.add_argument("--group-field", required=True, help="field naming each document's person")
             audit.add_argument(
@@ -254,6 +261,7 @@ def run(args: argparse.Namespace, console) -> int:
         return run_dp(args, console)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
+    from ..config import validate
     from ..pipelines import pipeline
     from ..train.augment import checked_locales
     from .recall import run_canary_audit
@@ -274,6 +282,10 @@ def run(args: argparse.Namespace, console) -> int:
             check_attackable(groups)
             variants = reid_variants(args, options, texts, groups, bar, paraphrased)
         if args.audit in ("canary", "all"):
+            reference = None
+            if args.reference:
+                chosen = {**options, "detector": args.reference.split(",")}
+                reference = pipeline("deid-substitution", **validate(chosen))
             task = bar.add_task("canary audit", total=None)
             sections["canary"] = run_canary_audit(
                 pipeline("deid-substitution", **options),
@@ -285,10 +297,13 @@ def run(args: argparse.Namespace, console) -> int:
                 batch_size=args.batch_size,
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
                 name_locales=name_locales,
+                reference=reference,
             )
         if args.audit in ("reid", "all"):
             sections["reid"] = run_reid_audit(texts, groups, variants, k=args.top_k)
     configuration = {"input": Path(args.input).name, "records_skipped": skipped, **effective(options)}
+    if getattr(args, "reference", None):
+        configuration["reference_detector"] = args.reference.split(",")
     if paraphrased:
         configuration["paraphrase_sample"] = paraphrased
         if paraphrased["failed"]:

@@ -4,6 +4,11 @@
 The estimate (`weighted_recall`) is the canaries' token recall per type, weighted by the share of tokens of
 each type among the spans the configuration replaced in the sampled originals; intervals are 95% percentile
 intervals of a bootstrap over documents (canaries of one document are not independent).
+
+With a *reference* (another configuration, e.g. ``default`` when auditing ``fast``), the in-place canaries
+sit where the reference finds identifiers, the type mix is the reference's, and the estimate counts the
+in-place canaries: they are written where and how this corpus writes identifiers, which a weaker
+configuration may not find, whereas inserted sentences are easy to find.
 """
 
 from __future__ import annotations
@@ -18,15 +23,21 @@ from .canary import CanaryDocument, CanaryMaker
 from .stats import bootstrap_interval, wilson_interval
 
 _TOKEN = re.compile(r"\S+")
-#: the canaries the estimate counts: in-place canaries sit at the configuration's own detections, false
-#: positives included, so they are reported beside it, not in it
+#: the canaries the estimate counts without a reference: in-place canaries sit at the configuration's own
+#: detections, false positives included, so they are reported beside it, not in it
 ESTIMATE_KIND = "inserted"
+#: the canaries the estimate counts with a reference: those at the reference's detections
+REFERENCE_ESTIMATE_KIND = "in_place"
+KINDS = ("in_place", "inserted")
+#: what the canary audit leaves to the re-identification audit (dropped from a report that holds both)
+LEFT_TO_REID = "re-identification through what is left: see `deid-hf audit reid`"
 #: what the canary audit does not measure, stated in every report
 NOT_COVERED = (
-    "identifier types the configuration never finds in the sample and no canary template imitates",
+    "identifier types the configuration (or its reference) never finds in the sample and no canary "
+    "template imitates",
     "how well spans are bounded beyond the canary's own tokens (a canary is one surrogate, not the context)",
     "identifiers written in ways no surrogate generator produces (nicknames, misspellings, local formats)",
-    "re-identification through what is left: see `deid-hf audit reid`",
+    LEFT_TO_REID,
 )
 
 
@@ -149,19 +160,22 @@ def run_canary_audit(
     batch_size: int = 16,
     progress: Callable[[int, int], None] | None = None,
     name_locales: Sequence[str] | None = None,
+    reference=None,
 ) -> dict:
     """The canary audit of ``pipe`` (a `deid-substitution` pipeline) on ``sample`` documents of ``texts``,
     each copied ``copies`` times with its replaced spans re-filled and ``inserted`` canary sentences added;
-    canary names from Faker's ``name_locales`` (None: many cultures, `CanaryMaker`).
-    Returns counts and rates only, never text."""
+    canary names from Faker's ``name_locales`` (None: many cultures, `CanaryMaker`). With ``reference``
+    (another `deid-substitution` pipeline), the spans re-filled and the type mix are the reference's and
+    the estimate counts the in-place canaries. Returns counts and rates only, never text."""
     if copies < 1 or inserted < 0:
         raise InputError(f"copies must be at least 1 and inserted at least 0, got {copies} and {inserted}")
     rng = random.Random(seed)
     chosen = _sample(texts, sample, rng)
     maker, total = CanaryMaker(name_locales=name_locales), len(chosen) * (1 + copies)
     detections, failed, done = {}, set(), 0
+    placing = pipe if reference is None else reference
     for batch in _in_batches(chosen, batch_size):
-        for i, result in zip(batch, _results(pipe, [texts[i] for i in batch], seed, batch_size)):
+        for i, result in zip(batch, _results(placing, [texts[i] for i in batch], seed, batch_size)):
             if result.get("error"):
                 failed.add(i)
             else:
@@ -181,8 +195,9 @@ def run_canary_audit(
             if progress:
                 progress(min(done, total), total)
     mix = detected_token_mix([texts[i] for i in kept], [detections[i] for i in kept])
+    kind = ESTIMATE_KIND if reference is None else REFERENCE_ESTIMATE_KIND
     return canary_report(
-        outcomes, mix, len(texts), len(kept), len(failed), copies, inserted, seed, maker.source.locales
+        outcomes, mix, len(texts), len(kept), len(failed), copies, inserted, seed, maker.source.locales, kind
     )
 
 
@@ -196,16 +211,20 @@ def canary_report(
     inserted: int,
     seed: int,
     name_locales: Sequence[str] = (),
+    kind: str = ESTIMATE_KIND,
 ) -> dict:
-    """The canary audit's result (`run_canary_audit`): the estimate, per kind, per type of the canaries it
-    counts (``by_type``, inserted) and per type of the in-place ones; ``name_locales``: where the canary
-    names came from."""
+    """The canary audit's result (`run_canary_audit`): the estimate from the canaries of ``kind``, per
+    kind, per type of the estimate's canaries (``by_type``) and of the other kind's (``by_type_beside``);
+    ``name_locales``: where the canary names came from."""
+    if kind not in KINDS:
+        raise InputError(f"the estimate counts canaries of kind {' or '.join(KINDS)}, got {kind!r}")
+    beside = next(k for k in KINDS if k != kind)
     clusters: dict[int, list[CanaryOutcome]] = {}
     for o in outcomes:
         clusters.setdefault(o.document, []).append(o)
-    clusters = {d: [o for o in c if o.kind == ESTIMATE_KIND] for d, c in clusters.items()}
+    clusters = {d: [o for o in c if o.kind == kind] for d, c in clusters.items()}
     clusters = {d: c for d, c in clusters.items() if c}
-    estimated = [o for o in outcomes if o.kind == ESTIMATE_KIND]
+    estimated = [o for o in outcomes if o.kind == kind]
     interval = bootstrap_interval(
         list(clusters.values()), lambda c: weighted_recall([o for d in c for o in d], mix), seed=seed
     )
@@ -221,16 +240,19 @@ def canary_report(
         "estimate": {
             "token_recall": weighted_recall(estimated, mix),
             "interval": list(interval) if interval else None,
-            "method": "token recall of the inserted canaries per type, weighted by the type mix of the "
-            "replaced spans",
+            "kind": kind,
+            "method": (
+                "token recall of the inserted canaries per type, weighted by the type mix of the "
+                "replaced spans"
+                if kind == ESTIMATE_KIND
+                else "token recall of the canaries re-filled where the reference configuration finds "
+                "identifiers, per type, weighted by the type mix of the reference's spans"
+            ),
         },
         "all": summarise(outcomes, seed),
-        "by_kind": {
-            kind: summarise([o for o in outcomes if o.kind == kind], seed)
-            for kind in ("in_place", "inserted")
-        },
+        "by_kind": {k: summarise([o for o in outcomes if o.kind == k], seed) for k in KINDS},
         "by_type": by_type(estimated, seed),
-        "in_place_by_type": by_type([o for o in outcomes if o.kind == "in_place"], seed),
+        "by_type_beside": by_type([o for o in outcomes if o.kind == beside], seed),
         "detected_type_mix": mix,
         "not_covered": list(NOT_COVERED),
     }

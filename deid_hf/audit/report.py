@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .._version import __version__
 from ..errors import InputError, MissingExtraError
+from .recall import LEFT_TO_REID
 
 
 def _rate(value) -> str:
@@ -21,6 +22,10 @@ def _rate(value) -> str:
 
 def _interval(pair) -> str:
     return "-" if not pair else f"{pair[0]:.3f}-{pair[1]:.3f}"
+
+
+#: the canary kinds as table titles name them
+_KIND_TITLES = {"in_place": "In-place", "inserted": "Inserted"}
 
 
 def canary_tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -40,12 +45,14 @@ def canary_tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
         ]
 
     kinds = [row("all", result["all"])] + [row(k, s) for k, s in result["by_kind"].items()]
+    counted = result["estimate"]["kind"]
+    beside = "inserted" if counted == "in_place" else "in_place"
     types = [row(label, s) for label, s in result["by_type"].items()]
-    in_place = [row(label, s) for label, s in result["in_place_by_type"].items()]
+    other = [row(label, s) for label, s in result["by_type_beside"].items()]
     return [
         ("Canaries by kind", ["kind", *head], kinds),
-        ("Inserted canaries (the estimate's) by type", ["type", *head], types),
-        ("In-place canaries by type", ["type", *head], in_place),
+        (f"{_KIND_TITLES[counted]} canaries (the estimate's) by type", ["type", *head], types),
+        (f"{_KIND_TITLES[beside]} canaries by type", ["type", *head], other),
     ]
 
 
@@ -244,6 +251,9 @@ def write_audit_report(out: str | Path, sections: dict, configuration: dict | No
         raise InputError("nothing to report: run the canary, reid or dp audit")
     out.mkdir(parents=True, exist_ok=True)
     report = {"version": __version__, "configuration": configuration or {}, **sections}
+    if "canary" in report and "reid" in report:  # the canary section need not point to the report's own
+        canary = report["canary"]
+        report["canary"] = {**canary, "not_covered": [i for i in canary["not_covered"] if i != LEFT_TO_REID]}
     images, plots, written = {}, {}, {}
     for name, draw in (("canary", canary_plot), ("reid", reid_plot)):
         if name in sections:

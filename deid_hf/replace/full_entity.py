@@ -268,16 +268,31 @@ def company(fake) -> str:
     return f"{fake.last_name()} {fake.company_suffix()}"
 
 
+def _house_number(original: str, rng: random.Random) -> str:
+    """Random digits as many as ``original``'s, with no leading zero unless it has one."""
+    return "".join(
+        str(rng.randint(0 if i or original.startswith("0") else 1, 9)) for i in range(len(original))
+    )
+
+
 def street(original: str, fake, rng: random.Random) -> str:
-    """A street line of the original's shape: a house number of as many digits (no leading zero unless the
-    original has one), a surname and the original's suffix when it is a common one ("Street", "Ave."),
-    else a common suffix."""
-    number = re.match(r"\d+", original)
-    digits = len(number.group()) if number else 0
-    house = "".join(str(rng.randint(0 if i or original.startswith("0") else 1, 9)) for i in range(digits))
-    last = original.split()[-1] if len(original.split()) > 1 else ""
+    """A street line of the original's shape: a house number of as many digits, before the street or after
+    it as in the original ("Koskikatu 25"), a surname and the original's suffix when it is a common one
+    ("Street", "Ave."), else a common suffix; a house number alone stays a number."""
+    words = original.split()
+    if len(words) == 1 and original.isdigit():
+        return _house_number(original, rng)
+    after = len(words) > 1 and words[-1].isdigit() and not words[0][:1].isdigit()
+    number = words[-1] if after else (re.match(r"\d+", original) or [""])[0]
+    named = words[:-1] if after else words
+    last = named[-1] if len(named) > 1 else ""
     suffix = last if last.rstrip(".").lower() in STREET_SUFFIXES else rng.choice(("Street", "Avenue", "Road"))
-    return " ".join(filter(None, (house, fake.last_name(), suffix)))
+    parts = (
+        (fake.last_name(), suffix, _house_number(number, rng))
+        if after
+        else (_house_number(number, rng), fake.last_name(), suffix)
+    )
+    return " ".join(filter(None, parts))
 
 
 _SECONDARY = re.compile(r"(?i)(?:apt|apartment|suite|ste|unit|room|floor|fl|#)\.?\s*\S+")

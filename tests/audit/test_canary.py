@@ -225,3 +225,30 @@ def test_the_audit_refuses_an_empty_sample():
         run_canary_audit(DigitsOnly(), ["", "  "], sample=3)
     with pytest.raises(InputError, match="at least one"):
         run_canary_audit(DigitsOnly(), ["text"], sample=0)
+
+
+class NamesAndDigits(DigitsOnly):
+    """A stand-in reference that also finds the two capitalised words after "Dr."."""
+
+    def __call__(self, texts, **_):
+        results = super().__call__(texts)
+        for text, result in zip(texts, results):
+            names = [
+                {"start": m.start(1), "end": m.end(1), "label": "PERSON", "replaced": True}
+                for m in re.finditer(r"Dr\. ([A-Z]\w+ [A-Z]\w+)", text)
+            ]
+            result["spans"] = sorted(result["spans"] + names, key=lambda s: s["start"])
+        return results
+
+
+def test_a_reference_shows_the_misses_a_configuration_cannot_see_in_itself():
+    """Alone, a configuration that never finds names weighs only what it finds (digits) and looks perfect;
+    with a reference that finds the names, the canaries re-fill them and the estimate counts them."""
+    texts = [f"Visit {n}: Dr. Ilse Marr saw the patient. Ticket 88{n}." for n in range(10)]
+    alone = run_canary_audit(DigitsOnly(), texts, sample=10, seed=2)
+    checked = run_canary_audit(DigitsOnly(), texts, sample=10, seed=2, reference=NamesAndDigits())
+    assert alone["estimate"]["kind"] == "inserted" and alone["estimate"]["token_recall"] == 1.0
+    assert checked["estimate"]["kind"] == "in_place" and set(checked["detected_type_mix"]) == {"ID", "PERSON"}
+    assert checked["by_type"]["PERSON"]["token_recall"] == 0 and checked["by_type"]["ID"]["token_recall"] == 1
+    assert checked["estimate"]["token_recall"] == pytest.approx(checked["detected_type_mix"]["ID"])
+    assert set(checked["by_type_beside"]) <= set(CANARY_LABELS)

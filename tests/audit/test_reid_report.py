@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from deid_hf.audit.recall import run_canary_audit
+from deid_hf.audit.recall import LEFT_TO_REID, run_canary_audit
 from deid_hf.audit.reid import run_reid_audit, tfidf_attack, true_person_ranks
 from deid_hf.audit.report import write_audit_report
 from deid_hf.errors import InputError
@@ -82,6 +82,11 @@ def test_the_report_holds_no_text_and_is_written_whole(tmp_path):
         for word in ("zebulon", "quackenbush", "oxnard", "555-01", "invoice"):
             assert word not in content, (path.name, word)
     assert "| PHONE |" in written["md"].read_text() and "<table>" in written["html"].read_text()
+    # a report of the canary audit alone points to the re-identification audit; one holding it does not
+    alone = json.loads(write_audit_report(tmp_path / "alone", {"canary": canary})["json"].read_text())
+    assert [i for i in alone["canary"]["not_covered"] if i not in report["canary"]["not_covered"]] == [
+        LEFT_TO_REID
+    ]
 
 
 def test_the_report_refuses_a_file_as_folder_and_an_empty_report(tmp_path):

@@ -128,6 +128,11 @@ def test_an_address_keeps_its_street_city_state_and_zip(original, shape):
         ("10 Downing Street", r"[1-9]\d [A-Z][A-Za-z'-]+(?: [A-Z][A-Za-z'-]+)* Street"),
         ("7 Elm Ave.", r"[1-9] [A-Z][A-Za-z'-]+(?: [A-Z][A-Za-z'-]+)* Ave\."),
         ("250 Rue Royale", r"[1-9]\d\d [A-Z][A-Za-z'-]+(?: [A-Z][A-Za-z'-]+)* (?:Street|Avenue|Road)"),
+        # the house number after the street, as much of Europe writes it, stays after it
+        ("Koskikatu 25", r"[A-Z][A-Za-z'-]+(?: [A-Z][A-Za-z'-]+)* (?:Street|Avenue|Road) [1-9]\d"),
+        ("Via Franscini 071", r"[A-Z][A-Za-z'-]+(?: [A-Z][A-Za-z'-]+)* (?:Street|Avenue|Road) \d{3}"),
+        # a house number alone (a detector split it from its street) stays a number
+        ("3520", r"[1-9]\d{3}"),
     ],
 )
 def test_a_street_reads_as_one_with_a_house_number_of_as_many_digits(original, shape):
