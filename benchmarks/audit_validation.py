@@ -17,7 +17,7 @@ averaged, weighted by the documents each sampled).
 
     python benchmarks/audit_validation.py --detectors default,fast --sample 300
     python benchmarks/audit_validation.py --no-reid --detectors default --dev-only --fold-models D0 D1 D2 D3
-    python benchmarks/audit_validation.py --no-reid --detectors fast --reference default --name-locales en_US
+    python benchmarks/audit_validation.py --no-reid --detectors fast --reference default --locales en_US
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def canary_rows(detector: str, caches: dict, args) -> list[dict]:
             sample=args.sample,
             copies=args.copies,
             seed=args.seed,
-            name_locales=args.name_locales,
+            locales=args.locales,
             reference=reference,
         )
         print(f"[{detector}] canaries on {name}: {time.time() - started:.0f} s", flush=True)
@@ -187,7 +187,7 @@ def fold_model_rows(folders: list[str], args) -> list[dict]:
             sample=args.sample,
             copies=args.copies,
             seed=args.seed,
-            name_locales=args.name_locales,
+            locales=args.locales,
         )
         estimate = canary["estimate"]["token_recall"]
         counts += fold_counts
@@ -255,10 +255,11 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--name-locales",
+        "--locales",
         type=checked_locales,
         default=None,
-        help="comma-separated Faker locales of the canary names (default: the audit's, many cultures)",
+        help="comma-separated Faker locales of the canary names and places (default: the audit's, many "
+        "cultures)",
     )
     parser.add_argument(
         "--strategies", default="redact,typed,full_entity,full_entity+consistent,typed+consistent,paraphrase"

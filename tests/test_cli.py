@@ -130,7 +130,7 @@ def test_audit_all_writes_one_report_without_the_original_text(tmp_path, capsys)
     options = [
         "--strategies",
         "typed,full_entity+consistent",
-        "--name-locales",
+        "--locales",
         "en_GB",
         "--reference",
         "fast",
@@ -139,7 +139,7 @@ def test_audit_all_writes_one_report_without_the_original_text(tmp_path, capsys)
     assert "wrote the audit report" in capsys.readouterr().out
     report = json.loads((out / "audit.json").read_text())
     assert report["canary"]["documents_sampled"] == 3 and report["canary"]["all"]["canaries"] > 0
-    assert report["canary"]["name_locales"] == ["en_GB"]
+    assert report["canary"]["locales"] == ["en_GB"]
     assert report["configuration"]["reference_detector"] == ["fast"]
     assert report["canary"]["estimate"]["kind"] == "in_place"
     assert "In-place canaries (the estimate's) by type" in (out / "audit.md").read_text()
@@ -160,8 +160,10 @@ def test_audit_all_writes_one_report_without_the_original_text(tmp_path, capsys)
         (["reid", "--group-field", "person"], "no record has a field 'person'"),
         (["canary", "--sample", "0"], "at least one document"),
         (["reid", "--group-field", "patient", "--strategies", "typed,shredded"], "shredded"),
-        (["all", "--group-field", "patient", "--name-locales", "en_US,xx_YY"], "['xx_YY']"),
+        (["all", "--group-field", "patient", "--locales", "en_US,xx_YY"], "['xx_YY']"),
         (["canary", "--reference", "fats"], "unknown detector 'fats'"),
+        (["canary", "--reference", ""], "--reference must name detectors"),
+        (["canary", "--detector", "fast", "--reference", "fast"], "is the configuration audited"),
     ],
 )
 def test_audit_bad_input_is_one_clear_error(tmp_path, capsys, argv, message):

@@ -3,8 +3,9 @@
 Two kinds of canary go into each copy:
 
 - ``in_place``: every span the configuration replaced in the original is re-filled with a fresh surrogate of
-  its label in the original's format and casing (`deid_hf.train.augment.SurrogateSource`), so the canary
-  sits where the corpus itself writes an identifier of that type;
+  its label in the original's format and casing (`deid_hf.train.augment.SurrogateSource`; places and
+  addresses of the corpus' locales, piece by piece), so the canary sits where the corpus itself writes an
+  identifier of that type;
 - ``inserted``: short sentences of the corpus' register ("Spoke with {name} about the plan.") holding an
   identifier of each type, inserted at line or sentence breaks in the document's casing, so identifiers
   also appear where the configuration found none.
@@ -24,6 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..detect.clinical import FACILITY_END
 from ..errors import InputError
 from ..replace.full_entity import STREET_SUFFIXES, law_firm_shaped
 
@@ -63,6 +65,14 @@ TEMPLATES = {
 }
 _BREAK = re.compile(r"\n|(?<=[.;!?])\s")
 _TOKEN = re.compile(r"\S+")
+#: canary types written as places of a country: re-filled in place from the locales' own address data
+PLACE_LABELS = ("ADDRESS", "LOCATION")
+#: the pieces of an address (street line, city, postcode, country) and what separates them
+_ADDRESS_PIECE = re.compile(r"(,\s*|\n)")
+#: "GH", "BIDMC": a place written as its initials, re-filled as initials (`FullEntity`)
+_INITIALS = re.compile(r"[A-Z]{2,5}")
+#: share of place canaries folded to ASCII, as person names are (`SurrogateSource.person`)
+FOLDED_SHARE = 0.7
 
 
 @dataclass(frozen=True)
@@ -157,12 +167,10 @@ def reads_naturally(label: str, value: str) -> bool:
 
 class CanaryMaker:
     """Draws canary documents: surrogates from `deid_hf.train.augment.SurrogateSource` (person names from
-    Faker's ``name_locales``, None: many cultures; format-preserving dates and numbers), one seeded stream
-    per call."""
+    Faker's ``locales``, None: many cultures; format-preserving dates and numbers), in-place places and
+    addresses from the same locales (`place`), one seeded stream per call."""
 
-    def __init__(
-        self, labels: Sequence[str] = CANARY_LABELS, name_locales: Sequence[str] | None = None
-    ) -> None:
+    def __init__(self, labels: Sequence[str] = CANARY_LABELS, locales: Sequence[str] | None = None) -> None:
         from ..train.augment import NAME_LOCALES, SurrogateSource
 
         unknown = sorted(set(labels) - set(CANARY_LABELS))
@@ -171,17 +179,50 @@ class CanaryMaker:
                 f"canary types must be among {', '.join(CANARY_LABELS)}, got {unknown or 'none'}"
             )
         self.labels = tuple(labels)
-        self.source = SurrogateSource(NAME_LOCALES if name_locales is None else name_locales)
+        self.source = SurrogateSource(NAME_LOCALES if locales is None else locales)
 
     def value(self, label: str, rng: random.Random, original: str | None = None) -> str:
         """A fresh identifier of ``label`` in the shape of ``original`` (else of an exemplar)."""
         if original is None:
             return self.inserted_value(label, rng)
         for _ in range(5):
-            drawn = self.source.surrogate(original, label, rng).strip()
+            drawn = self.place(original, label, rng) or self.source.surrogate(original, label, rng).strip()
             if drawn and drawn.casefold() != original.casefold():
                 return drawn
         return drawn
+
+    def place(self, original: str, label: str, rng: random.Random) -> str | None:
+        """A place or address of one of the locales, piece by piece in the original's layout (street line,
+        city, postcode); None for a facility, initials, another label, or an en_US draw (`FullEntity`
+        keeps US street, state and ZIP shapes)."""
+        if label not in PLACE_LABELS or FACILITY_END.search(original) or _INITIALS.fullmatch(original):
+            return None
+        from ..train.augment import ascii_folded
+
+        locale = rng.choice(self.source.locales)
+        if locale == "en_US":
+            return None
+        fake = self.source.fakers[locale]
+        fake.seed_instance(rng.getrandbits(64))
+        if label == "LOCATION":
+            drawn = fake.city()
+        else:
+            pieces = []
+            for i, piece in enumerate(_ADDRESS_PIECE.split(original)):
+                core = piece.strip()
+                if i % 2 or not core:
+                    pieces.append(piece)
+                    continue
+                if core.isdigit():
+                    new = fake.postcode() if len(core) >= 4 else fake.building_number()
+                elif i == 0 or any(ch.isdigit() for ch in core):
+                    new = " ".join(fake.street_address().split())
+                else:
+                    new = fake.city()
+                lead, trail = piece[: len(piece) - len(piece.lstrip())], piece[len(piece.rstrip()) :]
+                pieces.append(lead + new + trail)
+            drawn = "".join(pieces)
+        return (ascii_folded(drawn) or drawn) if rng.random() < FOLDED_SHARE else drawn
 
     def inserted_value(self, label: str, rng: random.Random, tries: int = 200) -> str:
         """A fresh identifier of ``label`` in the shape of an exemplar that `reads_naturally` (the last

@@ -41,11 +41,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             audit.add_argument("--copies", type=int, default=1, help="canary copies of each document")
             audit.add_argument("--inserted", type=int, default=4, help="canary sentences inserted per copy")
             audit.add_argument(
-                "--name-locales",
+                "--locales",
                 default=None,
-                help="comma-separated Faker locales of the canary names, those of the corpus' people, "
-                "in Latin script (e.g. en_US for a US hospital; default: many cultures, a lower estimate "
-                "where the people are of one country)",
+                help="comma-separated Faker locales of the canary names and places, those of the corpus' "
+                "people, in Latin script (e.g. en_US for a US hospital; default: many cultures, a lower "
+                "estimate where the people are of one country)",
             )
             audit.add_argument(
                 "--reference",
@@ -145,6 +145,23 @@ def effective(options: dict) -> dict:
     filled.setdefault("policy", DEFAULT_POLICY)
     filled.setdefault("detector", "pfilter" if filled["strategy"] == "zsts" else "default")
     return filled
+
+
+def checked_reference(reference: str | None, options: dict) -> list[str] | None:
+    """The detectors of ``--reference`` as a list (None without one); an `InputError` for an empty name
+    or the audited configuration's own detectors."""
+    if reference is None:
+        return None
+    detectors = [d.strip() for d in reference.split(",")]
+    if not all(detectors):
+        raise InputError(f"--reference must name detectors separated by commas, got {reference!r}")
+    own = effective(options)["detector"]
+    if set(detectors) == set([own] if isinstance(own, str) else map(str, own)):
+        raise InputError(
+            f"--reference {reference} is the configuration audited: a reference must find what it may "
+            "miss, so name other detectors (e.g. default when auditing fast)"
+        )
+    return detectors
 
 
 def read_corpus(args: argparse.Namespace, group_field: str | None) -> tuple[list[str], list[str] | None, int]:
@@ -269,8 +286,9 @@ def run(args: argparse.Namespace, console) -> int:
     from .report import write_audit_report
 
     options = pipeline_options(args)
-    locales = getattr(args, "name_locales", None)
-    name_locales = None if locales is None else checked_locales(locales)
+    reference_detectors = checked_reference(getattr(args, "reference", None), options)
+    locales = getattr(args, "locales", None)
+    locales = None if locales is None else checked_locales(locales)
     group_field = getattr(args, "group_field", None)
     texts, groups, skipped = read_corpus(args, group_field)
     sections, paraphrased = {}, {}
@@ -283,8 +301,8 @@ def run(args: argparse.Namespace, console) -> int:
             variants = reid_variants(args, options, texts, groups, bar, paraphrased)
         if args.audit in ("canary", "all"):
             reference = None
-            if args.reference:
-                chosen = {**options, "detector": args.reference.split(",")}
+            if reference_detectors:
+                chosen = {**options, "detector": reference_detectors}
                 reference = pipeline("deid-substitution", **validate(chosen))
             task = bar.add_task("canary audit", total=None)
             sections["canary"] = run_canary_audit(
@@ -296,14 +314,14 @@ def run(args: argparse.Namespace, console) -> int:
                 seed=args.seed,
                 batch_size=args.batch_size,
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
-                name_locales=name_locales,
+                locales=locales,
                 reference=reference,
             )
         if args.audit in ("reid", "all"):
             sections["reid"] = run_reid_audit(texts, groups, variants, k=args.top_k)
     configuration = {"input": Path(args.input).name, "records_skipped": skipped, **effective(options)}
-    if getattr(args, "reference", None):
-        configuration["reference_detector"] = args.reference.split(",")
+    if reference_detectors:
+        configuration["reference_detector"] = reference_detectors
     if paraphrased:
         configuration["paraphrase_sample"] = paraphrased
         if paraphrased["failed"]:

@@ -46,14 +46,12 @@ def canary_tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
 
     kinds = [row("all", result["all"])] + [row(k, s) for k, s in result["by_kind"].items()]
     counted = result["estimate"]["kind"]
-    beside = "inserted" if counted == "in_place" else "in_place"
-    types = [row(label, s) for label, s in result["by_type"].items()]
-    other = [row(label, s) for label, s in result["by_type_beside"].items()]
-    return [
-        ("Canaries by kind", ["kind", *head], kinds),
-        (f"{_KIND_TITLES[counted]} canaries (the estimate's) by type", ["type", *head], types),
-        (f"{_KIND_TITLES[beside]} canaries by type", ["type", *head], other),
-    ]
+    tables = [("Canaries by kind", ["kind", *head], kinds)]
+    for kind, types in result["by_kind_and_type"].items():
+        counts = " (the estimate's)" if kind == counted else ""
+        title = f"{_KIND_TITLES[kind]} canaries{counts} by type"
+        tables.append((title, ["type", *head], [row(label, s) for label, s in types.items()]))
+    return tables
 
 
 def reid_tables(result: dict) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -107,14 +105,23 @@ def summary_lines(report: dict) -> list[str]:
     """What was measured, in sentences."""
     lines = [f"Configuration: {json.dumps(report.get('configuration', {}), sort_keys=True)}."]
     if canary := report.get("canary"):
-        estimate = canary["estimate"]
+        estimate, kind = canary["estimate"], canary["estimate"]["kind"]
+        counted = canary["by_kind"][kind]["canaries"]
+        if estimate["token_recall"] is None:
+            found = "the reference" if kind == "in_place" else "the configuration"
+            recall = (
+                f"no estimate: no {_KIND_TITLES[kind].lower()} canary was made ({found} replaced nothing)"
+            )
+        else:
+            recall = f"{_rate(estimate['token_recall'])} (95% interval {_interval(estimate['interval'])})"
+        weights = ", ".join(f"{label} {_rate(w)}" for label, w in canary["detected_type_mix"].items())
+        named = _KIND_TITLES[kind].lower()
         lines.append(
-            f"Canary recall: {_rate(estimate['token_recall'])} "
-            f"(95% interval {_interval(estimate['interval'])}) "
-            f"over {canary['all']['canaries']} canaries in {canary['documents_sampled']} of "
+            f"Canary recall, the estimate: {recall}, from the {counted} {named} canaries "
+            f"of {canary['all']['canaries']} made in {canary['documents_sampled']} of "
             f"{canary['documents_in_corpus']} documents ({canary['copies_per_document']} copy each); "
-            f"{estimate['method']}; canary names from the locales "
-            f"{', '.join(canary.get('name_locales') or ['of the default'])}."
+            f"{estimate['method']} ({weights or 'none found'}); canary names and places from the locales "
+            f"{', '.join(canary.get('locales') or ['of the default'])}."
         )
     if reid := report.get("reid"):
         original = reid["results"]["original text"]
@@ -190,12 +197,11 @@ def _figure_png(draw) -> bytes:
 
 
 def canary_plot(result: dict) -> bytes:
-    """Token recall of the canaries by type, with the 95% intervals."""
-    labels = list(result["by_type"])
-    values = [result["by_type"][label]["token_recall"] or 0.0 for label in labels]
-    intervals = [
-        result["by_type"][label]["token_recall_interval"] or [v, v] for label, v in zip(labels, values)
-    ]
+    """Token recall of the estimate's canaries by type, with the 95% intervals."""
+    counted = result["by_kind_and_type"][result["estimate"]["kind"]]
+    labels = list(counted)
+    values = [counted[label]["token_recall"] or 0.0 for label in labels]
+    intervals = [counted[label]["token_recall_interval"] or [v, v] for label, v in zip(labels, values)]
     errors = [
         [v - lo for v, (lo, _) in zip(values, intervals)],
         [hi - v for v, (_, hi) in zip(values, intervals)],

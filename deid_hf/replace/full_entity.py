@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import random
 import re
+import string
 from datetime import date, timedelta
 
 from ..detect.clinical import FACILITY_END
@@ -269,10 +270,16 @@ def company(fake) -> str:
 
 
 def _house_number(original: str, rng: random.Random) -> str:
-    """Random digits as many as ``original``'s, with no leading zero unless it has one."""
-    return "".join(
-        str(rng.randint(0 if i or original.startswith("0") else 1, 9)) for i in range(len(original))
+    """Random digits as many as ``original``'s, with no leading zero unless it has one, and a random letter
+    of the same case where it has one ("3B")."""
+    digits = "".join(ch for ch in original if ch.isdigit())
+    drawn = "".join(
+        str(rng.randint(0 if i or original.startswith("0") else 1, 9)) for i in range(len(digits))
     )
+    letter = original[len(digits) :]
+    if letter:
+        drawn += rng.choice(string.ascii_uppercase if letter.isupper() else string.ascii_lowercase)
+    return drawn
 
 
 def street(original: str, fake, rng: random.Random) -> str:
@@ -280,10 +287,10 @@ def street(original: str, fake, rng: random.Random) -> str:
     it as in the original ("Koskikatu 25"), a surname and the original's suffix when it is a common one
     ("Street", "Ave."), else a common suffix; a house number alone stays a number."""
     words = original.split()
-    if len(words) == 1 and original.isdigit():
+    if len(words) == 1 and _HOUSE_NUMBER.fullmatch(original):
         return _house_number(original, rng)
-    after = len(words) > 1 and words[-1].isdigit() and not words[0][:1].isdigit()
-    number = words[-1] if after else (re.match(r"\d+", original) or [""])[0]
+    after = len(words) > 1 and bool(_HOUSE_NUMBER.fullmatch(words[-1])) and not words[0][:1].isdigit()
+    number = words[-1] if after else (_HOUSE_NUMBER.match(original) or [""])[0]
     named = words[:-1] if after else words
     last = named[-1] if len(named) > 1 else ""
     suffix = last if last.rstrip(".").lower() in STREET_SUFFIXES else rng.choice(("Street", "Avenue", "Road"))
@@ -295,7 +302,11 @@ def street(original: str, fake, rng: random.Random) -> str:
     return " ".join(filter(None, parts))
 
 
-_SECONDARY = re.compile(r"(?i)(?:apt|apartment|suite|ste|unit|room|floor|fl|#)\.?\s*\S+")
+_SECONDARY = re.compile(r"(?i)(?:apt|apartment|suite|ste|unit|room|floor|fl|flat|#)\.?\s*\S+")
+#: "25", "3B": a house number (digits, a letter after them)
+_HOUSE_NUMBER = re.compile(r"\d+[A-Za-z]?(?!\w)")
+#: "10115 Berlin", "0155 Oslo": a postcode before its city, as much of Europe writes it
+_POSTCODE_CITY = re.compile(r"(\d{4,5})\s+([^\W\d_][^\d,]*)")
 _ZIP = re.compile(r"\d{5}(?:-\d{4})?")
 _STATE_ZIP = re.compile(
     r"(?P<state>[A-Z]{2}|[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?:(?P<sep>,?\s+)(?P<zip>\d{5}(?:-\d{4})?))?"
@@ -328,8 +339,11 @@ def _address_piece(piece: str, fake, rng: random.Random, first: bool) -> str:
     lead, trail = piece[: len(piece) - len(piece.lstrip())], piece[len(piece.rstrip()) :]
     if not core:
         return piece
+    postcode_city = None if first else _POSTCODE_CITY.fullmatch(core)
     if _ZIP.fullmatch(core):
         new = fake.zipcode_plus4() if "-" in core else fake.zipcode()
+    elif postcode_city and postcode_city[2].split()[-1].rstrip(".").lower() not in STREET_SUFFIXES:
+        new = f"{_house_number(postcode_city[1], rng)} {fake.city()}"
     elif _SECONDARY.fullmatch(core):
         new = fake.secondary_address()
     elif core[0].isdigit() or first and any(ch.isdigit() for ch in core):

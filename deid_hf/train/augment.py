@@ -243,7 +243,8 @@ def cased_like(original: str, surrogate: str, rng: random.Random) -> str:
     return surrogate.upper() if roll < 0.1 else surrogate.lower() if roll < 0.2 else surrogate
 
 
-def _ascii(text: str) -> str:
+def ascii_folded(text: str) -> str:
+    """``text`` with its accents dropped and other non-ASCII letters removed."""
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
 
 
@@ -256,13 +257,11 @@ def checked_locales(locales: str | Sequence[str]) -> tuple[str, ...]:
     items = [x.strip() for x in locales.split(",") if x.strip()] if isinstance(locales, str) else locales
     unknown = [x for x in items if x not in AVAILABLE_LOCALES]
     if unknown or not items:
-        raise InputError(
-            f"name locales must be Faker locales such as en_US or de_DE, got {unknown or locales!r}"
-        )
+        raise InputError(f"locales must be Faker locales such as en_US or de_DE, got {unknown or locales!r}")
     other_script = [x for x in items if not _latin_names(x)]
     if other_script:
         raise InputError(
-            f"name locales must write names in Latin letters (they are folded to ASCII), got {other_script}"
+            f"locales must write names in Latin letters (they are folded to ASCII), got {other_script}"
         )
     return tuple(items)
 
@@ -298,7 +297,7 @@ class SurrogateSource:
         fake.seed_instance(rng.getrandbits(64))
         first, last = fake.first_name(), fake.last_name()
         if rng.random() < 0.7:
-            first, last = _ascii(first) or "Ana", _ascii(last) or "Lee"
+            first, last = ascii_folded(first) or "Ana", ascii_folded(last) or "Lee"
         words = original.split()
         if "," in original:
             name = f"{last}, {first}"

@@ -44,7 +44,7 @@ def test_canary_recall_orders_detectors_as_gold_recall_does_on_presidio_records(
         gold[detector] = evaluate_pipeline(pipe, gold_docs)["token_recall"]
         result = run_canary_audit(pipe, [d.text for d in docs], sample=100, seed=0)
         canary[detector] = result["estimate"]["token_recall"]
-        names_survived[detector] = result["by_type"]["PERSON"]["survival_rate"]
+        names_survived[detector] = result["by_kind_and_type"]["inserted"]["PERSON"]["survival_rate"]
     assert gold["patterns"] < gold["fast"] and canary["patterns"] < canary["fast"]
     # regular expressions know names only by their cues ("Dr."): far more name canaries survive them
     assert names_survived["patterns"] > names_survived["fast"] + 0.3

@@ -108,7 +108,7 @@ def test_canary_names_come_from_the_locales_asked_for(locale):
     provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
     names = [*provider.first_names, *provider.last_names]
     known = {word for name in names for word in name.split()}
-    one_locale, rng = CanaryMaker(["PERSON"], name_locales=[locale]), random.Random(3)
+    one_locale, rng = CanaryMaker(["PERSON"], locales=[locale]), random.Random(3)
     words = [w for _ in range(60) for w in one_locale.inserted_value("PERSON", rng).split() if len(w) > 2]
     folded = {unicodedata.normalize("NFKD", w).encode("ascii", "ignore").decode() for w in known}
     assert words and all(w in known or w in folded for w in words), [w for w in words if w not in known]
@@ -117,15 +117,36 @@ def test_canary_names_come_from_the_locales_asked_for(locale):
     others = [w for _ in range(60) for w in many.inserted_value("PERSON", rng).split() if len(w) > 2]
     assert any(w not in known and w not in folded for w in others)
     with pytest.raises(InputError, match="xx_YY"):
-        CanaryMaker(name_locales=["xx_YY"])
+        CanaryMaker(locales=["xx_YY"])
 
 
-def test_name_locales_are_read_from_a_comma_list_and_an_empty_one_is_refused():
+def test_places_re_filled_in_place_come_from_the_locales_in_the_original_layout():
+    """A German corpus gets German streets, postcodes and cities in the original's layout; a facility and
+    initials keep their own shapes; en_US keeps US streets."""
+    import importlib
+
+    german = importlib.import_module("faker.providers.address.de_DE").Provider
+    endings = [*german.street_suffixes_long, *german.street_suffixes_short]
+    endings += [unicodedata.normalize("NFKD", e).encode("ascii", "ignore").decode() for e in endings]
+    one, rng = CanaryMaker(locales=["de_DE"]), random.Random(4)
+    for _ in range(20):
+        street, city = one.value("ADDRESS", rng, "12 Oak Street, Springfield").split(", ")
+        assert any(ch.isdigit() for ch in street) and not street.endswith(("Street", "Avenue", "Road"))
+        assert street.rsplit(" ", 1)[0].lower().endswith(tuple(e.lower() for e in endings)), street
+        assert not any(ch.isdigit() for ch in city)
+        assert re.fullmatch(r"\d{5}", one.value("ADDRESS", rng, "02139"))
+    assert one.value("LOCATION", rng, "Mercy Hospital").endswith(" Hospital")
+    assert re.fullmatch(r"[A-Z]{2}", one.value("LOCATION", rng, "GH"))
+    us = CanaryMaker(locales=["en_US"])
+    assert us.value("ADDRESS", rng, "12 Oak Street").endswith(("Street", "Avenue", "Road"))
+
+
+def test_locales_are_read_from_a_comma_list_and_an_empty_one_is_refused():
     from deid_hf.train.augment import checked_locales
 
     assert checked_locales("en_US, de_DE,") == ("en_US", "de_DE")
     for empty in ("", " , ", []):
-        with pytest.raises(InputError, match="name locales"):
+        with pytest.raises(InputError, match="locales must be Faker locales"):
             checked_locales(empty)
     with pytest.raises(InputError, match=r"Latin letters.*ja_JP"):
         checked_locales("en_US,ja_JP")
@@ -210,7 +231,7 @@ def test_the_audit_sees_what_a_configuration_misses():
     ]
     result = run_canary_audit(DigitsOnly(), texts, sample=8, copies=2, inserted=4, seed=1, batch_size=5)
     assert result["documents_sampled"] == 8 and result["by_kind"]["inserted"]["canaries"] == 8 * 2 * 4
-    by_type = result["by_type"]
+    by_type = result["by_kind_and_type"]["inserted"]
     assert (
         by_type["PHONE"]["token_recall"] > 0.5 and by_type["PHONE"]["survived"] < by_type["PHONE"]["canaries"]
     )
@@ -249,6 +270,30 @@ def test_a_reference_shows_the_misses_a_configuration_cannot_see_in_itself():
     checked = run_canary_audit(DigitsOnly(), texts, sample=10, seed=2, reference=NamesAndDigits())
     assert alone["estimate"]["kind"] == "inserted" and alone["estimate"]["token_recall"] == 1.0
     assert checked["estimate"]["kind"] == "in_place" and set(checked["detected_type_mix"]) == {"ID", "PERSON"}
-    assert checked["by_type"]["PERSON"]["token_recall"] == 0 and checked["by_type"]["ID"]["token_recall"] == 1
+    in_place = checked["by_kind_and_type"]["in_place"]
+    assert in_place["PERSON"]["token_recall"] == 0 and in_place["ID"]["token_recall"] == 1
     assert checked["estimate"]["token_recall"] == pytest.approx(checked["detected_type_mix"]["ID"])
-    assert set(checked["by_type_beside"]) <= set(CANARY_LABELS)
+    assert any("reference misses" in item for item in checked["not_covered"])
+    assert not any("reference misses" in item for item in alone["not_covered"])
+
+
+class Nothing(DigitsOnly):
+    """A stand-in reference that finds nothing."""
+
+    def __call__(self, texts, **_):
+        return [{"text": t, "spans": []} for t in texts]
+
+
+def test_the_summary_names_the_canaries_the_estimate_counts_and_says_when_there_is_none():
+    from deid_hf.audit.report import summary_lines
+
+    texts = [f"Visit {n}: Dr. Ilse Marr saw the patient. Ticket 88{n}." for n in range(6)]
+    result = run_canary_audit(DigitsOnly(), texts, sample=6, seed=0, reference=NamesAndDigits())
+    line = next(x for x in summary_lines({"canary": result}) if x.startswith("Canary recall"))
+    counted = result["by_kind"]["in_place"]["canaries"]
+    assert f"from the {counted} in-place canaries of {result['all']['canaries']} made" in line
+    assert "PERSON" in line and "ID" in line  # the type weights
+    empty = run_canary_audit(DigitsOnly(), texts, sample=6, seed=0, reference=Nothing())
+    assert empty["estimate"]["token_recall"] is None
+    line = next(x for x in summary_lines({"canary": empty}) if x.startswith("Canary recall"))
+    assert "no estimate: no in-place canary was made (the reference replaced nothing)" in line
