@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ..detect.clinical import FACILITY_END
 from ..errors import InputError
-from ..replace.full_entity import STREET_SUFFIXES, law_firm_shaped
+from ..replace.full_entity import STREET_SUFFIXES, address_like, law_firm_shaped
 
 #: canary types (an in-place canary takes the label of the span it refills, when it is one of these)
 CANARY_LABELS = ("PERSON", "DATE_TIME", "PHONE", "ID", "ADDRESS", "LOCATION", "ORG", "EMAIL", "URL", "IP")
@@ -67,8 +67,6 @@ _BREAK = re.compile(r"\n|(?<=[.;!?])\s")
 _TOKEN = re.compile(r"\S+")
 #: canary types written as places of a country: re-filled in place from the locales' own address data
 PLACE_LABELS = ("ADDRESS", "LOCATION")
-#: the pieces of an address (street line, city, postcode, country) and what separates them
-_ADDRESS_PIECE = re.compile(r"(,\s*|\n)")
 #: "GH", "BIDMC": a place written as its initials, re-filled as initials (`FullEntity`)
 _INITIALS = re.compile(r"[A-Z]{2,5}")
 #: share of place canaries folded to ASCII, as person names are (`SurrogateSource.person`)
@@ -192,9 +190,9 @@ class CanaryMaker:
         return drawn
 
     def place(self, original: str, label: str, rng: random.Random) -> str | None:
-        """A place or address of one of the locales, piece by piece in the original's layout (street line,
-        city, postcode); None for a facility, initials, another label, or an en_US draw (`FullEntity`
-        keeps US street, state and ZIP shapes)."""
+        """A place or address of one of the locales, in the original's layout (`address_like` with that
+        locale's streets, cities and postcodes); None for a facility, initials, another label, or an
+        en_US draw (`FullEntity`)."""
         if label not in PLACE_LABELS or FACILITY_END.search(original) or _INITIALS.fullmatch(original):
             return None
         from ..train.augment import ascii_folded
@@ -202,26 +200,10 @@ class CanaryMaker:
         locale = rng.choice(self.source.locales)
         if locale == "en_US":
             return None
-        fake = self.source.fakers[locale]
+        local, fake = self.source.fakers[locale], self.source.full_entity.fake
+        local.seed_instance(rng.getrandbits(64))
         fake.seed_instance(rng.getrandbits(64))
-        if label == "LOCATION":
-            drawn = fake.city()
-        else:
-            pieces = []
-            for i, piece in enumerate(_ADDRESS_PIECE.split(original)):
-                core = piece.strip()
-                if i % 2 or not core:
-                    pieces.append(piece)
-                    continue
-                if core.isdigit():
-                    new = fake.postcode() if len(core) >= 4 else fake.building_number()
-                elif i == 0 or any(ch.isdigit() for ch in core):
-                    new = " ".join(fake.street_address().split())
-                else:
-                    new = fake.city()
-                lead, trail = piece[: len(piece) - len(piece.lstrip())], piece[len(piece.rstrip()) :]
-                pieces.append(lead + new + trail)
-            drawn = "".join(pieces)
+        drawn = local.city() if label == "LOCATION" else address_like(original, fake, rng, local=local)
         return (ascii_folded(drawn) or drawn) if rng.random() < FOLDED_SHARE else drawn
 
     def inserted_value(self, label: str, rng: random.Random, tries: int = 200) -> str:

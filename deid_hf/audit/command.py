@@ -147,14 +147,23 @@ def effective(options: dict) -> dict:
     return filled
 
 
+#: the audited configuration's options a reference shares: what counts as an identifier, not how the
+#: audited detectors score or replace it
+REFERENCE_SHARES = ("entities", "allow_list", "deny_list", "patterns")
+
+
 def checked_reference(reference: str | None, options: dict) -> list[str] | None:
-    """The detectors of ``--reference`` as a list (None without one); an `InputError` for an empty name
-    or the audited configuration's own detectors."""
+    """The detectors of ``--reference`` as a list (None without one); an `InputError` for an empty or
+    unknown name, or the audited configuration's own detectors."""
+    from ..detect import check_detector_name
+
     if reference is None:
         return None
     detectors = [d.strip() for d in reference.split(",")]
     if not all(detectors):
         raise InputError(f"--reference must name detectors separated by commas, got {reference!r}")
+    for detector in detectors:
+        check_detector_name(detector)
     own = effective(options)["detector"]
     if set(detectors) == set([own] if isinstance(own, str) else map(str, own)):
         raise InputError(
@@ -162,6 +171,17 @@ def checked_reference(reference: str | None, options: dict) -> list[str] | None:
             "miss, so name other detectors (e.g. default when auditing fast)"
         )
     return detectors
+
+
+def reference_options(options: dict, detectors: list[str]) -> dict:
+    """The reference configuration: ``detectors`` under the audited configuration's policy (as resolved)
+    and its definitions of what counts (`REFERENCE_SHARES`), replacing with typed placeholders (its spans
+    are all the audit uses)."""
+    from ..config import PipelineConfig, validate
+
+    policy = PipelineConfig.from_dict(options).resolved_policy()
+    shared = {k: v for k, v in options.items() if k in REFERENCE_SHARES and v is not None}
+    return validate({**shared, "detector": detectors, "policy": str(policy), "strategy": "typed"})
 
 
 def read_corpus(args: argparse.Namespace, group_field: str | None) -> tuple[list[str], list[str] | None, int]:
@@ -278,7 +298,6 @@ def run(args: argparse.Namespace, console) -> int:
         return run_dp(args, console)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    from ..config import validate
     from ..pipelines import pipeline
     from ..train.augment import checked_locales
     from .recall import run_canary_audit
@@ -302,8 +321,7 @@ def run(args: argparse.Namespace, console) -> int:
         if args.audit in ("canary", "all"):
             reference = None
             if reference_detectors:
-                chosen = {**options, "detector": reference_detectors}
-                reference = pipeline("deid-substitution", **validate(chosen))
+                reference = pipeline("deid-substitution", **reference_options(options, reference_detectors))
             task = bar.add_task("canary audit", total=None)
             sections["canary"] = run_canary_audit(
                 pipeline("deid-substitution", **options),

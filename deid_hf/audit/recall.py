@@ -258,6 +258,7 @@ def canary_report(
         "by_kind": {k: summarise([o for o in outcomes if o.kind == k], seed) for k in KINDS},
         "by_kind_and_type": {k: by_type([o for o in outcomes if o.kind == k], seed) for k in KINDS},
         "detected_type_mix": mix,
+        "type_mix_from": "reference" if kind == REFERENCE_ESTIMATE_KIND else "configuration",
         "not_covered": list(NOT_COVERED)
         + (list(NOT_COVERED_WITH_REFERENCE) if kind == REFERENCE_ESTIMATE_KIND else []),
     }

@@ -106,22 +106,23 @@ def summary_lines(report: dict) -> list[str]:
     lines = [f"Configuration: {json.dumps(report.get('configuration', {}), sort_keys=True)}."]
     if canary := report.get("canary"):
         estimate, kind = canary["estimate"], canary["estimate"]["kind"]
-        counted = canary["by_kind"][kind]["canaries"]
+        counted, named = canary["by_kind"][kind]["canaries"], _KIND_TITLES[kind].lower()
+        locales = ", ".join(canary.get("locales") or ["of the default"])
         if estimate["token_recall"] is None:
-            found = "the reference" if kind == "in_place" else "the configuration"
-            recall = (
-                f"no estimate: no {_KIND_TITLES[kind].lower()} canary was made ({found} replaced nothing)"
+            why = (
+                "the reference replaced no span of a canary type in the sample"
+                if kind == "in_place"
+                else "no canary sentence was inserted"
             )
+            recall = f"no estimate: no {named} canary was made ({why})"
         else:
             recall = f"{_rate(estimate['token_recall'])} (95% interval {_interval(estimate['interval'])})"
-        weights = ", ".join(f"{label} {_rate(w)}" for label, w in canary["detected_type_mix"].items())
-        named = _KIND_TITLES[kind].lower()
         lines.append(
             f"Canary recall, the estimate: {recall}, from the {counted} {named} canaries "
             f"of {canary['all']['canaries']} made in {canary['documents_sampled']} of "
             f"{canary['documents_in_corpus']} documents ({canary['copies_per_document']} copy each); "
-            f"{estimate['method']} ({weights or 'none found'}); canary names and places from the locales "
-            f"{', '.join(canary.get('locales') or ['of the default'])}."
+            f"{estimate['method']} ({_weights(canary) or 'the canaries pooled: no type found has one'}); "
+            f"canary names and places from the locales {locales}."
         )
     if reid := report.get("reid"):
         original = reid["results"]["original text"]
@@ -137,6 +138,14 @@ def summary_lines(report: dict) -> list[str]:
             f"epsilon; the largest epsilon proved at 95% confidence is {proved:.2f}."
         )
     return lines
+
+
+def _weights(canary: dict) -> str:
+    """The type weights the estimate used: the type mix over the types its canaries cover, renormalised."""
+    covered = canary["by_kind_and_type"][canary["estimate"]["kind"]]
+    used = {label: w for label, w in canary["detected_type_mix"].items() if label in covered}
+    total = sum(used.values())
+    return ", ".join(f"{label} {_rate(w / total)}" for label, w in used.items()) if total else ""
 
 
 def markdown(report: dict, plots: dict[str, str]) -> str:

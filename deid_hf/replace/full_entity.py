@@ -17,7 +17,6 @@ from __future__ import annotations
 import functools
 import random
 import re
-import string
 from datetime import date, timedelta
 
 from ..detect.clinical import FACILITY_END
@@ -269,44 +268,35 @@ def company(fake) -> str:
     return f"{fake.last_name()} {fake.company_suffix()}"
 
 
-def _house_number(original: str, rng: random.Random) -> str:
-    """Random digits as many as ``original``'s, with no leading zero unless it has one, and a random letter
-    of the same case where it has one ("3B")."""
-    digits = "".join(ch for ch in original if ch.isdigit())
-    drawn = "".join(
-        str(rng.randint(0 if i or original.startswith("0") else 1, 9)) for i in range(len(digits))
-    )
-    letter = original[len(digits) :]
-    if letter:
-        drawn += rng.choice(string.ascii_uppercase if letter.isupper() else string.ascii_lowercase)
-    return drawn
-
-
 def street(original: str, fake, rng: random.Random) -> str:
-    """A street line of the original's shape: a house number of as many digits, before the street or after
-    it as in the original ("Koskikatu 25"), a surname and the original's suffix when it is a common one
-    ("Street", "Ave."), else a common suffix; a house number alone stays a number."""
+    """A street line of the original's shape: its house number redrawn (`random_like`: as many digits, a
+    letter or a range kept), before the street or after it as in the original ("Koskikatu 25"), a surname
+    and the original's suffix when it is a common one ("Street", "Ave."), else a common suffix; a house
+    number alone stays a number, a numbered place ("PO Box 12", "Route 66") keeps its kind."""
     words = original.split()
     if len(words) == 1 and _HOUSE_NUMBER.fullmatch(original):
-        return _house_number(original, rng)
+        return random_like(original, rng)
     after = len(words) > 1 and bool(_HOUSE_NUMBER.fullmatch(words[-1])) and not words[0][:1].isdigit()
     number = words[-1] if after else (_HOUSE_NUMBER.match(original) or [""])[0]
     named = words[:-1] if after else words
+    if after and _NUMBERED_PLACE.fullmatch(" ".join(named)):
+        return f"{' '.join(named)} {random_like(number, rng)}"
     last = named[-1] if len(named) > 1 else ""
     suffix = last if last.rstrip(".").lower() in STREET_SUFFIXES else rng.choice(("Street", "Avenue", "Road"))
-    parts = (
-        (fake.last_name(), suffix, _house_number(number, rng))
-        if after
-        else (_house_number(number, rng), fake.last_name(), suffix)
-    )
+    house = random_like(number, rng) if number else ""
+    parts = (fake.last_name(), suffix, house) if after else (house, fake.last_name(), suffix)
     return " ".join(filter(None, parts))
 
 
-_SECONDARY = re.compile(r"(?i)(?:apt|apartment|suite|ste|unit|room|floor|fl|flat|#)\.?\s*\S+")
-#: "25", "3B": a house number (digits, a letter after them)
-_HOUSE_NUMBER = re.compile(r"\d+[A-Za-z]?(?!\w)")
+_SECONDARY = re.compile(r"(?i)(?:\b(?:apt|apartment|suite|ste|unit|room|floor|fl|flat)\b|#)\.?\s*\S+")
+#: "25", "3B", "12-14": a house number (digits, a letter or a second number after them)
+_HOUSE_NUMBER = re.compile(r"\d+(?:[-/]\d+)?[A-Za-z]?(?!\w)")
+#: places numbered without a street name: the words before the number stay
+_NUMBERED_PLACE = re.compile(r"(?i)(?:p\.?\s?o\.?\s+)?box|route|rte\.?|highway|hwy\.?|building|bldg\.?")
 #: "10115 Berlin", "0155 Oslo": a postcode before its city, as much of Europe writes it
 _POSTCODE_CITY = re.compile(r"(\d{4,5})\s+([^\W\d_][^\d,]*)")
+#: words that end or close a street line, never a city ("1600 Pennsylvania Avenue NW")
+_STREET_WORDS = STREET_SUFFIXES | {"n", "s", "e", "w", "ne", "nw", "se", "sw"}
 _ZIP = re.compile(r"\d{5}(?:-\d{4})?")
 _STATE_ZIP = re.compile(
     r"(?P<state>[A-Z]{2}|[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?:(?P<sep>,?\s+)(?P<zip>\d{5}(?:-\d{4})?))?"
@@ -314,16 +304,20 @@ _STATE_ZIP = re.compile(
 _ADDRESS_PIECE = re.compile(r"(,\s*|\n)")
 
 
-def address_like(original: str, fake, rng: random.Random) -> str:
+def address_like(original: str, fake, rng: random.Random, local=None) -> str:
     """An address of the original's shape, piece by piece: street (`street`, with its apartment or suite),
-    city, state (abbreviated or written out) and ZIP (5 or 9 digits); separators and line breaks kept."""
+    city, state (abbreviated or written out), ZIP (5 or 9 digits) and a postcode before its city after a
+    street line ("10115 Berlin"); separators and line breaks kept. ``local``: a Faker of another locale
+    that draws the streets, cities and postcodes (the canaries of a corpus' countries)."""
     pieces = _ADDRESS_PIECE.split(original)
-    out = []
+    out, street_before = [], False
     for i, piece in enumerate(pieces):
         if i % 2:
             out.append(piece)
             continue
-        out.append(_address_piece(piece, fake, rng, first=i == 0))
+        new, kind = _address_piece(piece, fake, rng, i == 0, street_before, local)
+        street_before = street_before or kind == "street"
+        out.append(new)
     return "".join(out)
 
 
@@ -334,21 +328,34 @@ def _countries() -> frozenset[str]:
     return frozenset(c.casefold() for c in (*Provider.countries, "USA", "US", "UK", "United States"))
 
 
-def _address_piece(piece: str, fake, rng: random.Random, first: bool) -> str:
+def _postcode_city(core: str) -> re.Match | None:
+    match = _POSTCODE_CITY.fullmatch(core)
+    if match and not any(w.rstrip(".").lower() in _STREET_WORDS for w in match[2].split()):
+        return match
+    return None
+
+
+def _address_piece(piece: str, fake, rng: random.Random, first: bool, street_before: bool, local) -> tuple:
+    """One piece of `address_like`, redrawn, and its kind ("street" for a street line)."""
     core = piece.strip()
     lead, trail = piece[: len(piece) - len(piece.lstrip())], piece[len(piece.rstrip()) :]
     if not core:
-        return piece
-    postcode_city = None if first else _POSTCODE_CITY.fullmatch(core)
+        return piece, ""
+    place, kind = local or fake, ""
+    postcode_city = _postcode_city(core) if street_before else None
     if _ZIP.fullmatch(core):
-        new = fake.zipcode_plus4() if "-" in core else fake.zipcode()
-    elif postcode_city and postcode_city[2].split()[-1].rstrip(".").lower() not in STREET_SUFFIXES:
-        new = f"{_house_number(postcode_city[1], rng)} {fake.city()}"
+        new = local.postcode() if local else fake.zipcode_plus4() if "-" in core else fake.zipcode()
+    elif postcode_city:
+        new = f"{local.postcode() if local else random_like(postcode_city[1], rng)} {place.city()}"
     elif _SECONDARY.fullmatch(core):
         new = fake.secondary_address()
     elif core[0].isdigit() or first and any(ch.isdigit() for ch in core):
-        secondary = _SECONDARY.search(core[1:])
-        line = street(core if secondary is None else core[: secondary.start() + 1].rstrip(" ,"), fake, rng)
+        kind, secondary = "street", _SECONDARY.search(core[1:])
+        line = core if secondary is None else core[: secondary.start() + 1].rstrip(" ,")
+        if local is not None and not _HOUSE_NUMBER.fullmatch(line):
+            line = " ".join(local.street_address().split())
+        else:
+            line = street(line, fake, rng)
         new = line if secondary is None else f"{line} {fake.secondary_address()}"
     elif (match := _STATE_ZIP.fullmatch(core)) and (len(match["state"]) == 2 or match["zip"]):
         state = fake.state_abbr(include_territories=False) if len(match["state"]) == 2 else fake.state()
@@ -360,5 +367,5 @@ def _address_piece(piece: str, fake, rng: random.Random, first: bool) -> str:
     elif not first and core.casefold() in _countries():
         new = fake.country()
     else:
-        new = fake.city()
-    return lead + (new.upper() if core.isupper() and len(core) > 1 else new) + trail
+        new = place.city()
+    return lead + (new.upper() if core.isupper() and len(core) > 1 else new) + trail, kind

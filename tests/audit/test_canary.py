@@ -135,6 +135,10 @@ def test_places_re_filled_in_place_come_from_the_locales_in_the_original_layout(
         assert street.rsplit(" ", 1)[0].lower().endswith(tuple(e.lower() for e in endings)), street
         assert not any(ch.isdigit() for ch in city)
         assert re.fullmatch(r"\d{5}", one.value("ADDRESS", rng, "02139"))
+        # the layout is the original's: a postcode before its city, a US state and ZIP stay what they are
+        street, place = one.value("ADDRESS", rng, "Hauptstrasse 7, 10115 Berlin").split(", ")
+        assert re.fullmatch(r"\d{5} \D+", place) and not street.endswith(("Street", "Avenue", "Road"))
+        assert re.fullmatch(r"[^,\d]+, [A-Z]{2} \d{5}", one.value("ADDRESS", rng, "Boston, MA 02115"))
     assert one.value("LOCATION", rng, "Mercy Hospital").endswith(" Hospital")
     assert re.fullmatch(r"[A-Z]{2}", one.value("LOCATION", rng, "GH"))
     us = CanaryMaker(locales=["en_US"])
@@ -296,4 +300,21 @@ def test_the_summary_names_the_canaries_the_estimate_counts_and_says_when_there_
     empty = run_canary_audit(DigitsOnly(), texts, sample=6, seed=0, reference=Nothing())
     assert empty["estimate"]["token_recall"] is None
     line = next(x for x in summary_lines({"canary": empty}) if x.startswith("Canary recall"))
-    assert "no estimate: no in-place canary was made (the reference replaced nothing)" in line
+    assert "no estimate: no in-place canary was made (the reference replaced no span of a canary type" in line
+
+
+def test_a_reference_shares_what_counts_and_the_resolved_policy_not_how_the_audited_one_scores():
+    from deid_hf.audit.command import checked_reference, reference_options
+
+    audited = {"strategy": "zsts", "score_threshold": 0.5, "allow_list": ["Ward 4"], "entities": ["PERSON"]}
+    assert reference_options(audited, ["default"]) == {
+        "detector": ["default"],
+        "policy": "strict",  # zsts with its own p-filter runs under strict: the reference must too
+        "strategy": "typed",
+        "allow_list": ["Ward 4"],
+        "entities": ["PERSON"],
+    }
+    assert checked_reference(" default, patterns", {"detector": "fast"}) == ["default", "patterns"]
+    for bad, message in (("", "must name detectors"), ("fats", "unknown detector"), ("fast", "audited")):
+        with pytest.raises(InputError, match=message):
+            checked_reference(bad, {"detector": "fast"})

@@ -113,9 +113,19 @@ def test_given_names_stay_given_names_surnames_surnames_and_titles_keep_gender()
         ("4 Elm Road, Apt 5, Boston, MA 02115-1234", r"\d+ [^,]+, [^,]+, [^,\d]+, [A-Z]{2} \d{5}-\d{4}"),
         ("500 W 5th St\nAustin, Texas 78701", r"\d+ [^\n]+\n[^,\d]+, [A-Z][a-z]+(?: [A-Z][a-z]+)? \d{5}"),
         ("77 Oak Avenue", r"\d+ [A-Za-z ]+"),
-        # a postcode before its city stays a postcode and a city, not a second street
-        ("Hauptstrasse 7, 10115 Berlin", r"[A-Z][A-Za-z' -]+ [1-9], \d{5} [^,\d]+"),
-        ("Storgata 3B, 0155 Oslo", r"[A-Z][A-Za-z' -]+ [1-9][A-Z], \d{4} [^,\d]+"),
+        # a postcode before its city, after a street line, stays a postcode and a city, not a second street
+        (
+            "Hauptstrasse 7, 10115 Berlin",
+            r"[A-Z][A-Za-z' -]+ \d, \d{5} (?![^,]*(?:Street|Avenue|Road)$)[^,\d]+",
+        ),
+        (
+            "Storgata 3B, 0155 Oslo",
+            r"[A-Z][A-Za-z' -]+ \d[A-Z], \d{4} (?![^,]*(?:Street|Avenue|Road)$)[^,\d]+",
+        ),
+        # a street line after a secondary unit stays a street line; "Flat" is a unit, "Flatbush" a street
+        ("Flat 4, 19 Rue de Rivoli", r"(?:Apt\.|Suite) \d+, \d\d [A-Z][A-Za-z' -]+ (?:Street|Avenue|Road)"),
+        ("Apt 4, 2000 Broadway", r"(?:Apt\.|Suite) \d+, \d{4} [A-Z][A-Za-z' -]+ (?:Street|Avenue|Road)"),
+        ("10 Flatbush Avenue", r"\d\d [A-Z][A-Za-z'-]+ Avenue"),
     ],
 )
 def test_an_address_keeps_its_street_city_state_and_zip(original, shape):
@@ -139,6 +149,10 @@ def test_an_address_keeps_its_street_city_state_and_zip(original, shape):
         # a letter after the house number stays one
         ("12B Elm Street", r"[1-9]\d[A-Z] [A-Z][A-Za-z'-]+(?: [A-Z][A-Za-z'-]+)* Street"),
         ("Storgata 3b", r"[A-Z][A-Za-z'-]+(?: [A-Z][A-Za-z'-]+)* (?:Street|Avenue|Road) [1-9][a-z]"),
+        # a range stays a range; a numbered place keeps its kind
+        ("Rua Augusta 25-27", r"[A-Z][A-Za-z'-]+(?: [A-Z][A-Za-z'-]+)* (?:Street|Avenue|Road) \d\d-\d\d"),
+        ("PO Box 12", r"PO Box \d\d"),
+        ("Route 66", r"Route \d\d"),
     ],
 )
 def test_a_street_reads_as_one_with_a_house_number_of_as_many_digits(original, shape):
