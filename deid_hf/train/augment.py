@@ -243,9 +243,17 @@ def cased_like(original: str, surrogate: str, rng: random.Random) -> str:
     return surrogate.upper() if roll < 0.1 else surrogate.lower() if roll < 0.2 else surrogate
 
 
+#: Latin letters that Unicode does not decompose into a base letter and an accent, as written in ASCII
+_UNDECOMPOSED = str.maketrans(
+    {"ß": "ss", "ẞ": "SS", "ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ł": "l", "Ł": "L"}
+    | {"đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "Th", "ı": "i", "ħ": "h", "Ħ": "H"}
+)
+
+
 def ascii_folded(text: str) -> str:
-    """``text`` with its accents dropped and other non-ASCII letters removed."""
-    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    """``text`` in ASCII letters: accents dropped ("José" -> "Jose"), letters without a decomposition
+    written out ("Michał Groß" -> "Michal Gross"), anything else removed."""
+    return unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED)).encode("ascii", "ignore").decode()
 
 
 def checked_locales(locales: str | Sequence[str]) -> tuple[str, ...]:
