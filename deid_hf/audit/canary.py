@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ..detect.clinical import FACILITY_END
 from ..errors import InputError
-from ..replace.full_entity import STREET_SUFFIXES, address_like, law_firm_shaped
+from ..replace.full_entity import INITIALISM, STREET_SUFFIXES, address_like, law_firm_shaped
 
 #: canary types (an in-place canary takes the label of the span it refills, when it is one of these)
 CANARY_LABELS = ("PERSON", "DATE_TIME", "PHONE", "ID", "ADDRESS", "LOCATION", "ORG", "EMAIL", "URL", "IP")
@@ -67,8 +67,6 @@ _BREAK = re.compile(r"\n|(?<=[.;!?])\s")
 _TOKEN = re.compile(r"\S+")
 #: canary types written as places of a country: re-filled in place from the locales' own address data
 PLACE_LABELS = ("ADDRESS", "LOCATION")
-#: "GH", "BIDMC": a place written as its initials, re-filled as initials (`FullEntity`)
-_INITIALS = re.compile(r"[A-Z]{2,5}")
 #: share of place canaries folded to ASCII, as person names are (`SurrogateSource.person`)
 FOLDED_SHARE = 0.7
 
@@ -193,7 +191,7 @@ class CanaryMaker:
         """A place or address of one of the locales, in the original's layout (`address_like` with that
         locale's streets, cities and postcodes); None for a facility, initials, another label, or an
         en_US draw (`FullEntity`)."""
-        if label not in PLACE_LABELS or FACILITY_END.search(original) or _INITIALS.fullmatch(original):
+        if label not in PLACE_LABELS or FACILITY_END.search(original) or INITIALISM.fullmatch(original):
             return None
         from ..train.augment import ascii_folded
 

@@ -48,7 +48,8 @@ def _acronym(text: str) -> str:
     return "".join(w[0] for w in text.split() if w[:1].isupper())
 
 
-_INITIALISM = re.compile(r"[A-Z]{2,5}")
+#: "GH", "BIDMC": a place or an organisation written as its initials, re-filled as initials
+INITIALISM = re.compile(r"[A-Z]{2,5}")
 _INITIALISM_END = re.compile(r"(?:MC|H)$")  # "...H" hospital, "...MC" medical center: a kind, not a name
 
 
@@ -89,7 +90,7 @@ class FullEntity(Strategy):
         fake.seed_instance(rng.getrandbits(64))
         if label == "PERSON":  # a fresh pseudonym sharing no word with the original
             return pseudonym(original, {}, rng, self.name_locale)
-        if label in _NAMED and _INITIALISM.fullmatch(original):  # "transferred to GH": an initialism
+        if label in _NAMED and INITIALISM.fullmatch(original):  # "transferred to GH": an initialism
             return _random_initialism(original, rng)
         facility = FACILITY_END.search(original) if label in _NAMED else None
         if facility:  # a facility stays one of its kind: "St. Jude Medical Center" -> "Lopez Medical Center"
