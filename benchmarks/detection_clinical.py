@@ -13,7 +13,9 @@ With ``--learned DIR [DIR ...]`` (`deid-hf train-detector` folders, each trained
 out) rows of the learned model on ONNX Runtime int8 alone, in `clinical` and in `default` (patterns + spaCy +
 learned) are added, and only the notes of the folds held out by those folders are measured, each note by
 the model that never saw its patient (patient-level cross-validation when the folders cover all 5 folds).
-Without them those rows are left out (the cached default model was trained on most dev patients).
+Without them those rows are left out (the cached default model was trained on most dev patients). A folder
+with recorded outputs (a shell of `benchmarks/device_training.py`, trained on a GPU machine) is read by
+`recorded_model.RecordedDetector`: its fp32 outputs recorded there, the rest of the detector as here.
 ``--fold K`` measures only the patients of dev fold K (with ``--learned``: by the one folder that held K out
 or sealed it). ``--no-fit`` measures the plain pipeline call (no corpus statistics fitted on the notes).
 ``--lines`` de-identifies each non-blank line of a note as a text of its own (as a user who sends a note
@@ -32,6 +34,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from _common import data_path, print_table, write_results
+from recorded_model import RecordedDetector, is_recorded
 
 import deid_hf
 from deid_hf.corpora import patient_folds
@@ -264,7 +267,9 @@ def main():
     if folders:  # the learned rows, "default" included, read each note with the model that never saw it
         learned = FoldRouter(
             {
-                k: TokenClassificationDetector(f, backend="onnx", int8=True, threshold=args.threshold)
+                k: RecordedDetector(f, args.threshold)
+                if is_recorded(f)  # a fold model trained on a GPU machine (device_training.py)
+                else TokenClassificationDetector(f, backend="onnx", int8=True, threshold=args.threshold)
                 for k, f in folders.items()
             },
             note_fold,

@@ -32,18 +32,7 @@ def write_model(
     output_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = output_dir.parent / f".tmp-{output_dir.name}"
     shutil.rmtree(tmp, ignore_errors=True)
-    model.eval()
-    model.config.id2label = dict(enumerate(BIO_LABELS))
-    model.config.label2id = {label: i for i, label in enumerate(BIO_LABELS)}
-    model.config.deid_hf_window = {"max_length": config.max_length, "stride": config.stride}
-    model.config.deid_hf_threshold = config.threshold
-    if config.data == "default":  # PhysioNet gold follows HIPAA Safe Harbor (README "Identifier policy")
-        model.config.deid_hf_policy = "hipaa"
-    model.save_pretrained(tmp, safe_serialization=True)
-    tokenizer.save_pretrained(tmp)
-    settings = json.loads((tmp / "tokenizer_config.json").read_text())  # inference windows = training ones
-    settings["model_max_length"] = config.max_length
-    (tmp / "tokenizer_config.json").write_text(json.dumps(settings, indent=2))
+    save_checkpoint(model, tokenizer, tmp, config)
     if export_onnx:
         from ..export.onnx import export_token_classifier
 
@@ -56,6 +45,24 @@ def write_model(
         (output_dir / "checkpoints").rename(tmp / "checkpoints")
         write_manifest(tmp)
     replace_folder(tmp, output_dir)  # replaces e.g. the checkpoints of a completed run, no longer needed
+
+
+def save_checkpoint(model, tokenizer, folder: Path, config) -> None:
+    """The model (in eval mode) and its tokenizer saved into ``folder`` with what the detector reads from
+    them: the BIO labels, the training window (also the tokenizer's maximum length), the operating point and
+    the identifier policy of the gold labels."""
+    model.eval()
+    model.config.id2label = dict(enumerate(BIO_LABELS))
+    model.config.label2id = {label: i for i, label in enumerate(BIO_LABELS)}
+    model.config.deid_hf_window = {"max_length": config.max_length, "stride": config.stride}
+    model.config.deid_hf_threshold = config.threshold
+    if config.data == "default":  # PhysioNet gold follows HIPAA Safe Harbor (README "Identifier policy")
+        model.config.deid_hf_policy = "hipaa"
+    model.save_pretrained(folder, safe_serialization=True)
+    tokenizer.save_pretrained(folder)
+    settings = json.loads((folder / "tokenizer_config.json").read_text())  # inference windows = training ones
+    settings["model_max_length"] = config.max_length
+    (folder / "tokenizer_config.json").write_text(json.dumps(settings, indent=2))
 
 
 def finish_folder(
