@@ -176,9 +176,17 @@ def _saved_once(carry: Path, arrays: list) -> str:
     return name
 
 
+def output_biases(threshold: float) -> dict:
+    """The "O" logit biases the detector applies at ``threshold`` and, below it, at the support threshold
+    (`TokenClassificationDetector`), which the recorded outputs are taken at."""
+    from deid_hf.detect.ner import SUPPORT_THRESHOLD, outside_bias_of
+
+    outside = outside_bias_of(threshold)
+    return {"outside_bias": outside, "support_bias": outside_bias_of(SUPPORT_THRESHOLD) - outside}
+
+
 def prepare(specs: list[str], carry: Path, shells: Path) -> None:
 
-    from deid_hf.detect.ner import SUPPORT_THRESHOLD, outside_bias_of
     from deid_hf.spans import BIO_LABELS
     from deid_hf.training_loop import LoopSettings
 
@@ -191,7 +199,6 @@ def prepare(specs: list[str], carry: Path, shells: Path) -> None:
         windows = _shell(config, tokenizer, documents, held_out, shells, tag) if held else []
         arrays = [*_pack(train_rows), *_pack(eval_rows)] + ([*_pack(windows)[:2]] if windows else [])
         windows_file = _saved_once(carry, arrays)
-        outside = outside_bias_of(config.threshold)
         record = {
             "settings": asdict(LoopSettings.of(config)),
             "config": asdict(config),
@@ -200,8 +207,7 @@ def prepare(specs: list[str], carry: Path, shells: Path) -> None:
             "shape": shape,
             "pad": tokenizer.pad_token_id,
             "labels": list(BIO_LABELS),
-            "outside_bias": outside,
-            "support_bias": outside_bias_of(SUPPORT_THRESHOLD) - outside,
+            **output_biases(config.threshold),
         }
         (carry / f"{tag}.json").write_text(json.dumps(record))
         print(
@@ -273,7 +279,7 @@ def train(tag: str, out: Path, carry: Path, max_steps: int | None = None, weight
         _save_differences(run.model, start, out, tag)
     if "arr_6" in arrays:
         windows = _split(arrays["arr_6"], arrays["arr_7"])
-        np.savez_compressed(out / f"{tag}_{RECORDED}", **_recorded(run.model, windows, record))
+        np.savez_compressed(out / f"{tag}_{RECORDED}", **recorded_outputs(run.model, windows, record))
     metrics = run.metrics(train_windows=len(train_rows))
     metrics["training_seconds"] = seconds
     metrics["trained_on"] = (
@@ -286,7 +292,7 @@ def train(tag: str, out: Path, carry: Path, max_steps: int | None = None, weight
     )
 
 
-def _recorded(model, windows: list[list[int]], record: dict, batch: int = 128) -> dict:
+def recorded_outputs(model, windows: list[list[int]], record: dict, batch: int = 128) -> dict:
     """The model's outputs on ``windows``: each token's best label and its softmax score with the "O" logit
     lowered by the outside bias, then by the support bias too (`TokenClassificationDetector.start_forward`),
     concatenated in window order, with the windows' lengths and ids."""

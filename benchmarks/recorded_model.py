@@ -10,14 +10,12 @@ shell's own weights are untrained and never used).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 from device_training import RECORDED
 
 from deid_hf.detect.ner import TokenClassificationDetector
-from deid_hf.models import TRAINING_FILE
 
 
 def is_recorded(folder: str) -> bool:
@@ -28,10 +26,9 @@ class RecordedDetector(TokenClassificationDetector):
     """`TokenClassificationDetector` of a shell folder, its forward pass read from the recorded outputs."""
 
     def __init__(self, folder: str, threshold: float | None = None):
-        config = json.loads((Path(folder) / TRAINING_FILE).read_text())["config"]
-        if threshold is not None and threshold != config["threshold"]:
-            raise SystemExit(f"{folder} was recorded at threshold {config['threshold']}, not {threshold}")
-        super().__init__(folder, backend="pt")
+        super().__init__(folder, backend="pt")  # the folder's operating point: the one recorded
+        if threshold is not None and threshold != self.threshold:
+            raise SystemExit(f"{folder} was recorded at threshold {self.threshold}, not {threshold}")
         data = np.load(Path(folder) / RECORDED)
         cut = np.cumsum(data["lengths"])[:-1]
         keys = [tuple(ids.tolist()) for ids in np.split(data["ids"], cut)]
