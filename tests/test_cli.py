@@ -163,7 +163,9 @@ def test_audit_all_writes_one_report_without_the_original_text(tmp_path, capsys)
         (["all", "--group-field", "patient", "--locales", "en_US,xx_YY"], "['xx_YY']"),
         (["canary", "--reference", "fats"], "unknown detector 'fats'"),
         (["canary", "--reference", ""], "--reference must name detectors"),
-        (["canary", "--detector", "fast", "--reference", "fast"], "is the configuration audited"),
+        (["canary", "--detector", "fast", "--reference", "fast"], "runs the detectors audited"),
+        (["canary", "--detector", "fast", "--reference", "spacy,patterns"], "runs the detectors audited"),
+        (["canary", "--detector", "patterns,spacy,learned", "--reference", "default"], "runs the detectors"),
     ],
 )
 def test_audit_bad_input_is_one_clear_error(tmp_path, capsys, argv, message):

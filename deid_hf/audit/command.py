@@ -154,8 +154,8 @@ REFERENCE_SHARES = ("entities", "allow_list", "deny_list", "patterns")
 
 def checked_reference(reference: str | None, options: dict) -> list[str] | None:
     """The detectors of ``--reference`` as a list (None without one); an `InputError` for an empty or
-    unknown name, or the audited configuration's own detectors."""
-    from ..detect import check_detector_name
+    unknown name, or the detectors the audited configuration runs (an ensemble written out counts)."""
+    from ..detect import check_detector_name, detector_members
 
     if reference is None:
         return None
@@ -164,11 +164,10 @@ def checked_reference(reference: str | None, options: dict) -> list[str] | None:
         raise InputError(f"--reference must name detectors separated by commas, got {reference!r}")
     for detector in detectors:
         check_detector_name(detector)
-    own = effective(options)["detector"]
-    if set(detectors) == set([own] if isinstance(own, str) else map(str, own)):
+    if detector_members(detectors) == detector_members(effective(options)["detector"]):
         raise InputError(
-            f"--reference {reference} is the configuration audited: a reference must find what it may "
-            "miss, so name other detectors (e.g. default when auditing fast)"
+            f"--reference {reference} runs the detectors audited: a reference must find what they may "
+            "miss, so name others (e.g. default when auditing fast)"
         )
     return detectors
 

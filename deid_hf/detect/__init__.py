@@ -42,6 +42,13 @@ FAST_DETECTORS = ("patterns", "spacy")
 #: patterns + spaCy's places + the fine-tuned token classifier (docs/benchmarks: measured on
 #: held-out patients)
 CLINICAL_DETECTORS = ("patterns", "spacy:LOCATION", "learned")
+#: the named ensembles and their members
+ENSEMBLES = {
+    "default": DEFAULT_DETECTORS,
+    "zsts": ZSTS_DETECTORS,
+    "fast": FAST_DETECTORS,
+    "clinical": CLINICAL_DETECTORS,
+}
 PFILTER_THRESHOLD = 1e-3
 #: the fine-tuned token classifier (`deid_hf.train.detector`; ships in deid_hf/hub) on ONNX Runtime int8
 LEARNED_MODEL = models.LEARNED_MODEL
@@ -113,6 +120,14 @@ def _unknown(spec) -> InputError:
         f"unknown detector {spec!r}; use one of {', '.join(detector_names())}, a list of these or a "
         f"Detector instance"
     )
+
+
+def detector_members(specs) -> frozenset[str]:
+    """The detectors that ``specs`` (a name or a list of names) runs, each named ensemble written out as its
+    members (`ENSEMBLES`; one with an argument, such as "default:0.3", stays as named): two lists that run
+    the same detectors give the same set."""
+    specs = [specs] if isinstance(specs, str) else list(specs)
+    return frozenset(member for spec in map(str, specs) for member in ENSEMBLES.get(spec, (spec,)))
 
 
 def check_detector_name(spec: str) -> str:
