@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ..detect.clinical import FACILITY_END
 from ..errors import InputError
-from ..replace.full_entity import INITIALISM, STREET_SUFFIXES, address_like, law_firm_shaped
+from ..replace.full_entity import STREET_SUFFIXES, address_like, is_initialism, law_firm_shaped
 
 #: canary types (an in-place canary takes the label of the span it refills, when it is one of these)
 CANARY_LABELS = ("PERSON", "DATE_TIME", "PHONE", "ID", "ADDRESS", "LOCATION", "ORG", "EMAIL", "URL", "IP")
@@ -191,7 +191,7 @@ class CanaryMaker:
         """A place or address of one of the locales, in the original's layout (`address_like` with that
         locale's streets, cities and postcodes); None for a facility, initials, another label, or an
         en_US draw (`FullEntity`)."""
-        if label not in PLACE_LABELS or FACILITY_END.search(original) or INITIALISM.fullmatch(original):
+        if label not in PLACE_LABELS or FACILITY_END.search(original) or is_initialism(original):
             return None
         from ..train.augment import ascii_folded
 

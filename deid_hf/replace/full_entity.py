@@ -20,7 +20,9 @@ import re
 from datetime import date, timedelta
 
 from ..detect.clinical import FACILITY_END
+from ..detect.lexicon import zipf
 from ..detect.mentions import TITLE
+from ..detect.text_shape import COMMON_WORD_ZIPF
 from ..errors import InputError
 from .base import Strategy
 from .date_shift import check_max_days, shift_date_span
@@ -48,9 +50,19 @@ def _acronym(text: str) -> str:
     return "".join(w[0] for w in text.split() if w[:1].isupper())
 
 
-#: "GH", "BIDMC": a place or an organisation written as its initials, re-filled as initials
-INITIALISM = re.compile(r"[A-Z]{2,5}")
+#: "GH", "BIDMC": a place or an organisation written as its initials, re-filled as initials (`is_initialism`)
+_INITIALISM = re.compile(r"[A-Z]{2,5}")
+#: capitals this long or longer that spell a common English word are a name written in capitals
+_SPELLED_LENGTH = 4
 _INITIALISM_END = re.compile(r"(?:MC|H)$")  # "...H" hospital, "...MC" medical center: a kind, not a name
+
+
+def is_initialism(original: str) -> bool:
+    """Whether a place or organisation is written as its initials ("GH", "BIDMC"), not as a name in capitals
+    ("PARIS", "OHIO" in an ALL-CAPS note: four letters or more that spell a common word)."""
+    return bool(_INITIALISM.fullmatch(original)) and not (
+        len(original) >= _SPELLED_LENGTH and zipf(original) >= COMMON_WORD_ZIPF
+    )
 
 
 def _random_initialism(original: str, rng: random.Random) -> str:
@@ -90,7 +102,7 @@ class FullEntity(Strategy):
         fake.seed_instance(rng.getrandbits(64))
         if label == "PERSON":  # a fresh pseudonym sharing no word with the original
             return pseudonym(original, {}, rng, self.name_locale)
-        if label in _NAMED and INITIALISM.fullmatch(original):  # "transferred to GH": an initialism
+        if label in _NAMED and is_initialism(original):  # "transferred to GH"
             return _random_initialism(original, rng)
         facility = FACILITY_END.search(original) if label in _NAMED else None
         if facility:  # a facility stays one of its kind: "St. Jude Medical Center" -> "Lopez Medical Center"

@@ -46,6 +46,41 @@ def test_a_facility_gets_a_facility_surrogate(full):
             assert out.endswith(head) and out[: -len(head)] not in original
 
 
+@pytest.mark.parametrize(
+    ("original", "initials"),
+    [
+        ("GH", True),
+        ("MGH", True),
+        ("BIDMC", True),
+        ("USA", True),  # three letters or fewer: initials, whatever they spell
+        ("PARIS", False),  # a place in an ALL-CAPS note
+        ("OHIO", False),
+        ("ROME", False),
+        ("Paris", False),
+        ("BOSTON", False),  # longer than initials are written
+    ],
+)
+def test_initials_are_told_from_a_name_in_capitals(original, initials):
+    from deid_hf.replace.full_entity import is_initialism
+
+    assert is_initialism(original) is initials
+
+
+def test_a_place_in_capitals_gets_a_place_not_initials(full):
+    """In an ALL-CAPS note "PARIS" is a city written in capitals: it gets a city, in capitals, where it
+    became five random capitals; "MGH" stays initials."""
+    from deid_hf.replace.apply import SubstitutionTable, apply_strategy
+    from deid_hf.spans import Span
+
+    text = "PT TRANSFERRED TO MGH FROM PARIS."
+    spans = [Span(text.index(s), text.index(s) + len(s), "LOCATION", 1.0, "test") for s in ("MGH", "PARIS")]
+    for seed in range(20):
+        _, records = apply_strategy(text, spans, full, 1.0, random.Random(seed), SubstitutionTable())
+        initials, city = (r.replacement for r in records)
+        assert re.fullmatch(r"[A-Z]{2}H", initials) and initials != "MGH"
+        assert city.isupper() and (len(city) > 5 or " " in city), city
+
+
 def test_surrogates_never_carry_a_name_of_the_document(full):
     """Faker builds places, companies, streets and e-mails from surnames ("Gonzalezhaven" once replaced
     "Paris" in a note about Maria Gonzalez); such a draw is redrawn."""
