@@ -289,9 +289,10 @@ def street(original: str, fake, rng: random.Random) -> str:
     words = original.split()
     if len(words) == 1 and _HOUSE_NUMBER.fullmatch(original):
         return random_like(original, rng)
-    after = len(words) > 1 and bool(_HOUSE_NUMBER.fullmatch(words[-1])) and not words[0][:1].isdigit()
-    number = words[-1] if after else (_HOUSE_NUMBER.match(original) or [""])[0]
-    named = words[:-1] if after else words
+    tail = _house_after(words)
+    after = 0 < tail < len(words) and not words[0][:1].isdigit()
+    number = " ".join(words[tail:]) if after else (_HOUSE_NUMBER.match(original) or [""])[0]
+    named = words[:tail] if after else words
     if after and _NUMBERED_PLACE.fullmatch(" ".join(named)):
         return f"{' '.join(named)} {random_like(number, rng)}"
     last = named[-1] if len(named) > 1 else ""
@@ -301,13 +302,27 @@ def street(original: str, fake, rng: random.Random) -> str:
     return " ".join(filter(None, parts))
 
 
+def _house_after(words: list[str]) -> int:
+    """Where the house part after the street begins ("Koskikatu 25 A 3": a house number, then staircase
+    letters and numbers), or ``len(words)`` when the line does not end in one."""
+    start = len(words)
+    while start > 1 and (_HOUSE_NUMBER.fullmatch(words[start - 1]) or _STAIRCASE.fullmatch(words[start - 1])):
+        start -= 1
+    while start < len(words) and not _HOUSE_NUMBER.fullmatch(words[start]):
+        start += 1
+    return start
+
+
 _SECONDARY = re.compile(r"(?i)(?:\b(?:apt|apartment|suite|ste|unit|room|floor|fl|flat)\b|#)\.?\s*\S+")
 #: "25", "3B", "12-14": a house number (digits, a letter or a second number after them)
 _HOUSE_NUMBER = re.compile(r"\d+(?:[-/]\d+)?[A-Za-z]?(?!\w)")
+#: a staircase or entrance letter after the house number ("Koskikatu 25 A 3")
+_STAIRCASE = re.compile(r"[A-Z]")
 #: places numbered without a street name: the words before the number stay
 _NUMBERED_PLACE = re.compile(r"(?i)(?:p\.?\s?o\.?\s+)?box|route|rte\.?|highway|hwy\.?|building|bldg\.?")
-#: "10115 Berlin", "0155 Oslo": a postcode before its city, as much of Europe writes it
-_POSTCODE_CITY = re.compile(r"(\d{4,5})\s+([^\W\d_][^\d,]*)")
+#: "10115 Berlin", "0155 Oslo", "4000-100 Porto", "00-950 Warszawa", "1011 AB Amsterdam": a postcode before
+#: its city, as much of Europe writes it
+_POSTCODE_CITY = re.compile(r"(\d{4} ?[A-Z]{2}(?= )|\d{4,5}(?:-\d{3})?|\d{2}-\d{3})\s+([^\W\d_][^\d,]*)")
 #: words that end or close a street line, never a city ("1600 Pennsylvania Avenue NW")
 _STREET_WORDS = STREET_SUFFIXES | {"n", "s", "e", "w", "ne", "nw", "se", "sw"}
 _ZIP = re.compile(r"\d{5}(?:-\d{4})?")

@@ -122,6 +122,18 @@ def test_given_names_stay_given_names_surnames_surnames_and_titles_keep_gender()
             "Storgata 3B, 0155 Oslo",
             r"[A-Z][A-Za-z' -]+ \d[A-Z], \d{4} (?![^,]*(?:Street|Avenue|Road)$)[^,\d]+",
         ),
+        (
+            "Rua do Arenque 25, 4000-100 Porto",
+            r"[A-Z][A-Za-z' -]+ \d\d, \d{4}-\d{3} (?![^,]*(?:Street|Avenue|Road)$)[^,\d]+",
+        ),
+        (
+            "Marszalkowska 10, 00-950 Warszawa",
+            r"[A-Z][A-Za-z' -]+ \d\d, \d\d-\d{3} (?![^,]*(?:Street|Avenue|Road)$)[^,\d]+",
+        ),
+        (
+            "Damrak 1, 1011 AB Amsterdam",
+            r"[A-Z][A-Za-z' -]+ \d, \d{4} [A-Z]{2} (?![^,]*(?:Street|Avenue|Road)$)[^,\d]+",
+        ),
         # a street line after a secondary unit stays a street line; "Flat" is a unit, "Flatbush" a street
         ("Flat 4, 19 Rue de Rivoli", r"(?:Apt\.|Suite) \d+, \d\d [A-Z][A-Za-z' -]+ (?:Street|Avenue|Road)"),
         ("Apt 4, 2000 Broadway", r"(?:Apt\.|Suite) \d+, \d{4} [A-Z][A-Za-z' -]+ (?:Street|Avenue|Road)"),
@@ -144,6 +156,11 @@ def test_an_address_keeps_its_street_city_state_and_zip(original, shape):
         # the house number after the street, as much of Europe writes it, stays after it
         ("Koskikatu 25", r"[A-Z][A-Za-z'-]+(?: [A-Z][A-Za-z'-]+)* (?:Street|Avenue|Road) [1-9]\d"),
         ("Via Franscini 071", r"[A-Z][A-Za-z'-]+(?: [A-Z][A-Za-z'-]+)* (?:Street|Avenue|Road) \d{3}"),
+        # a staircase letter and a flat number after the house number stay after it
+        (
+            "Koskikatu 25 A 3",
+            r"[A-Z][A-Za-z'-]+(?: [A-Z][A-Za-z'-]+)* (?:Street|Avenue|Road) [1-9]\d [A-Z] [1-9]",
+        ),
         # a house number alone (a detector split it from its street) stays a number
         ("3520", r"[1-9]\d{3}"),
         # a letter after the house number stays one
