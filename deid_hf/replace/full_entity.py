@@ -20,9 +20,9 @@ import re
 from datetime import date, timedelta
 
 from ..detect.clinical import FACILITY_END
-from ..detect.lexicon import zipf
+from ..detect.lexicon import is_name_word, zipf
 from ..detect.mentions import TITLE
-from ..detect.text_shape import COMMON_WORD_ZIPF
+from ..detect.text_shape import SHORT_WORD_LOWERCASE_ZIPF
 from ..errors import InputError
 from .base import Strategy
 from .date_shift import check_max_days, shift_date_span
@@ -52,16 +52,21 @@ def _acronym(text: str) -> str:
 
 #: "GH", "BIDMC": a place or an organisation written as its initials, re-filled as initials (`is_initialism`)
 _INITIALISM = re.compile(r"[A-Z]{2,5}")
-#: capitals this long or longer that spell a common English word are a name written in capitals
+#: capitals this long or longer can spell a name ("OHIO"); shorter ones are initials whatever they spell
 _SPELLED_LENGTH = 4
 _INITIALISM_END = re.compile(r"(?:MC|H)$")  # "...H" hospital, "...MC" medical center: a kind, not a name
 
 
 def is_initialism(original: str) -> bool:
-    """Whether a place or organisation is written as its initials ("GH", "BIDMC"), not as a name in capitals
-    ("PARIS", "OHIO" in an ALL-CAPS note: four letters or more that spell a common word)."""
-    return bool(_INITIALISM.fullmatch(original)) and not (
-        len(original) >= _SPELLED_LENGTH and zipf(original) >= COMMON_WORD_ZIPF
+    """Whether a place or organisation is written as its initials ("GH", "BIDMC", "UCLA"), not as a name in
+    capitals ("PARIS", "OHIO" in an ALL-CAPS note): four letters or more that are a person's name, a country
+    or US state, or a word as frequent as those `restore_case` writes in lower case are a name."""
+    if not _INITIALISM.fullmatch(original):
+        return False
+    return len(original) < _SPELLED_LENGTH or not (
+        is_name_word(original)
+        or zipf(original) >= SHORT_WORD_LOWERCASE_ZIPF
+        or original.casefold() in _places()
     )
 
 
@@ -285,10 +290,13 @@ def street(original: str, fake, rng: random.Random) -> str:
     """A street line of the original's shape: its house number redrawn (`random_like`: as many digits, a
     letter or a range kept), before the street or after it as in the original ("Koskikatu 25"), a surname
     and the original's suffix when it is a common one ("Street", "Ave."), else a common suffix; a house
-    number alone stays a number, a numbered place ("PO Box 12", "Route 66") keeps its kind."""
+    number alone stays a number, a numbered place ("PO Box 12", "Route 66") keeps its kind, a compass point
+    after the street stays."""
     words = original.split()
     if len(words) == 1 and _HOUSE_NUMBER.fullmatch(original):
         return random_like(original, rng)
+    if len(words) > 1 and words[-1].rstrip(".").lower() in _COMPASS:
+        return f"{street(' '.join(words[:-1]), fake, rng)} {words[-1]}"
     tail = _house_after(words)
     after = 0 < tail < len(words) and not words[0][:1].isdigit()
     number = " ".join(words[tail:]) if after else (_HOUSE_NUMBER.match(original) or [""])[0]
@@ -316,15 +324,19 @@ def _house_after(words: list[str]) -> int:
 _SECONDARY = re.compile(r"(?i)(?:\b(?:apt|apartment|suite|ste|unit|room|floor|fl|flat)\b|#)\.?\s*\S+")
 #: "25", "3B", "12-14": a house number (digits, a letter or a second number after them)
 _HOUSE_NUMBER = re.compile(r"\d+(?:[-/]\d+)?[A-Za-z]?(?!\w)")
+#: a compass point after a street ("1600 Pennsylvania Avenue NW", "Route 66 W"): kept as it is
+_COMPASS = frozenset({"n", "s", "e", "w", "ne", "nw", "se", "sw"})
 #: a staircase or entrance letter after the house number ("Koskikatu 25 A 3")
 _STAIRCASE = re.compile(r"[A-Z]")
 #: places numbered without a street name: the words before the number stay
 _NUMBERED_PLACE = re.compile(r"(?i)(?:p\.?\s?o\.?\s+)?box|route|rte\.?|highway|hwy\.?|building|bldg\.?")
 #: "10115 Berlin", "0155 Oslo", "4000-100 Porto", "00-950 Warszawa", "1011 AB Amsterdam": a postcode before
 #: its city, as much of Europe writes it
-_POSTCODE_CITY = re.compile(r"(\d{4} ?[A-Z]{2}(?= )|\d{4,5}(?:-\d{3})?|\d{2}-\d{3})\s+([^\W\d_][^\d,]*)")
+_POSTCODE_CITY = re.compile(
+    r"(\d{4} ?(?!(?:NE|NW|SE|SW|ST)\b)[A-Z]{2}(?= )|\d{4,5}(?:-\d{3})?|\d{2}-\d{3})\s+([^\W\d_][^\d,]*)"
+)
 #: words that end or close a street line, never a city ("1600 Pennsylvania Avenue NW")
-_STREET_WORDS = STREET_SUFFIXES | {"n", "s", "e", "w", "ne", "nw", "se", "sw"}
+_STREET_WORDS = STREET_SUFFIXES | {"highway", "hwy", "route", "rte"} | _COMPASS
 _ZIP = re.compile(r"\d{5}(?:-\d{4})?")
 _STATE_ZIP = re.compile(
     r"(?P<state>[A-Z]{2}|[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?:(?P<sep>,?\s+)(?P<zip>\d{5}(?:-\d{4})?))?"
@@ -354,6 +366,14 @@ def _countries() -> frozenset[str]:
     from faker.providers.address.en_US import Provider
 
     return frozenset(c.casefold() for c in (*Provider.countries, "USA", "US", "UK", "United States"))
+
+
+@functools.cache
+def _places() -> frozenset[str]:
+    """Countries and US states, case-folded."""
+    from faker.providers.address.en_US import Provider
+
+    return _countries() | frozenset(state.casefold() for state in Provider.states)
 
 
 def _postcode_city(core: str) -> re.Match | None:

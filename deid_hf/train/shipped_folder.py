@@ -77,16 +77,25 @@ def finish_folder(
     (`training_vocabulary`), the training record with the recipe digest, the card and the manifest."""
     from transformers import AutoModelForTokenClassification
 
-    from ..detect.lexicon import VOCABULARY_FILE
     from ..detect.ner import TokenClassificationDetector
     from ..export.weights import save_int8_weights
-    from .loop import recipe_digest, recipe_fields
 
     save_int8_weights(AutoModelForTokenClassification.from_pretrained(folder), folder)
     (folder / "model.onnx").unlink(missing_ok=True)  # `deid-hf export FOLDER OUT` writes it again
     metrics["held_out"] = (
         held_out_metrics(TokenClassificationDetector(str(folder)), held_out) if held_out else {}
     )
+    sources = write_record(folder, config, metrics, documents)
+    _write_card(folder, config, metrics, sources)
+    write_manifest(folder)
+
+
+def write_record(folder: Path, config, metrics: dict, documents: Sequence[LabelledDocument]) -> list[str]:
+    """The corpus vocabulary of the training documents (`training_vocabulary`) and the training record
+    (recipe, digest, metrics, sources) into ``folder``; returns the sources."""
+    from ..detect.lexicon import VOCABULARY_FILE
+    from .loop import recipe_digest, recipe_fields
+
     (folder / VOCABULARY_FILE).write_text(training_vocabulary(documents).to_json(), encoding="utf-8")
     sources = sorted({d.source for d in documents})
     record = {
@@ -96,8 +105,7 @@ def finish_folder(
         "sources": sources,
     }
     (folder / TRAINING_FILE).write_text(json.dumps(record, indent=2))
-    _write_card(folder, config, metrics, sources)
-    write_manifest(folder)
+    return sources
 
 
 def requantize(folder: Path, config, held_out: dict) -> None:

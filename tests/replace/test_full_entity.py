@@ -53,9 +53,12 @@ def test_a_facility_gets_a_facility_surrogate(full):
         ("MGH", True),
         ("BIDMC", True),
         ("USA", True),  # three letters or fewer: initials, whatever they spell
+        ("UCLA", True),  # an acronym, however often it is written
+        ("NASA", True),
+        ("PERU", False),  # a country
         ("PARIS", False),  # a place in an ALL-CAPS note
         ("OHIO", False),
-        ("ROME", False),
+        ("TEXAS", False),  # a US state
         ("Paris", False),
         ("BOSTON", False),  # longer than initials are written
     ],

@@ -138,6 +138,16 @@ def test_given_names_stay_given_names_surnames_surnames_and_titles_keep_gender()
         ("Flat 4, 19 Rue de Rivoli", r"(?:Apt\.|Suite) \d+, \d\d [A-Z][A-Za-z' -]+ (?:Street|Avenue|Road)"),
         ("Apt 4, 2000 Broadway", r"(?:Apt\.|Suite) \d+, \d{4} [A-Z][A-Za-z' -]+ (?:Street|Avenue|Road)"),
         ("10 Flatbush Avenue", r"\d\d [A-Z][A-Za-z'-]+ Avenue"),
+        # a US street line after another piece is no postcode and city, whatever its quadrant or kind
+        ("PO Box 12, 1234 NE Broadway", r"PO Box \d\d, \d{4} [A-Z][A-Za-z' -]+ (?:Street|Avenue|Road)"),
+        (
+            "100 Main St, 1234 ST Marys",
+            r"\d{3} [A-Z][A-Za-z' -]+ St, \d{4} [A-Z][A-Za-z' -]+ (?:Street|Avenue|Road)",
+        ),
+        (
+            "PO Box 5, 45-123 Kamehameha Hwy",
+            r"PO Box \d, \d\d-\d{3} [A-Z][A-Za-z' -]+ (?:Street|Avenue|Road)",
+        ),
     ],
 )
 def test_an_address_keeps_its_street_city_state_and_zip(original, shape):
@@ -170,6 +180,9 @@ def test_an_address_keeps_its_street_city_state_and_zip(original, shape):
         ("Rua Augusta 25-27", r"[A-Z][A-Za-z'-]+(?: [A-Z][A-Za-z'-]+)* (?:Street|Avenue|Road) \d\d-\d\d"),
         ("PO Box 12", r"PO Box \d\d"),
         ("Route 66", r"Route \d\d"),
+        # a compass point after the street stays
+        ("Route 66 W", r"Route \d\d W"),
+        ("1600 Pennsylvania Avenue NW", r"[1-9]\d{3} [A-Z][A-Za-z'-]+(?: [A-Z][A-Za-z'-]+)* Avenue NW"),
     ],
 )
 def test_a_street_reads_as_one_with_a_house_number_of_as_many_digits(original, shape):
