@@ -171,9 +171,10 @@ class SpacyDetector(Detector):
         return [[s for s in spans if s.label in self.labels] for spans in found]
 
 
-#: the lower operating point at which a trained model's reading vouches for another detector's person name
-#: (`TokenClassificationDetector.detect_with_support`, the rule ``name.needs-model-support``)
-SUPPORT_THRESHOLD = 0.01
+#: the lower operating point at which a trained model's reading vouches for another detector's person name or
+#: organisation (`TokenClassificationDetector.detect_with_support`, the rules ``name.needs-model-support``
+#: and ``organisation.needs-model-support``)
+SUPPORT_THRESHOLD = 0.001
 
 
 def outside_bias_of(threshold) -> float:

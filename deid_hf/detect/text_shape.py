@@ -106,3 +106,11 @@ def sentence_start(text: str, start: int, reach: int = 200) -> bool:
     if _TITLE_END.search(before[-6:]):  # "Dr. Turgeon": the full stop of a title ends no sentence
         return False
     return not before or before[-1] in ".!?:;\n-*"
+
+
+#: words that name a kind of care facility
+FACILITY_WORDS = (
+    r"(?:hospital|hosp|medical center|med center|rehab|regional|heart center|campus|clinic|rehabilitation)"
+)
+#: a name ending in a facility word ("St. Jude Medical Center"): the word says what kind of place it is
+FACILITY_END = re.compile(rf"[ \t]+({FACILITY_WORDS})\.?$", re.IGNORECASE)

@@ -218,27 +218,55 @@ def test_identifier_rules(rule, text, piece, label, score, source, kept):
     assert {d.rule for d in log} == {rule}
 
 
-# (rule, text, another detector's person name, the policy-trained model's support pieces or None; what is
-# kept of the name)
+# (rule, text, another detector's person name or organisation, its label, the policy-trained model's support
+# pieces or None; what is kept of it)
 SUPPORT_CASES = [
-    ("name.needs-model-support", "Lasix given, Kowalczyk aware", "Lasix", [], set()),
-    ("name.needs-model-support", "Lasix given, Kowalczyk aware", "Kowalczyk", ["Lasix"], set()),
-    ("name.needs-evidence", "Lasix given, Kowalczyk aware", "Kowalczyk", ["Kowalczyk"], {"Kowalczyk"}),
-    ("name.needs-evidence", "Lasix given, Kowalczyk aware", "Kowalczyk aware", ["Kowal"], {"Kowalczyk"}),
-    ("name.needs-evidence", "Lasix given, Kowalczyk aware", "Kowalczyk", None, {"Kowalczyk"}),
+    ("name.needs-model-support", "Lasix given, Kowalczyk aware", "Lasix", "PERSON", [], set()),
+    ("name.needs-model-support", "Lasix given, Kowalczyk aware", "Kowalczyk", "PERSON", ["Lasix"], set()),
+    (
+        "name.needs-evidence",
+        "Lasix given, Kowalczyk aware",
+        "Kowalczyk",
+        "PERSON",
+        ["Kowalczyk"],
+        {"Kowalczyk"},
+    ),
+    (
+        "name.needs-evidence",
+        "Lasix given, Kowalczyk aware",
+        "Kowalczyk aware",
+        "PERSON",
+        ["Kowal"],
+        {"Kowalczyk"},
+    ),
+    ("name.needs-evidence", "Lasix given, Kowalczyk aware", "Kowalczyk", "PERSON", None, {"Kowalczyk"}),
+    ("organisation.needs-model-support", "Yankaur suction, then Mercy Hospital", "Yankaur", "ORG", [], set()),
+    ("name.needs-evidence", "Yankaur suction, then Mercy Hospital", "Yankaur", "ORG", ["Yank"], {"Yankaur"}),
+    # a facility or initials need no support (what becomes of them is the next rules' decision)
+    (
+        "name.needs-evidence",
+        "Yankaur suction, then Mercy Hospital",
+        "Mercy Hospital",
+        "ORG",
+        [],
+        {"Mercy Hospital"},
+    ),
+    ("name.needs-evidence", "Transferred from UMASS today", "UMASS", "ORG", [], set()),
+    ("organisation.needs-model-support", "Sent to Acme Labs for tests", "Acme Labs", "ORG", [], set()),
+    ("name.needs-evidence", "Sent to Acme Labs for tests", "Acme Labs", "ORG", None, {"Acme Labs"}),
 ]
 
 
-@pytest.mark.parametrize(("rule", "text", "piece", "support", "kept"), SUPPORT_CASES)
-def test_another_detectors_person_name_needs_the_trained_models_support(rule, text, piece, support, kept):
-    """Where a model trained on the policy's gold reads the text, a name it does not find even at its
-    support threshold is dropped; an overlap is support enough; without such a model (None) the rule is
-    silent."""
+@pytest.mark.parametrize(("rule", "text", "piece", "label", "support", "kept"), SUPPORT_CASES)
+def test_another_detectors_name_needs_the_trained_models_support(rule, text, piece, label, support, kept):
+    """Where a model trained on the policy's gold reads the text, a person name or an organisation (not a
+    facility nor initials) it does not find even at its support threshold is dropped; an overlap is support
+    enough; without such a model (None) the rule is silent."""
     support = (
-        None if support is None else [_span(text, p, "PERSON", 0.1, "token-classification") for p in support]
+        None if support is None else [_span(text, p, label, 0.1, "token-classification") for p in support]
     )
     with recording() as log:
-        found = apply_policy(text, [_span(text, piece, "PERSON", 0.5, "spacy")], "hipaa", support=support)
+        found = apply_policy(text, [_span(text, piece, label, 0.5, "spacy")], "hipaa", support=support)
     assert {text[s.start : s.end] for s in found} == kept
     assert {d.rule for d in log} == {rule}
 

@@ -20,6 +20,7 @@ from ..text_shape import (
     sentence_start,
     uses_capitals,
 )
+from ..text_shape import FACILITY_WORDS as _FACILITY
 from . import Rule, register_rule
 from .names import INITIAL as _INITIAL
 from .names import NOT_NAMES as NOT_NAMES  # re-exported: `clinical` imports it from here
@@ -37,11 +38,6 @@ _KIN = (
     r"neighbou?r|son-in-law|daughter-in-law|sil|dil|significant[ \t]+other)"
 )
 _CALL = r"(?:per|called|paged|notified|contacts?|contacted|informed|updated|spoke with|discussed with)"
-_FACILITY = (
-    r"(?:hospital|hosp|medical center|med center|rehab|regional|heart center|campus|clinic|rehabilitation)"
-)
-#: a name ending in a facility word ("St. Jude Medical Center"): the word says what kind of place it is
-FACILITY_END = re.compile(rf"[ \t]+({_FACILITY})\.?$", re.IGNORECASE)
 #: initialisms ending in H or MC that name no facility: generic ones (outside hospital, nursing home,
 #: long-term care), hemorrhages and hypertrophies (ICH, SDH, LVH, BPH) and hormones (TSH, ACTH, LDH)
 _NOT_FACILITY_INITIALISMS = (

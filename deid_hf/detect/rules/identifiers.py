@@ -12,7 +12,7 @@ from ...spans import Span
 from ..evidence import evidence_span, has_evidence
 from ..lexicon import Vocabulary
 from ..patterns import POSTAL_CODE
-from ..text_shape import WORD_ANY_SCRIPT
+from ..text_shape import FACILITY_END, WORD_ANY_SCRIPT
 from . import RULES, Rule, Seen, SpanRule, decided, recording_active, register_rule
 from . import gdpr as _gdpr_rules  # noqa: F401  (registers the gdpr family, tried first under gdpr)
 from .phones import PHONE_SHAPE, not_a_phone, phone_digits
@@ -92,8 +92,6 @@ def _overlaps_any(span: Span, others: Sequence[Span]) -> bool:
 
 def _facility_or_initials(piece: str) -> bool:
     """An organisation named as a facility ("Mercy Hospital") or by its initials ("BMC")."""
-    from .context import FACILITY_END  # context's names rules read this module's labels
-
     return FACILITY_END.search(piece) is not None or _INITIALS.fullmatch(piece.strip()) is not None
 
 
@@ -134,8 +132,8 @@ _register(
     "name.needs-model-support",
     ("PERSON",),
     "another detector's person name that the model trained on the policy's gold does not find even at its "
-    "support threshold is a drug, device or abbreviation more often than a name (places and organisations "
-    "need no support: spaCy finds hospitals and towns the model misses)",
+    "support threshold is a drug, device or abbreviation more often than a name (places need no support: "
+    "spaCy finds towns the model misses)",
     ("Lasix given",),
     _dropped,
     applies=lambda seen, span, piece: seen.support is not None and not _overlaps_any(span, seen.support),
