@@ -284,12 +284,14 @@ def test_learned_threshold_reaches_the_learned_part_of_every_ensemble():
 def test_the_support_is_none_where_it_cannot_be_read(tiny_learned_detector):
     """No support (the policy's rule then stays silent) past the end of unstrided windows, at a support
     threshold not below the operating point, or off the batch path."""
+    from deid_hf.detect.ner import SUPPORT_THRESHOLD
+
     folder = str(tiny_learned_detector)
     long_text = "Patient stable overnight, tolerating the regimen. " * 60 + "Priya Ramaswamy phoned."
     cut = TokenClassificationDetector(folder, backend="onnx", int8=True, stride=0)
     assert cut.detect_with_support([long_text, "Ana Lima was seen."])[1][0] is None
     assert cut.detect_with_support(["Ana Lima was seen."])[1][0] is not None
-    high = TokenClassificationDetector(folder, backend="onnx", int8=True, threshold=0.005)
+    high = TokenClassificationDetector(folder, backend="onnx", int8=True, threshold=SUPPORT_THRESHOLD)
     assert high.support_bias is None and high.detect_with_support(["Ana Lima"])[1] == [None]
     piped = TokenClassificationDetector(folder, backend="onnx", int8=True, aggregation_strategy="first")
     assert not piped.direct and piped.detect_with_support(["Ana Lima"])[1] == [None]

@@ -242,7 +242,7 @@ SUPPORT_CASES = [
     ("name.needs-evidence", "Lasix given, Kowalczyk aware", "Kowalczyk", "PERSON", None, {"Kowalczyk"}),
     ("organisation.needs-model-support", "Yankaur suction, then Mercy Hospital", "Yankaur", "ORG", [], set()),
     ("name.needs-evidence", "Yankaur suction, then Mercy Hospital", "Yankaur", "ORG", ["Yank"], {"Yankaur"}),
-    # a facility or initials need no support (what becomes of them is the next rules' decision)
+    # a facility needs no support (what becomes of it is the next rules' decision); initials do
     (
         "name.needs-evidence",
         "Yankaur suction, then Mercy Hospital",
@@ -251,7 +251,7 @@ SUPPORT_CASES = [
         [],
         {"Mercy Hospital"},
     ),
-    ("name.needs-evidence", "Transferred from UMASS today", "UMASS", "ORG", [], set()),
+    ("organisation.needs-model-support", "Transferred from UMASS today", "UMASS", "ORG", [], set()),
     ("organisation.needs-model-support", "Sent to Acme Labs for tests", "Acme Labs", "ORG", [], set()),
     ("name.needs-evidence", "Sent to Acme Labs for tests", "Acme Labs", "ORG", None, {"Acme Labs"}),
 ]
@@ -260,7 +260,7 @@ SUPPORT_CASES = [
 @pytest.mark.parametrize(("rule", "text", "piece", "label", "support", "kept"), SUPPORT_CASES)
 def test_another_detectors_name_needs_the_trained_models_support(rule, text, piece, label, support, kept):
     """Where a model trained on the policy's gold reads the text, a person name or an organisation (not a
-    facility nor initials) it does not find even at its support threshold is dropped; an overlap is support
+    facility) it does not find even at its support threshold is dropped; an overlap is support
     enough; without such a model (None) the rule is silent."""
     support = (
         None if support is None else [_span(text, p, label, 0.1, "token-classification") for p in support]
