@@ -175,11 +175,15 @@ def _saved_once(carry: Path, arrays: list) -> str:
 
 def output_biases(threshold: float) -> dict:
     """The "O" logit biases the detector applies at ``threshold`` and, below it, at the support threshold
-    (`TokenClassificationDetector`), which the recorded outputs are taken at."""
+    (`TokenClassificationDetector`), which the recorded outputs are taken at, with that support threshold."""
     from deid_hf.detect.ner import SUPPORT_THRESHOLD, outside_bias_of
 
     outside = outside_bias_of(threshold)
-    return {"outside_bias": outside, "support_bias": outside_bias_of(SUPPORT_THRESHOLD) - outside}
+    return {
+        "outside_bias": outside,
+        "support_bias": outside_bias_of(SUPPORT_THRESHOLD) - outside,
+        "support_threshold": SUPPORT_THRESHOLD,
+    }
 
 
 def prepare(specs: list[str], carry: Path, shells: Path) -> None:
@@ -324,6 +328,7 @@ def recorded_outputs(model, windows: list[list[int]], record: dict, batch: int =
         "labels": np.concatenate(parts[1]).astype(np.int16),
         "support_scores": np.concatenate(parts[2]).astype(np.float32),
         "support_labels": np.concatenate(parts[3]).astype(np.int16),
+        "support_threshold": np.array(record.get("support_threshold", np.nan)),
     }
 
 

@@ -4,8 +4,9 @@
 reads of the held-out fold's notes (each token's best label and score, at the operating point and at the
 support threshold). `RecordedDetector` is the detector of the shell folder prepared for it: the tokenizer's
 windows, the decoding, the merging of windows, the support and the policy are deid-hf's own; only the
-forward pass is replaced by the recorded one, and a window without a recorded output is an error (the
-shell's own weights are untrained and never used).
+forward pass is replaced by the recorded one, and a window without a recorded output, or outputs recorded
+at another support threshold than deid-hf's, is an error (the shell's own weights are untrained and never
+used).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from device_training import RECORDED
 
-from deid_hf.detect.ner import TokenClassificationDetector
+from deid_hf.detect.ner import SUPPORT_THRESHOLD, TokenClassificationDetector
 
 
 def is_recorded(folder: str) -> bool:
@@ -30,6 +31,11 @@ class RecordedDetector(TokenClassificationDetector):
         if threshold is not None and threshold != self.threshold:
             raise SystemExit(f"{folder} was recorded at threshold {self.threshold}, not {threshold}")
         data = np.load(Path(folder) / RECORDED)
+        recorded_at = float(data["support_threshold"]) if "support_threshold" in data else None
+        if recorded_at != SUPPORT_THRESHOLD:
+            raise SystemExit(
+                f"{folder} was recorded at support threshold {recorded_at}, not deid-hf's {SUPPORT_THRESHOLD}"
+            )
         cut = np.cumsum(data["lengths"])[:-1]
         keys = [tuple(ids.tolist()) for ids in np.split(data["ids"], cut)]
         parts = [

@@ -78,3 +78,15 @@ def test_a_window_without_a_recorded_output_is_an_error(recorded_folder):
         RecordedDetector(str(recorded_folder)).detect("A text nobody recorded.")
     with pytest.raises(SystemExit, match="recorded at threshold 0.5"):
         RecordedDetector(str(recorded_folder), threshold=0.3)
+
+
+def test_outputs_recorded_at_another_support_threshold_are_refused(recorded_folder, tmp_path):
+    from device_training import RECORDED
+    from recorded_model import RecordedDetector
+
+    other = tmp_path / "other"
+    shutil.copytree(recorded_folder, other)
+    data = dict(np.load(other / RECORDED))
+    np.savez(other / RECORDED, **{**data, "support_threshold": np.array(0.05)})
+    with pytest.raises(SystemExit, match="support threshold 0.05"):
+        RecordedDetector(str(other))
