@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..detect.clinical import FACILITY_END
+from ..detect.text_shape import FACILITY_END
 from ..errors import InputError
 from ..replace.full_entity import STREET_SUFFIXES, address_like, is_initialism, law_firm_shaped
 

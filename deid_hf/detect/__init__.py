@@ -133,9 +133,13 @@ def detector_members(specs) -> frozenset[str]:
         if name not in ENSEMBLES:
             members.add(spec)
             continue
-        learned = f"learned:{argument}" if argument else "learned"
-        members.update(learned if m == "learned" else m for m in ENSEMBLES[name])
+        members.update(_members(ENSEMBLES[name], argument))
     return frozenset(members)
+
+
+def _members(names: tuple[str, ...], argument: str) -> list[str]:
+    """An ensemble's detectors, its argument (``default:0.3``) given to its learned part."""
+    return [f"{n}:{argument}" if argument and n == "learned" else n for n in names]
 
 
 def check_detector_name(spec: str) -> str:
@@ -209,8 +213,7 @@ def _with_learned(names: tuple[str, ...]) -> Callable[..., Detector]:
     """An ensemble of ``names`` whose argument is the threshold of its learned part (``default:0.3``)."""
 
     def build(argument, *_, device=None):
-        spec = [f"{n}:{argument}" if argument and n == "learned" else n for n in names]
-        return get_detector(spec, device=device)
+        return get_detector(_members(names, argument), device=device)
 
     return build
 

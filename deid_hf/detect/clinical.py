@@ -27,10 +27,9 @@ from .base import Detector
 from .lexicon import Vocabulary
 from .rules import RULES, decided
 from .rules.context import NOT_NAMES, name_word
-from .text_shape import CONTEXT_NAME_MAX_ZIPF, FACILITY_END, TITLE_NAME_MAX_ZIPF
+from .text_shape import CONTEXT_NAME_MAX_ZIPF, TITLE_NAME_MAX_ZIPF
 
 __all__ = [
-    "FACILITY_END",
     "NOT_NAMES",
     "PLACE_HEADS",
     "ClinicalContextDetector",

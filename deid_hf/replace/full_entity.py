@@ -19,10 +19,9 @@ import random
 import re
 from datetime import date, timedelta
 
-from ..detect.clinical import FACILITY_END
 from ..detect.lexicon import is_name_word, zipf
 from ..detect.mentions import TITLE
-from ..detect.text_shape import SHORT_WORD_LOWERCASE_ZIPF
+from ..detect.text_shape import FACILITY_END, SHORT_WORD_LOWERCASE_ZIPF
 from ..errors import InputError
 from .base import Strategy
 from .date_shift import check_max_days, shift_date_span
