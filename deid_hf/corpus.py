@@ -27,7 +27,7 @@ from .corpus_guard import (
     run_fingerprint,
 )
 from .errors import InputError, each_alone_on_failure, first_line
-from .privacy import aggregate_per_label
+from .privacy import aggregate_per_label, guarantee_without_dp
 from .privacy.report import PrivacyReport
 
 
@@ -89,7 +89,11 @@ def aggregate_privacy(reports: list[dict | PrivacyReport]) -> PrivacyReport:
     see `PrivacyReport.combine`), with the per-label statement of `aggregate_per_label`."""
     combined = PrivacyReport.combine(reports)
     per_label = aggregate_per_label(reports)
-    return combined.with_(details={"per_label": per_label}) if per_label else combined
+    if not per_label:
+        return combined
+    if combined.dp:
+        return combined.with_(details={"per_label": per_label})
+    return combined.with_(details={"per_label": per_label}, guarantee=guarantee_without_dp(per_label))
 
 
 def run_corpus(pipe, input_path: str | Path, output_path: str | Path, **options) -> dict:

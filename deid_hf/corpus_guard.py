@@ -145,6 +145,10 @@ def check_paths(input_path: Path, output: Path, mapping_out: Path | None = None)
         raise InputError(f"output {output} is a directory: name a file (e.g. {output / 'out.jsonl'})")
     outputs = written_files(output)
     if mapping_out is not None:
+        if mapping_out.is_dir():
+            raise InputError(
+                f"mapping file {mapping_out} is a directory: name a file (e.g. {mapping_out / 'map.json'})"
+            )
         outputs["mapping file"] = mapping_out
     check_clashes({"input": input_path}, outputs)
     try:

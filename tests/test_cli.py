@@ -159,6 +159,7 @@ def test_audit_all_writes_one_report_without_the_original_text(tmp_path, capsys)
         (["canary", "--text-field", "note"], "no record has a field 'note'"),
         (["reid", "--group-field", "person"], "no record has a field 'person'"),
         (["canary", "--sample", "0"], "at least one document"),
+        (["canary", "--batch-size", "0"], "--batch-size must be at least 1"),
         (["reid", "--group-field", "patient", "--strategies", "typed,shredded"], "shredded"),
         (["all", "--group-field", "patient", "--locales", "en_US,xx_YY"], "['xx_YY']"),
         (["canary", "--reference", "fats"], "unknown detector 'fats'"),
@@ -447,3 +448,26 @@ def test_type_checkers_see_pipeline_and_catch_a_misspelled_attribute(tmp_path):
     reports = {line.split(":")[1]: line for line in lines}
     assert "def (task: str" in reports.get("2", ""), done.stdout + done.stderr
     assert 'no attribute "pipelin"' in reports.get("3", ""), done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--batch-size", "0"], "argument --batch-size: must be at least 1, got 0"),
+        (["--batch-size", "-1"], "argument --batch-size: must be at least 1, got -1"),
+        (["--num-workers", "0"], "argument --num-workers: must be at least 1"),
+        (["--mapping-out", "."], "is a directory: name a file"),
+    ],
+)
+def test_run_refuses_bad_sizes_and_paths_before_any_work(tmp_path, capsys, monkeypatch, argv, message):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DEID_HF_KEY", "k" * 32)
+    (tmp_path / "in.jsonl").write_text('{"text": "Call Ann Lee."}\n')
+    try:
+        code = main(["run", "in.jsonl", "out.jsonl", "--seed", "1", *argv])
+    except SystemExit as exc:  # argparse's own refusal of a flag's value
+        code = exc.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]  # nothing written

@@ -63,3 +63,17 @@ def test_corpus_aggregate_is_the_worst_document():
     assert aggregate_privacy([low, none, high]).label == "no DP guarantee"
     empty = aggregate_privacy([])
     assert not empty.dp and empty.guarantee == "no records processed"
+
+
+def test_corpus_headline_names_every_label_without_a_guarantee():
+    """The whole run's sentence comes from every record's labels, not from the first record without DP."""
+    strategy = get_strategy({"PERSON": "full_entity", "PHONE": "mask", "default": "typed"})
+    first = strategy.privacy(1.0, {"PERSON": {"Ann"}, "DATE_TIME": {"May 1"}})
+    second = strategy.privacy(1.0, {"PHONE": {"555-0100"}})
+    combined = aggregate_privacy([first.to_dict(), second.to_dict()])
+    assert not combined.dp and combined.mechanism == "none"
+    assert set(combined.details["per_label"]) == {"DATE_TIME", "PERSON", "PHONE"}
+    assert "PERSON:" in combined.guarantee and "PHONE:" in combined.guarantee
+    assert "DATE_TIME" not in combined.guarantee  # typed: epsilon 0 at p = 1
+    epsilon_inf = get_strategy("typed").privacy(0.9, {"PERSON": {"Ann"}})
+    assert aggregate_privacy([epsilon_inf, first]).mechanism == "none"  # no mechanism is the weaker

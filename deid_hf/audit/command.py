@@ -303,6 +303,8 @@ def run(args: argparse.Namespace, console) -> int:
     from .reid import check_attackable, run_reid_audit
     from .report import write_audit_report
 
+    if args.batch_size < 1:
+        raise InputError(f"--batch-size must be at least 1, got {args.batch_size}")
     options = pipeline_options(args)
     reference_detectors = checked_reference(getattr(args, "reference", None), options)
     locales = getattr(args, "locales", None)

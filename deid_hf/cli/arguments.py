@@ -19,6 +19,17 @@ def detector_names(value: str) -> str:
     return value
 
 
+def positive_int(value: str) -> int:
+    """argparse type of a count or a size: an integer of at least 1."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {number}")
+    return number
+
+
 def strategy_name(value: str) -> str:
     """argparse type of ``--strategy``: a registered strategy a command line can run (else why not)."""
     from ..replace import STRATEGIES, offered_strategies, unavailable

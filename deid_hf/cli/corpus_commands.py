@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import DeidError, InputError
 from ..policies import POLICIES
-from .arguments import detector_help, detector_names, strategy_name
+from .arguments import detector_help, detector_names, positive_int, strategy_name
 from .console import console
 
 
@@ -178,7 +178,7 @@ def _add_run_pipeline_flags(run: argparse.ArgumentParser) -> None:
 
 def _add_run_engine_flags(run: argparse.ArgumentParser) -> None:
     """How `deid-hf run` batches, where it runs, and what it keeps for re-identification."""
-    run.add_argument("--batch-size", type=int, default=32)
+    run.add_argument("--batch-size", type=positive_int, default=32)
     run.add_argument("--shared-table", action="store_true", help="one substitution table for the corpus")
     run.add_argument(
         "--engine",
@@ -186,7 +186,9 @@ def _add_run_engine_flags(run: argparse.ArgumentParser) -> None:
         default="local",
         help="ray: Ray Data actors (RAY_ADDRESS: cluster)",
     )
-    run.add_argument("--num-workers", type=int, default=2, help="ray engine: actors, one pipeline each")
+    run.add_argument(
+        "--num-workers", type=positive_int, default=2, help="ray engine: actors, one pipeline each"
+    )
     run.add_argument("--gpus-per-worker", type=float, default=0.0, help="ray engine: GPUs per actor")
     run.add_argument(
         "--device",

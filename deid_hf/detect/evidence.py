@@ -6,7 +6,14 @@ from __future__ import annotations
 from ..spans import Span
 from .casing import in_caps_line
 from .lexicon import Vocabulary, is_clinical_term, is_misspelling, is_name_word, person_names, zipf
-from .text_shape import CLITIC, COMMON_WORD_ZIPF, WORD_ANY_SCRIPT, lowercase_style, sentence_start
+from .text_shape import (
+    CLITIC,
+    COMMON_WORD_ZIPF,
+    WORD_ANY_SCRIPT,
+    in_field_label,
+    lowercase_style,
+    sentence_start,
+)
 
 _WEEKDAYS = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
 #: titles, honorifics and roles written before a name ("Dr.", "Mme", "Nurse Priya Castellanos"): they point
@@ -15,6 +22,11 @@ TITLES = frozenset(
     "dr drs mr mrs ms mx miss prof rev fr sir madam mme mlle doctor nurse professor officer reverend sister "  # noqa: SIM905
     "father".split()
 )
+
+
+#: in a form's field label, a capitalised word at least this frequent is a heading's word, no name ("Date of
+#: Birth:"); a rarer one may be a speaker's name ("Agent Minh:")
+FIELD_LABEL_WORD_ZIPF = 4.0
 
 
 def in_vocabulary(word: str, vocabulary: Vocabulary | None) -> bool:
@@ -44,9 +56,9 @@ def has_evidence(
 ) -> bool:
     """Does the word ``text[start:end]`` identify: a known person name, a word rarer than COMMON_WORD_ZIPF
     (not corpus vocabulary, nor a common noun of the corpus), or a frequent word written capitalised inside a
-    sentence ("Baltimore"). Never `_never_evidence`; upper-case words only as known names; where casing says
-    nothing (a text without capitals: `lowercase_style`, an ALL-CAPS line of ``original``) only known names
-    count."""
+    sentence ("Baltimore"), unless an everyday word of a form's field label ("Date of Birth:"). Never
+    `_never_evidence`; upper-case words only as known names; where casing says nothing (a text without
+    capitals: `lowercase_style`, an ALL-CAPS line of ``original``) only known names count."""
     word = CLITIC.sub("", text[start:end].strip("'’-"))  # "BP's", "SBP'S", "sx'd": the word itself
     if _never_evidence(text, start, word):
         return False
@@ -63,7 +75,10 @@ def has_evidence(
         return True
     if zipf(word) < COMMON_WORD_ZIPF:  # a rare word, unless the corpus writes it as a common noun ("flovent")
         return not (vocabulary is not None and vocabulary.is_common_noun(word))
-    return word[0].isupper() and not sentence_start(text, start)
+    if not word[0].isupper() or sentence_start(text, start):
+        return False
+    # a heading's capitals say nothing of an everyday word ("Birth")
+    return zipf(word) < FIELD_LABEL_WORD_ZIPF or not in_field_label(text, start, end)
 
 
 #: the former name of `has_evidence`

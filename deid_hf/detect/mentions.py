@@ -1,6 +1,6 @@
 """Mentions: person mentions split into titles, initials and name parts (shared by name propagation in
 detection and by one-pseudonym-per-person replacement), and the spans added for further mentions of what was
-detected (`add_repeated_mentions`, `add_name_mentions`) with one label per surface."""
+detected (`add_acronym_mentions`, `add_repeated_mentions`, `add_name_mentions`) with one label per surface."""
 
 from __future__ import annotations
 
@@ -12,6 +12,10 @@ from dataclasses import replace
 from ..spans import Span, label_priority, merge_spans, snap_to_words
 from .lexicon import zipf
 from .text_shape import PROPAGATED_NAME_COMMON_ZIPF
+
+#: a name part rarer than this is also marked where written in lower case ("okafor"); a more frequent one
+#: ("rose", "hunter") may be the everyday word there
+LOWER_CASE_NAME_MAX_ZIPF = 4.0
 
 TITLE = re.compile(r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Madam|Rev|Fr|Sr|Jr|MD|PhD|RN)\.?", re.IGNORECASE)
 #: a title of office written before a name ("Judge Mahoney"): a title of the mention, kept by a pseudonym
@@ -82,6 +86,32 @@ def _with_words_before(text: str, span: Span) -> Span:
     return span if start == span.start else replace(span, start=start)
 
 
+#: an acronym written in brackets right after a name ("Massachusetts General Hospital (MGH)")
+_BRACKETED_ACRONYM = re.compile(r"[ \t]*\(([A-Z][A-Za-z&]{1,7})\)")
+#: labels whose names have acronyms of their own
+ACRONYM_LABELS = frozenset(("ORG", "LOCATION"))
+
+
+def _initials(name: str) -> set[str]:
+    """The acronyms a name can have: initials of its capitalised words, or of all its words ("Bank of
+    America": "BA", "BOA")."""
+    words = re.findall(r"[^\W\d_]+", name)
+    capitalised = "".join(w[0] for w in words if w[0].isupper())
+    return {capitalised, "".join(w[0] for w in words).upper()}
+
+
+def add_acronym_mentions(text: str, spans: list[Span]) -> list[Span]:
+    """Also mark the acronym written in brackets right after an organisation or a place it abbreviates
+    ("Massachusetts General Hospital (MGH)"), with the name's label; `add_repeated_mentions` then finds
+    its further mentions."""
+    found = list(spans)
+    for span in spans:
+        bracketed = _BRACKETED_ACRONYM.match(text, span.end) if span.label in ACRONYM_LABELS else None
+        if bracketed and bracketed.group(1).upper() in _initials(text[span.start : span.end]):
+            found.append(Span(bracketed.start(1), bracketed.end(1), span.label, span.score, "acronym"))
+    return found if len(found) == len(spans) else merge_spans(found)
+
+
 def add_repeated_mentions(text: str, spans: list[Span]) -> list[Span]:
     """Also mark every other whole-word occurrence of a detected item (a name detected once is protected
     everywhere in the document; ZSTS's substitution table then replaces it consistently); one inside a
@@ -141,9 +171,9 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
     name (two or more parts, or a title; with ``whole``, gdpr's reading, also an initial, "S. Esmer", and
     a title of office is a title; each part capitalised, not ALL CAPS, so that an NER "FOLEY" or
     "BP" in a clinical note spreads nowhere): the same word in title case or ALL CAPS, optionally
-    possessive ("Tanaka", "TANAKA", "Tanaka's"); and relabel a detected span that is exactly such a part
-    (spaCy's ORG "TANAKA") as PERSON. A very common English word ("Will") is not marked at the start of a
-    sentence."""
+    possessive ("Tanaka", "TANAKA", "Tanaka's"), and in lower case where it is no everyday word
+    ("tanaka"); and relabel a detected span that is exactly such a part (spaCy's ORG "TANAKA") as PERSON.
+    A very common English word ("Will") is not marked at the start of a sentence."""
     found = list(spans)
     parts = set()
     for span in spans:
@@ -168,7 +198,10 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
     for part in parts:
         if part[:1].isupper():
             common = zipf(part) >= PROPAGATED_NAME_COMMON_ZIPF
-            for form in {part, part.upper(), part[:1].upper() + part[1:].lower()}:
+            written = {part, part.upper(), part[:1].upper() + part[1:].lower()}
+            if zipf(part) < LOWER_CASE_NAME_MAX_ZIPF:  # "okafor", not "rose" or "hunter"
+                written.add(part.lower())
+            for form in written:
                 forms[form] = forms.get(form, False) or common
     lengths = sorted({len(form) for form in forms})
     ending = re.compile(r"['’]s\b|(?!\w)")  # the form ends a word, or a possessive follows

@@ -22,7 +22,13 @@ from .base import side_by_side
 from .casing import restore_case
 from .clinical import extend_places
 from .learned_spans import keep_trained
-from .mentions import add_name_mentions, add_repeated_mentions, consistent_mentions, whole_person_mentions
+from .mentions import (
+    add_acronym_mentions,
+    add_name_mentions,
+    add_repeated_mentions,
+    consistent_mentions,
+    whole_person_mentions,
+)
 from .rules import decided, recording_active
 from .rules.boundaries import exact_boundaries
 from .rules.dates import find_dates
@@ -201,7 +207,8 @@ def _patterns_and_deny_list(owner, document: Document) -> list[Span]:
 
 
 def _mentions(owner, document: Document) -> list[Span]:
-    return add_name_mentions(document.text, add_repeated_mentions(document.text, document.spans))
+    text = document.text
+    return add_name_mentions(text, add_repeated_mentions(text, add_acronym_mentions(text, document.spans)))
 
 
 def _allow_list(owner, document: Document) -> list[Span]:
@@ -244,7 +251,12 @@ DETECTION_STAGES: list[Stage] = [
         record="none",
     ),
     _each("patterns and deny list", "user options", _patterns_and_deny_list, "the user's patterns and terms"),
-    _each("mentions", "user options", _mentions, "further mentions of what was found, and of name parts"),
+    _each(
+        "mentions",
+        "user options",
+        _mentions,
+        "further mentions of what was found, a name's bracketed acronym, and name parts",
+    ),
     _each("allow list", "user options", _allow_list, "allow-listed words trimmed from the spans' edges"),
     _each("entity filter", "user options", _entity_filter, "only the requested labels kept"),
     _each(

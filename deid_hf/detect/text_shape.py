@@ -108,6 +108,26 @@ def sentence_start(text: str, start: int, reach: int = 200) -> bool:
     return not before or before[-1] in ".!?:;\n-*"
 
 
+#: a form's field label: up to five words from a line start or a column gap (2+ blanks, a tab) to a colon
+_FIELD_LABEL = re.compile(r"[^\W\d_][\w.'’/-]*(?:[ \t][\w.'’/-]+){0,4}[ \t]*:")
+#: characters read before a word for the start of its field label
+FIELD_LABEL_REACH = 60
+
+
+def in_field_label(text: str, start: int, end: int) -> bool:
+    """Is ``text[start:end]`` a word of a form's field label ("Birth" of "Date of Birth: 1 May"), where words
+    are capitalised as a heading, whatever they are."""
+    reach = max(0, start - FIELD_LABEL_REACH)
+    breaks = [text.rfind(gap, reach, start) for gap in ("\n", "\t", "  ")]
+    label_start = max(breaks) + 1 if max(breaks) >= 0 else (0 if reach == 0 else -1)
+    if label_start < 0:
+        return False
+    while label_start < start and text[label_start] in " \t":
+        label_start += 1
+    label = _FIELD_LABEL.match(text, label_start)
+    return label is not None and label.end() > end
+
+
 #: words that name a kind of care facility
 FACILITY_WORDS = (
     r"(?:hospital|hosp|medical center|med center|rehab|regional|heart center|campus|clinic|rehabilitation)"

@@ -2,11 +2,12 @@
 2020) and the exponential mechanism of clamped-logit sampling (Mattern et al. 2022); `PrivacyReport`."""
 
 from .exponential import epsilon_per_token, max_tokens_for_budget, sensitivity, temperature_for, total_epsilon
-from .per_label import aggregate_per_label, per_label_privacy
+from .per_label import aggregate_per_label, guarantee_without_dp, per_label_privacy
 from .randomized_response import normalise, randomized_response_epsilon, token_epsilon
 
 __all__ = [
     "aggregate_per_label",
+    "guarantee_without_dp",
     "epsilon_per_token",
     "max_tokens_for_budget",
     "normalise",

@@ -37,6 +37,16 @@ def _label_privacy(
     }
 
 
+def guarantee_without_dp(per_label: Mapping[str, Mapping[str, Any]]) -> str:
+    """The sentence of a report where some label has no finite epsilon: that reason when every such label
+    has the same one, else each label's."""
+    without = {label: r for label, r in per_label.items() if r["epsilon"] is None}
+    reasons = sorted({str(r["guarantee"]) for r in without.values()})
+    if len(reasons) == 1:
+        return reasons[0]
+    return "; ".join(f"{label}: {r['guarantee']}" for label, r in without.items())
+
+
 def _without_guarantee(
     p: float,
     labels: dict[str, dict[str, Any]],
@@ -47,18 +57,12 @@ def _without_guarantee(
     """The report when some label has no finite epsilon: its reasons, and "none" as the mechanism when some
     label's output depends on the original (else the lemma holds with epsilon = inf)."""
     without = {label: r for label, r in labels.items() if r["epsilon"] is None}
-    reasons = sorted({r["guarantee"] for r in without.values()})
-    guarantee = (
-        reasons[0]
-        if len(reasons) == 1
-        else "; ".join(f"{label}: {r['guarantee']}" for label, r in without.items())
-    )
     independent = all(operators[label][1] is not None for label in without)
     return PrivacyReport(
         mechanism="randomized_response" if independent else "none",
         dp=False,
         epsilon=None,
-        guarantee=guarantee,
+        guarantee=guarantee_without_dp(per_label),
         p=p,
         strategy=strategy,
         details={"per_label": per_label},

@@ -80,7 +80,8 @@ class PrivacyReport:
         parsed = [r if isinstance(r, PrivacyReport) else cls.from_dict(r) for r in reports]
         if not parsed:
             return cls("none", False, None, "no records processed")
-        without = [r for r in parsed if not r.dp]
+        without = [r for r in parsed if not r.dp]  # no mechanism at all is weaker than epsilon = inf
+        without.sort(key=lambda r: r.mechanism != "none")
         worst = without[0] if without else max(parsed, key=lambda r: r.epsilon or 0.0)
         caveats = tuple(dict.fromkeys(c for r in parsed for c in r.caveats))
         return replace(worst, caveats=caveats, details={})

@@ -95,6 +95,8 @@ def _pipeline_config(args: argparse.Namespace) -> dict:
     from .config import SERVICE_CONFIG_REFUSED
 
     options = load_config(args.config) if args.config else {}
+    if options.get("shared_table") is False:  # the service's own behaviour: one table per request
+        del options["shared_table"]
     for key in SERVICE_CONFIG_REFUSED:
         if options.get(key) is not None:
             raise InputError(
@@ -114,6 +116,8 @@ def _pipeline_config(args: argparse.Namespace) -> dict:
 def config_from_args(args: argparse.Namespace) -> ServeConfig:
     from ..errors import InputError
 
+    if not 0 <= args.port <= 65535:
+        raise InputError(f"--port must be between 0 and 65535, got {args.port}")
     api_key = None
     if args.api_key_env:
         api_key = os.environ.get(args.api_key_env)

@@ -165,6 +165,32 @@ def test_repeated_mentions_are_added_once_detected():
     assert [(text[s.start : s.end], s.source) for s in spans] == [("Ann", "spacy"), ("Ann", "repeat")]
 
 
+@pytest.mark.parametrize(
+    ("text", "name", "label", "acronyms"),
+    [
+        (
+            "From Massachusetts General Hospital (MGH). MGH sent it.",
+            "Massachusetts General Hospital",
+            "ORG",
+            1,
+        ),
+        ("At Bank of America (BOA) today", "Bank of America", "ORG", 1),
+        ("Lives in Los Angeles (LA) now", "Los Angeles", "LOCATION", 1),
+        ("Seen at Mercy Hospital (ED) then", "Mercy Hospital", "ORG", 0),  # not its initials
+        ("Met Ann Lee (AL) there", "Ann Lee", "PERSON", 0),  # a person's initials stay a name's business
+    ],
+)
+def test_a_names_bracketed_acronym_is_marked_with_it(text, name, label, acronyms):
+    from deid_hf.detect.mentions import add_acronym_mentions
+    from deid_hf.spans import Span
+
+    start = text.index(name)
+    spans = add_acronym_mentions(text, [Span(start, start + len(name), label, 0.8, "spacy")])
+    added = [s for s in spans if s.source == "acronym"]
+    assert len(added) == acronyms and all(s.label == label for s in added)
+    assert all(text[s.start - 1] == "(" and text[s.end] == ")" for s in added)
+
+
 def test_one_surface_gets_one_label_and_so_one_surrogate_type():
     from deid_hf.detect.base import consistent_mentions
     from deid_hf.spans import Span
@@ -303,3 +329,13 @@ def test_a_minimum_score_leaves_the_support_whole(tiny_learned_detector):
     plain = TokenClassificationDetector(folder, backend="onnx", int8=True).detect_with_support(texts)[1]
     strict = TokenClassificationDetector(folder, backend="onnx", int8=True, min_score=0.99)
     assert strict.detect_with_support(texts)[1] == plain and any(plain)
+
+
+def test_a_detected_names_parts_are_marked_in_lower_case_unless_everyday_words():
+    from deid_hf.detect.mentions import add_name_mentions
+    from deid_hf.spans import Span
+
+    text = "Deborah Okafor called. Callback for okafor d. Rose Hunter came; BP rose, the hunter left."
+    spans = [Span(0, 14, "PERSON", 0.9, "model"), Span(46, 57, "PERSON", 0.9, "model")]
+    marked = {text[s.start : s.end] for s in add_name_mentions(text, spans) if s.source == "repeat"}
+    assert marked == {"okafor"}  # "rose" and "hunter" are everyday words in lower case

@@ -72,6 +72,9 @@ PHONE_CASES = [
     ("phone.shaped-number", "call 617 555 0199 or +44 20 7946 0958", {"617 555 0199", "+44 20 7946 0958"}),
     ("phone.shaped-number", "HR 110 120 then", set()),
     ("phone.shaped-number", "host 198.51.100.23 or 212.555.0147", {"212.555.0147"}),  # an IP is no phone
+    # an SSN's 3-2-4 layout is an ID (Presidio's recognizer refuses test numbers such as this one)
+    ("id.ssn-layout-number", "SSN 123-45-6789 on file", {"123-45-6789"}),
+    ("id.ssn-layout-number", "ssn 123 45 6789.", {"123 45 6789"}),
 ]
 
 
@@ -81,6 +84,20 @@ def test_phone_rules(rule, text, found):
         spans = find_phones(text)
     assert {text[s.start : s.end] for s in spans} == found
     assert all(_rules_deciding(log, text, piece) == {rule} for piece in found)
+    assert all(s.label == ("ID" if rule.startswith("id.") else "PHONE") for s in spans)
+
+
+def test_an_ssn_layout_is_an_id_whatever_a_detector_called_it():
+    text = "SSN 123-45-6789, cell 555-123-4567"
+    spans = [
+        _span(text, "123-45-6789", "PHONE", 0.4, "patterns"),
+        _span(text, "555-123-4567", "PHONE", 0.4, "patterns"),
+    ]
+    found = apply_policy(text, spans, "hipaa")
+    assert {(text[s.start : s.end], s.label) for s in found} == {
+        ("123-45-6789", "ID"),
+        ("555-123-4567", "PHONE"),
+    }
 
 
 # (rule, text, a detector's span: piece, label, score, source; what the hipaa policy keeps of it)
@@ -148,6 +165,10 @@ IDENTIFIER_CASES = [
         "spacy",
         {"Kowalczyk"},
     ),
+    # an everyday word of a form's field label is a heading's word; a rarer one may be a speaker's name
+    ("name.needs-evidence", "Name: Al J.\nDate of Birth: 1 May", "Birth", "PERSON", 0.8, "spacy", set()),
+    ("name.needs-evidence", "Ok.\nAgent Minh: hello", "Minh", "PERSON", 0.8, "spacy", {"Minh"}),
+    ("name.needs-evidence", "He gave Birth a call", "Birth", "PERSON", 0.8, "spacy", {"Birth"}),
     ("address.hospital-unit-alone", "moved to room 14", "room 14", "ADDRESS", 0.6, "spacy", set()),
     ("address.postal-unit", "Suite 300 upstairs", "Suite 300", "ADDRESS", 0.6, "spacy", {"Suite 300"}),
     # written in capitals, yet it locates a street ("1AA" was left in clear beside a model's "SW1A")
@@ -175,6 +196,7 @@ IDENTIFIER_CASES = [
     ("age.over-89", "a 93 year old", "93", "AGE", 0.6, "spacy", {"93"}),
     ("age.over-89", "a 45 year old", "45", "AGE", 0.6, "spacy", set()),
     ("id.validated", "SSN 219-09-9999", "219-09-9999", "ID", 0.85, "patterns", {"219-09-9999"}),
+    ("id.ssn-layout", "SSN 123-45-6789", "123-45-6789", "PHONE", 0.4, "patterns", {"123-45-6789"}),
     (
         "number.phone-shaped",
         "dial 303-555-0147 now",
@@ -342,6 +364,13 @@ def test_context_rules(rule, text, found):
 
 # (rule, text, a detector's span: piece, label; what is kept of it; tests/detect/test_boundaries.py has more)
 BOUNDARY_CASES = [
+    (
+        "boundary.lone-bracket",
+        "Lives in Los Angeles (LA) now",
+        "Los Angeles (LA",
+        "LOCATION",
+        {"Los Angeles", "LA"},
+    ),
     ("boundary.trailing-initial", "Attending: Patel, R. MD", "Patel", "PERSON", {"Patel, R."}),
     ("boundary.trailing-initial", "Signed Okafor D. RN", "Okafor", "PERSON", {"Okafor D."}),
     (
@@ -378,6 +407,14 @@ GDPR_CASES = [
         "gdpr.public-body-or-law",
         "the European Court of Human Rights held",
         "European Court of Human Rights",
+        "ORG",
+        set(),
+    ),
+    # a model's span that holds only part of the name
+    (
+        "gdpr.public-body-or-law",
+        "The European Court of Human Rights found a violation.",
+        "The European Court of Human",
         "ORG",
         set(),
     ),
@@ -548,3 +585,10 @@ def test_the_registry_refuses_a_duplicate_name_and_inserts_in_order():
         register_rule(Rule(name="age.over-89", family="identifiers", reason="again", examples=("x",)))
     names = [r.name for r in RULES.family("identifiers")]
     assert names[0] == "context-rule-span" and names[-1] == "number.identifying-digits"
+
+
+def test_a_name_that_closes_its_brackets_keeps_them():
+    text = "at Acme (UK) Ltd today"
+    with recording() as log:
+        found = exact_boundaries(text, [_span(text, "Acme (UK) Ltd", "ORG", 0.9, "spacy")])
+    assert {text[s.start : s.end] for s in found} == {"Acme (UK) Ltd"} and not log

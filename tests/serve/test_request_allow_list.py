@@ -78,5 +78,13 @@ def test_serve_reads_a_config_file_and_operator_flags(tmp_path):
     (tmp_path / "seeded.yaml").write_text("seed: 3\n")
     with pytest.raises(InputError, match="config seed: not a service option"):
         _serve_args("--config", str(tmp_path / "seeded.yaml"))
+    # the configuration guide's file: one table per request is the service's own behaviour
+    (tmp_path / "unshared.yaml").write_text("detector: fast\nshared_table: false\n")
+    assert _serve_args("--config", str(tmp_path / "unshared.yaml")).detector == "fast"
+    (tmp_path / "shared.yaml").write_text("shared_table: true\n")
+    with pytest.raises(InputError, match="config shared_table: not a service option"):
+        _serve_args("--config", str(tmp_path / "shared.yaml"))
     with pytest.raises(InputError, match="LABEL=OPERATOR"):
         _serve_args("--operator", "typed")
+    with pytest.raises(InputError, match="--port must be between 0 and 65535, got 99999"):
+        _serve_args("--port", "99999")  # before any model loads

@@ -64,6 +64,18 @@ TRAILING_INITIAL = register_rule(
         examples=("Attending: Patel, R. MD",),
     )
 )
+LONE_BRACKET = register_rule(
+    Rule(
+        name="boundary.lone-bracket",
+        family="boundaries",
+        labels=tuple(sorted(NAMED)),
+        reason="a name does not run on over a bracket it does not close ('Los Angeles (LA'): the parts "
+        "before and after the bracket are spans of their own",
+        examples=("Los Angeles (LA) is big",),
+    )
+)
+#: an opening bracket without its closing one, or a closing one without its opening one, inside a span
+_LONE_BRACKET = re.compile(r"[ \t]*\((?!.*\))[ \t]*|[ \t]*(?<!\()\)[ \t]*(?!.*\))")
 #: ", R." or " R." after a surname: one capital and its full stop, no letter after it ("M.D." is no initial)
 _TRAILING_INITIAL = re.compile(r",?[ \t]?[A-Z]\.(?![A-Za-z.])")
 #: a line break or a column gap of a form, then a field label of up to five words, then its colon
@@ -104,6 +116,10 @@ def exact_boundaries(text: str, spans: Sequence[Span]) -> list[Span]:
         parts = before_form_label(text, span)
         if parts != [span]:
             decided_all(FORM_LABEL.name, parts, True)
+        split = [piece for part in parts for piece in at_lone_brackets(text, part)]
+        if split != parts:
+            decided_all(LONE_BRACKET.name, split, True)
+            parts = split
         lines = [line for part in parts for line in one_per_line(text, part)]
         if lines != parts:
             decided_all(NAME_PER_LINE.name, lines, True)
@@ -119,6 +135,22 @@ def with_trailing_initial(text: str, span: Span) -> Span:
     widened = dataclasses.replace(span, end=initial.end())
     decided(TRAILING_INITIAL.name, widened, True)
     return widened
+
+
+def at_lone_brackets(text: str, span: Span) -> list[Span]:
+    """A name ``span`` split at a bracket it does not close (`LONE_BRACKET`); any other as it is."""
+    piece = text[span.start : span.end]
+    if not LONE_BRACKET.covers(span.label) or ("(" in piece) == (")" in piece):
+        return [span]
+    edges, start = [], span.start
+    for bracket in _LONE_BRACKET.finditer(piece):
+        edges.append((start, span.start + bracket.start()))
+        start = span.start + bracket.end()
+    edges.append((start, span.end))
+    parts = [
+        dataclasses.replace(span, start=a, end=b) for a, b in edges if any(c.isalnum() for c in text[a:b])
+    ]
+    return parts or [span]
 
 
 def one_per_line(text: str, span: Span) -> list[Span]:

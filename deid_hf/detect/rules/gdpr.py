@@ -13,12 +13,17 @@ from . import SpanRule, register_rule
 
 #: the institutions a decision or an article speaks of rather than the people in it, and the bodies of a
 #: state; a court that tried someone ("the Ankara State Security Court") is none of these
-_PUBLIC_BODY = re.compile(
-    r"(?i)^(?:the\s+)?(?:european\s+court\s+of\s+human\s+rights|(?:european\s+)?commission(?:\s+of\s+human"
+_PUBLIC_BODY_NAME = (
+    r"(?:the\s+)?(?:european\s+court\s+of\s+human\s+rights|(?:european\s+)?commission(?:\s+of\s+human"
     r"\s+rights)?|court|grand\s+chamber|council\s+of\s+europe|committee\s+of\s+ministers|european\s+union|"
     r"united\s+nations|(?:[a-z]+\s+)?(?:government|parliament|national\s+assembly)|"
-    r"ministry\s+of\s+[a-z ]+|council\s+of\s+state)['’]?s?$"
+    r"ministry\s+of\s+[a-z ]+|council\s+of\s+state)['’]?s?"
 )
+_PUBLIC_BODY = re.compile(rf"(?i)^{_PUBLIC_BODY_NAME}$")
+#: a public body's name written in the text, where a detector's span may hold only part of it
+_PUBLIC_BODY_IN_TEXT = re.compile(rf"(?i)(?<!\w){_PUBLIC_BODY_NAME}(?!\w)")
+#: characters read on each side of a span for the public body's name around it (the longest name fits)
+PUBLIC_BODY_AROUND = 60
 #: a law by its kind ("Criminal Code", "Prevention of Terrorism Act 1991", "Article 6 of the Convention")
 _LAW = re.compile(
     r"\b(?:Act|Code|Convention|Constitution|Treaty|Protocol|Directive|Regulations?|Law)\b(?:\s+(?:No\.?\s*)?"
@@ -62,6 +67,17 @@ def public_body_or_law(piece: str) -> bool:
     return _PUBLIC_BODY.match(core) is not None or _LAW.search(core) is not None
 
 
+def inside_public_body(text: str, span: Span) -> bool:
+    """Whether ``span`` lies inside a public body's name written in ``text`` (a model's "The European Court
+    of Human" of "The European Court of Human Rights")."""
+    start = max(0, span.start - PUBLIC_BODY_AROUND)
+    around = text[start : span.end + PUBLIC_BODY_AROUND]
+    return any(
+        start + m.start() <= span.start and span.end <= start + m.end()
+        for m in _PUBLIC_BODY_IN_TEXT.finditer(around)
+    )
+
+
 def calendar_date(piece: str) -> bool:
     """A date or time written with a digit, a month or a weekday ("12 May 1998", "May", "Monday"); not a
     relative one ("today", "two days later", "the following year")."""
@@ -90,10 +106,11 @@ def _register(name: str, labels: tuple[str, ...], reason: str, examples: tuple[s
 PUBLIC_BODY_OR_LAW = _register(
     "gdpr.public-body-or-law",
     ("ORG", "LOCATION", "OTHER"),
-    "a public body or a law is no personal data (the court that tried the person is, and stays masked)",
+    "a public body or a law, or part of a public body's name, is no personal data (the court that tried the "
+    "person is, and stays masked)",
     ("the European Court of Human Rights", "the Government", "Criminal Code", "Article 6"),
     lambda seen, span: [],
-    lambda seen, span, piece: public_body_or_law(piece),
+    lambda seen, span, piece: public_body_or_law(piece) or inside_public_body(seen.text, span),
 )
 _register(
     "gdpr.amount-with-currency",

@@ -15,7 +15,7 @@ from ..patterns import POSTAL_CODE
 from ..text_shape import FACILITY_END, WORD_ANY_SCRIPT
 from . import RULES, Rule, Seen, SpanRule, decided, recording_active, register_rule
 from . import gdpr as _gdpr_rules  # noqa: F401  (registers the gdpr family, tried first under gdpr)
-from .phones import PHONE_SHAPE, not_a_phone, phone_digits
+from .phones import PHONE_SHAPE, SSN_SHAPE, not_a_phone, phone_digits
 
 #: labels whose spans need identifier evidence under hipaa
 NAMED = {"PERSON", "ORG", "LOCATION", "OTHER"}
@@ -119,6 +119,14 @@ _register(
     applies=lambda seen, span, piece: "clinical" in span.source,
 )
 _register("email-or-ip", ("EMAIL", "IP"), "e-mail and IP addresses identify", ("ann@example.org",), _kept)
+_register(
+    "id.ssn-layout",
+    ("PHONE", "NUMBER"),
+    "a number in the 3-2-4 layout of a Social Security number is an ID, whatever a detector called it",
+    ("123-45-6789",),
+    lambda seen, span: [Span(span.start, span.end, "ID", span.score, span.source)],
+    applies=lambda seen, span, piece: SSN_SHAPE.fullmatch(piece.strip()) is not None,
+)
 _register(
     "phone.not-a-measurement-series",
     ("PHONE",),

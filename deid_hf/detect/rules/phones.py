@@ -1,5 +1,6 @@
-"""Phone rules of the hipaa policy: a phone-shaped number of enough digits is a phone wherever it stands;
-a detector's "phone" that is a blood pressure, a range or a lab series is none."""
+"""Phone rules of the hipaa policy: a phone-shaped number of enough digits is a phone wherever it stands,
+one in a Social Security number's layout an ID; a detector's "phone" that is a blood pressure, a range or a
+lab series is none."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ from . import RULES, PatternRule, decided, register_rule
 
 #: a number written like a phone number: a leading "+", 3/3/4 digits between slashes, or 3+ digit groups with
 #: one kind of separator; never an IPv4 address ("10.24.117.3": an IP, which the IP recognizer finds)
+#: the layout of a US Social Security number (3-2-4 digits), which no phone number is written in
+SSN_SHAPE = re.compile(r"\d{3}(?:-\d{2}-| \d{2} )\d{4}")
 PHONE_SHAPE = re.compile(
     r"(?!(?:\d{1,3}\.){3}\d{1,3}(?![\d.]|-\d))"
+    rf"(?!{SSN_SHAPE.pattern}(?![\d]|[ .-]\d))"
     r"(?:\+\d[\d ().-]{6,}\d|\d{3}/\d{3}/\d{4}|(?:\d{1,3}[ -])?\(?\d{2,4}\)?([ .-])\d{2,4}(?:\1\d{2,4})+)"
 )
 #: a phone-shaped number inside running text (`find_phones` keeps those with `PHONE_DIGITS` digits)
@@ -46,6 +50,17 @@ def not_a_phone(text: str, start: int, end: int) -> bool:
     )
 
 
+SSN_SHAPED_NUMBER = register_rule(
+    PatternRule(
+        name="id.ssn-layout-number",
+        family="phones",
+        labels=("ID",),
+        reason="a number in the 3-2-4 layout of a Social Security number is an ID, not a phone",
+        examples=("SSN 123-45-6789", "078 05 1120"),
+        pattern=rf"(?<![\w.+/-]){SSN_SHAPE.pattern}(?![\w/]|[ .-]\d)",
+        score=0.6,
+    )
+)
 PHONE_SHAPED_NUMBER = register_rule(
     PatternRule(
         name="phone.shaped-number",
@@ -65,7 +80,8 @@ def phone_digits(piece: str) -> bool:
 
 
 def find_phones(text: str) -> list[Span]:
-    """Phone spans of the registered phone rules (label PHONE, source ``policy``) with enough digits."""
+    """Spans of the registered phone rules (a phone, or an ID in an SSN's layout; source ``policy``) with
+    enough digits."""
     found = []
     for rule in RULES.family("phones"):
         for span in rule.find(text, "policy"):
