@@ -272,7 +272,10 @@ def load_config(source: str | Path | Mapping) -> dict:
     path = Path(source)
     if not path.is_file():
         raise InputError(f"config file {path} does not exist")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"config file {path} is not UTF-8 text") from None
     if path.suffix in (".yaml", ".yml"):
         import yaml
 

@@ -173,7 +173,8 @@ def check_group_key(group_field, seed, key) -> None:
     """InputError when a group field comes without a key or a seed (checked before any model loads)."""
     if group_field is not None and seed is None and key is None:
         raise InputError(
-            "a group field needs a key (key=, or the environment variable of --key-env) or a seed, so that "
+            "a group field needs a key (the environment variable --key-env names, DEID_HF_KEY by default; "
+            "key= in Python) or a seed (--seed), so that "
             "a group's date offset and pseudonyms are the same in every process and after a resume"
         )
 
@@ -183,6 +184,13 @@ def _check_run(pipe, records: list, text_field: str, group_field, seed, fit_corp
     with ``fit_corpus``, fits the identifier policy's corpus statistics on the whole input."""
     if records and not any(isinstance(r, dict) and text_field in r for r in records):
         fields = sorted({k for r in records if isinstance(r, dict) for k in r if k != "__unreadable__"})
+        unreadable = [r["__unreadable__"] for r in records if isinstance(r, dict) and "__unreadable__" in r]
+        if len(unreadable) == len(records):
+            more = f", and {len(unreadable) - 1} more" if len(unreadable) > 1 else ""
+            raise InputError(
+                f"no record could be read: {unreadable[0]}{more} (the input must be UTF-8 JSON Lines, CSV or "
+                "Parquet)"
+            )
         raise InputError(
             f"no record has a field {text_field!r} (fields: {', '.join(fields) or 'none'}); "
             f"name the text field with --text-field (text_field=)"

@@ -25,7 +25,13 @@ def read_records(path: str | Path, split: str = "train") -> list[dict]:
     if path.is_dir():
         import datasets
 
-        loaded = datasets.load_from_disk(str(path))
+        try:
+            loaded = datasets.load_from_disk(str(path))
+        except FileNotFoundError:
+            raise InputError(
+                f"input {path} is a directory but no dataset saved with save_to_disk: name a .jsonl, .csv or "
+                ".parquet file, or such a dataset directory"
+            ) from None
         if isinstance(loaded, datasets.DatasetDict):
             if split not in loaded:
                 raise InputError(f"dataset {path} has no split {split!r} (has {', '.join(loaded)})")
@@ -53,7 +59,12 @@ def read_records(path: str | Path, split: str = "train") -> list[dict]:
     if path.suffix == ".parquet":
         import pandas as pd
 
-        return pd.read_parquet(path).to_dict(orient="records")
+        try:
+            return pd.read_parquet(path).to_dict(orient="records")
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+            raise InputError(
+                f"input {path} is not a readable Parquet file: {str(exc).splitlines()[0]}"
+            ) from None
     raise InputError(
         f"unsupported input {path.name}: use .jsonl, .csv, .parquet or a saved dataset directory"
     )

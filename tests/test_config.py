@@ -66,6 +66,18 @@ def test_an_unknown_key_names_it_and_the_known_ones():
 
 
 @pytest.mark.parametrize(
+    ("content", "message"),
+    [(b"\xff\xfe", "is not UTF-8 text"), (b"p: [1\n", "is not valid YAML")],
+)
+def test_an_unreadable_config_file_is_one_clear_error(tmp_path, content, message):
+    from deid_hf.config import load_config
+
+    (tmp_path / "deid.yaml").write_bytes(content)
+    with pytest.raises(InputError, match=message):
+        load_config(tmp_path / "deid.yaml")
+
+
+@pytest.mark.parametrize(
     "field, value, message",
     [
         ("policy", "strict-names", "unknown identifier policy 'strict-names'"),

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 
 import pandas as pd
 import pytest
@@ -173,6 +174,31 @@ def test_csv_without_the_text_column_fails_before_work(tmp_path, pipe):
     with pytest.raises(InputError, match="no record has a field 'text' \\(fields: body\\).*--text-field"):
         run_corpus(pipe, tmp_path / "in.csv", tmp_path / "out.jsonl")
     assert not list(tmp_path.glob("out.jsonl*"))
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        (
+            "in.jsonl",
+            b"not json\nalso not\n",
+            "no record could be read: line 1 is not valid JSON, and 1 more",
+        ),
+        ("in.csv", b"text\nJos\xe9 Mu\xf1oz\n", "no record could be read: line 2 is not valid UTF-8"),
+        ("in.parquet", b"hello\n", "is not a readable Parquet file"),
+    ],
+)
+def test_an_unreadable_input_is_one_clear_error(tmp_path, pipe, name, content, message):
+    (tmp_path / name).write_bytes(content)
+    with pytest.raises(InputError, match=re.escape(message)):
+        run_corpus(pipe, tmp_path / name, tmp_path / "out.jsonl")
+    assert not list(tmp_path.glob("out.jsonl*"))
+
+
+def test_a_directory_that_is_no_saved_dataset_is_one_clear_error(tmp_path, pipe):
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(InputError, match="no dataset saved with save_to_disk"):
+        run_corpus(pipe, tmp_path / "folder", tmp_path / "out.jsonl")
 
 
 def test_rc_is_nonzero_when_every_record_failed(tmp_path, capsys):

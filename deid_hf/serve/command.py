@@ -43,7 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--min-p", type=float, default=None, help="lowest p a request may ask (default: --p)")
     parser.add_argument(
-        "--detectors", default=None, help="comma-separated detectors requests may pick (default: built-in)"
+        "--detectors",
+        default=None,
+        help="comma-separated detectors requests may pick, besides the server's own (default: built-in)",
     )
     parser.add_argument(
         "--allow-strategies",
@@ -51,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         dest="strategies",
         default=None,
         help="comma-separated strategies requests may pick (default: those that replace whole spans; "
-        "name keep or mask here to allow them)",
+        "name keep, mask or date_shift here to allow them)",
     )
     parser.add_argument("--allow-seed", action="store_true", help="accept per-request seeds (tests only)")
     parser.add_argument("--allow-mapping", action="store_true", help="accept return_mapping=true")
@@ -62,7 +64,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="name of the environment variable holding the API key (never on the command line)",
     )
-    parser.add_argument("--no-ui", action="store_true", help="do not mount the Gradio UI at /ui")
+    parser.add_argument(
+        "--no-ui",
+        action="store_true",
+        help="do not mount the Gradio UI at /ui nor the review page at /review",
+    )
     parser.add_argument("--log-level", default="info", help="debug, info, warning, error")
 
 
@@ -118,6 +124,11 @@ def config_from_args(args: argparse.Namespace) -> ServeConfig:
 
     if not 0 <= args.port <= 65535:
         raise InputError(f"--port must be between 0 and 65535, got {args.port}")
+    if args.detectors:
+        from ..detect import check_detector_name
+
+        for name in args.detectors.split(","):
+            check_detector_name(name)
     api_key = None
     if args.api_key_env:
         api_key = os.environ.get(args.api_key_env)

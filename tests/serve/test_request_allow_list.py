@@ -88,3 +88,5 @@ def test_serve_reads_a_config_file_and_operator_flags(tmp_path):
         _serve_args("--operator", "typed")
     with pytest.raises(InputError, match="--port must be between 0 and 65535, got 99999"):
         _serve_args("--port", "99999")  # before any model loads
+    with pytest.raises(InputError, match="unknown detector 'nonsense'"):
+        _serve_args("--detectors", "nonsense,fast")
