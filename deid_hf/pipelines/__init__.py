@@ -1,6 +1,8 @@
 """transformers Pipeline subclasses, registered with ``PIPELINE_REGISTRY`` on import of this module (which
 ``import deid_hf`` arranges once ``transformers.pipelines`` is imported)."""
 
+import contextlib
+import logging
 from pathlib import Path
 
 from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
@@ -116,7 +118,26 @@ def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, pro
             )
     elif isinstance(model, str):
         model = model_path(model)
-    return hf_pipeline(task, model=model, **kwargs)
+    with _without_device_notice():
+        return hf_pipeline(task, model=model, **kwargs)
+
+
+class _DeviceNotice(logging.Filter):
+    """transformers' "Device set to use cpu" on every pipeline built: the device is the caller's choice."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Device set to use")
+
+
+@contextlib.contextmanager
+def _without_device_notice():
+    log = logging.getLogger("transformers.pipelines.base")
+    notice = _DeviceNotice()
+    log.addFilter(notice)
+    try:
+        yield
+    finally:
+        log.removeFilter(notice)
 
 
 register()
