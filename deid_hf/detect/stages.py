@@ -242,7 +242,12 @@ DETECTION_STAGES: list[Stage] = [
         record="added",
     ),
     _each("score threshold", "user options", _score_threshold, "spans scored below the threshold dropped"),
-    _each("letterless names", "user options", _letterless_names, "a name without letters relabelled"),
+    _each(
+        "letterless names",
+        "user options",
+        _letterless_names,
+        "a name without letters relabelled, an IPv4 address labelled IP",
+    ),
     _each(
         "word boundaries",
         "user options",

@@ -1,5 +1,5 @@
-"""The user's filters of detected spans: allow-listed words trimmed, and a "name" without letters
-relabelled."""
+"""The user's filters of detected spans: allow-listed words trimmed, and a "name" without letters or an IPv4
+address under another label relabelled."""
 
 from __future__ import annotations
 
@@ -37,10 +37,17 @@ def trim_allowed(text: str, spans: list[Span], allow_list: Iterable[str]) -> lis
 _NUMERIC_DATE = re.compile(r"\d{1,4}[-/.]\d{1,2}(?:[-/.]\d{2,4})?")
 
 
+#: a dotted IPv4 address: four numbers of 0-255
+_IPV4 = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)")
+
+
 def letterless_names(text: str, span: Span) -> Span:
     """A person, organisation or place has letters: an NER reading of "03/01/2024" as PERSON becomes
-    DATE_TIME (numeric date shape) or NUMBER."""
+    DATE_TIME (numeric date shape) or NUMBER; a dotted IPv4 address is an IP whatever a detector called it
+    (a model's ADDRESS "172.16.254.1")."""
     surface = text[span.start : span.end]
+    if span.label != "IP" and _IPV4.fullmatch(surface.strip()):
+        return Span(span.start, span.end, "IP", span.score, span.source)
     if span.label not in ("PERSON", "ORG", "LOCATION") or any(c.isalpha() for c in surface):
         return span
     label = "DATE_TIME" if _NUMERIC_DATE.fullmatch(surface.strip()) else "NUMBER"

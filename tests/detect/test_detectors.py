@@ -339,3 +339,23 @@ def test_a_detected_names_parts_are_marked_in_lower_case_unless_everyday_words()
     spans = [Span(0, 14, "PERSON", 0.9, "model"), Span(46, 57, "PERSON", 0.9, "model")]
     marked = {text[s.start : s.end] for s in add_name_mentions(text, spans) if s.source == "repeat"}
     assert marked == {"okafor"}  # "rose" and "hunter" are everyday words in lower case
+
+
+@pytest.mark.parametrize(
+    ("surface", "label", "relabelled"),
+    [
+        ("172.16.254.1", "ADDRESS", "IP"),
+        ("8.8.8.8", "PHONE", "IP"),
+        ("300.1.2.3", "ADDRESS", "ADDRESS"),  # no IPv4 address: 300 > 255
+        ("03/01/2024", "PERSON", "DATE_TIME"),
+        ("4411", "ORG", "NUMBER"),
+        ("Ann Lee", "PERSON", "PERSON"),
+    ],
+)
+def test_a_spans_shape_overrules_a_label_it_contradicts(surface, label, relabelled):
+    from deid_hf.detect.user_filters import letterless_names
+    from deid_hf.spans import Span
+
+    text = f"seen: {surface} today"
+    span = Span(6, 6 + len(surface), label, 0.8, "model")
+    assert letterless_names(text, span).label == relabelled
