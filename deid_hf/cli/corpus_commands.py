@@ -73,6 +73,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     options = _run_options(args)
     model, p, seed = options.pop("model", None), options.pop("p", 1.0), options.pop("seed", None)
     check_group_key(args.group_field, seed, os.environ.get(args.key_env) or None)  # before the models load
+    if options.get("strategy") == "zsts" and not options.get("detector"):
+        console.print(
+            "note: --strategy zsts detects with its own p-filter (the ZSTS method), which finds fewer "
+            "identifiers than the default detector; add --detector default to replace what it finds"
+        )
     pipe = _run_pipe(args, options, model)
     with Progress(
         "[progress.description]{task.description}",
