@@ -24,8 +24,8 @@ TITLES = frozenset(
 )
 
 
-#: in a form's field label, a capitalised word at least this frequent is a heading's word, no name ("Date of
-#: Birth:"); a rarer one may be a speaker's name ("Agent Minh:")
+#: in a form's field label, a capitalised word at least this frequent is a heading's word, no person's name
+#: ("Date of Birth:"); a rarer one may be a speaker's name ("Agent Minh:")
 FIELD_LABEL_WORD_ZIPF = 4.0
 
 
@@ -56,7 +56,7 @@ def has_evidence(
 ) -> bool:
     """Does the word ``text[start:end]`` identify: a known person name, a word rarer than COMMON_WORD_ZIPF
     (not corpus vocabulary, nor a common noun of the corpus), or a frequent word written capitalised inside a
-    sentence ("Baltimore"), unless an everyday word of a form's field label ("Date of Birth:"). Never
+    sentence ("Baltimore"). Never
     `_never_evidence`; upper-case words only as known names; where casing says nothing (a text without
     capitals: `lowercase_style`, an ALL-CAPS line of ``original``) only known names count."""
     word = CLITIC.sub("", text[start:end].strip("'’-"))  # "BP's", "SBP'S", "sx'd": the word itself
@@ -75,10 +75,18 @@ def has_evidence(
         return True
     if zipf(word) < COMMON_WORD_ZIPF:  # a rare word, unless the corpus writes it as a common noun ("flovent")
         return not (vocabulary is not None and vocabulary.is_common_noun(word))
-    if not word[0].isupper() or sentence_start(text, start):
-        return False
-    # a heading's capitals say nothing of an everyday word ("Birth")
-    return zipf(word) < FIELD_LABEL_WORD_ZIPF or not in_field_label(text, start, end)
+    return word[0].isupper() and not sentence_start(text, start)
+
+
+def heading_word(text: str, start: int, end: int, vocabulary: Vocabulary | None = None) -> bool:
+    """An everyday word of a form's field label ("Birth" of "Date of Birth:"), capitalised as a heading is:
+    no person's name there. A rarer word ("Agent Minh:") or a known name ("Crystal:") may be a speaker's."""
+    word = text[start:end]
+    return (
+        zipf(word) >= FIELD_LABEL_WORD_ZIPF
+        and not is_known_name(word, vocabulary)
+        and in_field_label(text, start, end)
+    )
 
 
 #: the former name of `has_evidence`
@@ -96,14 +104,20 @@ def is_rare_word(word: str, vocabulary: Vocabulary | None) -> bool:
 def evidence_span(
     text: str, span: Span, vocabulary: Vocabulary | None = None, original: str | None = None
 ) -> Span | None:
-    """``span`` trimmed to its first and last identifying words (`has_evidence`), widened over the PERSON
+    """``span`` trimmed to its first and last identifying words (`has_evidence`; for a PERSON span not a
+    form label's everyday word, `heading_word`), widened over the PERSON
     span's capitalised known person names next to them ("John" of "John Smith") and, in a text without
     capitals, over its rare words next to them ("patty hoeller"); None if it has none."""
     words = [m.span() for m in WORD_ANY_SCRIPT.finditer(text, span.start, span.end)]
-    found = [i for i, w in enumerate(words) if has_evidence(text, *w, vocabulary, original)]
+    person = span.label == "PERSON"
+    found = [
+        i
+        for i, w in enumerate(words)
+        if has_evidence(text, *w, vocabulary, original)
+        and not (person and heading_word(text, *w, vocabulary))
+    ]
     if not found:
         return None
-    person = span.label == "PERSON"
     unmarked = person and lowercase_style(text)
     first, last = found[0], found[-1]
 

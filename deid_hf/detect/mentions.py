@@ -10,12 +10,25 @@ import re
 from dataclasses import replace
 
 from ..spans import Span, label_priority, merge_spans, snap_to_words
-from .lexicon import zipf
+from .lexicon import is_clinical_term, zipf
 from .text_shape import PROPAGATED_NAME_COMMON_ZIPF
 
 #: a name part rarer than this is also marked where written in lower case ("okafor"); a more frequent one
-#: ("rose", "hunter") may be the everyday word there
-LOWER_CASE_NAME_MAX_ZIPF = 4.0
+#: ("rose", "hunter", "bland") may be the everyday word there
+LOWER_CASE_NAME_MAX_ZIPF = 3.5
+#: the fewest letters of a name part marked in lower case ("ng", "po", "wu" are units and abbreviations)
+LOWER_CASE_NAME_MIN_LETTERS = 4
+
+
+def lower_case_name_form(part: str) -> bool:
+    """Whether a detected person's name part is also marked where written in lower case: long enough, rare,
+    and no clinical term."""
+    return (
+        len(part) >= LOWER_CASE_NAME_MIN_LETTERS
+        and zipf(part) < LOWER_CASE_NAME_MAX_ZIPF
+        and not is_clinical_term(part)
+    )
+
 
 TITLE = re.compile(r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Madam|Rev|Fr|Sr|Jr|MD|PhD|RN)\.?", re.IGNORECASE)
 #: a title of office written before a name ("Judge Mahoney"): a title of the mention, kept by a pseudonym
@@ -199,7 +212,7 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
         if part[:1].isupper():
             common = zipf(part) >= PROPAGATED_NAME_COMMON_ZIPF
             written = {part, part.upper(), part[:1].upper() + part[1:].lower()}
-            if zipf(part) < LOWER_CASE_NAME_MAX_ZIPF:  # "okafor", not "rose" or "hunter"
+            if lower_case_name_form(part):  # "okafor", not "rose", "hunter" or "ng" (ng/mL)
                 written.add(part.lower())
             for form in written:
                 forms[form] = forms.get(form, False) or common

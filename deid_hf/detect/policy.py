@@ -7,7 +7,8 @@
   a word rarer than `lexicon.COMMON_ZIPF` that is not corpus vocabulary nor a clinical term, or a
   capitalised frequent word used as a proper noun), dropped without any; dates (numeric day/month with or
   without year, month names with a day or year, a year in a date context, "'84"), wherever they occur;
-  ages over 89; phone (also any phone-shaped number of 8+ digits, `find_phones`), e-mail, URL (with a scheme,
+  ages over 89; phone (also any phone-shaped number of 8+ digits, `find_phones`, which finds a number in an
+  SSN's 3-2-4 layout as an ID), e-mail, URL (with a scheme,
   ``www.`` or a common top-level domain), IP; apartments, suites and P.O. boxes; identifying
   numbers: a validated ID (score >= STRONG_ID), a run of 5+ digits, or a number of 4+ characters after
   ``#``/``no.``/``MRN``/``ref``/``account``/``policy``/``license``/``record`` or a support chat's

@@ -108,8 +108,11 @@ def sentence_start(text: str, start: int, reach: int = 200) -> bool:
     return not before or before[-1] in ".!?:;\n-*"
 
 
-#: a form's field label: up to five words from a line start or a column gap (2+ blanks, a tab) to a colon
-_FIELD_LABEL = re.compile(r"[^\W\d_][\w.'’/-]*(?:[ \t][\w.'’/-]+){0,4}[ \t]*:")
+#: a form's field label: up to five capitalised words (or "of", "and", "the", "&" between them) from a line
+#: start or a column gap (2+ blanks, a tab) to a colon that ends the line or is followed by a blank; no digit
+_FIELD_LABEL = re.compile(
+    r"[A-Z][^\W\d_]*(?:[ \t]+(?:[A-Z][^\W\d_]*|of|and|the|&)){0,4}[ \t]*:(?=[ \t]|$)", re.MULTILINE
+)
 #: characters read before a word for the start of its field label
 FIELD_LABEL_REACH = 60
 

@@ -1,8 +1,6 @@
 """transformers Pipeline subclasses, registered with ``PIPELINE_REGISTRY`` on import of this module (which
 ``import deid_hf`` arranges once ``transformers.pipelines`` is imported)."""
 
-import contextlib
-import logging
 from pathlib import Path
 
 from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
@@ -118,26 +116,10 @@ def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, pro
             )
     elif isinstance(model, str):
         model = model_path(model)
-    with _without_device_notice():
+    from ..detect.ner import quiet_device_message
+
+    with quiet_device_message():  # transformers' "Device set to use cpu": the device is the caller's choice
         return hf_pipeline(task, model=model, **kwargs)
-
-
-class _DeviceNotice(logging.Filter):
-    """transformers' "Device set to use cpu" on every pipeline built: the device is the caller's choice."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not record.getMessage().startswith("Device set to use")
-
-
-@contextlib.contextmanager
-def _without_device_notice():
-    log = logging.getLogger("transformers.pipelines.base")
-    notice = _DeviceNotice()
-    log.addFilter(notice)
-    try:
-        yield
-    finally:
-        log.removeFilter(notice)
 
 
 register()

@@ -339,6 +339,10 @@ def test_a_detected_names_parts_are_marked_in_lower_case_unless_everyday_words()
     spans = [Span(0, 14, "PERSON", 0.9, "model"), Span(46, 57, "PERSON", 0.9, "model")]
     marked = {text[s.start : s.end] for s in add_name_mentions(text, spans) if s.source == "repeat"}
     assert marked == {"okafor"}  # "rose" and "hunter" are everyday words in lower case
+    text = "Dr. Tim Ng reviewed. Troponin 0.04 ng/mL, Dr. Ng aware."
+    spans = [Span(4, 10, "PERSON", 0.9, "model")]
+    marked = {text[s.start : s.end] for s in add_name_mentions(text, spans) if s.source == "repeat"}
+    assert marked == {"Ng"}  # a unit's "ng" is no name (too short to be marked in lower case)
 
 
 @pytest.mark.parametrize(
@@ -359,3 +363,10 @@ def test_a_spans_shape_overrules_a_label_it_contradicts(surface, label, relabell
     text = f"seen: {surface} today"
     span = Span(6, 6 + len(surface), label, 0.8, "model")
     assert letterless_names(text, span).label == relabelled
+
+
+def test_building_a_pipeline_prints_no_device_notice(capsys):
+    import deid_hf
+
+    deid_hf.pipeline("deid-substitution", detector="fast")
+    assert "Device set to use" not in capsys.readouterr().err

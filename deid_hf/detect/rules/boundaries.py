@@ -74,8 +74,8 @@ LONE_BRACKET = register_rule(
         examples=("Los Angeles (LA) is big",),
     )
 )
-#: an opening bracket without its closing one, or a closing one without its opening one, inside a span
-_LONE_BRACKET = re.compile(r"[ \t]*\((?!.*\))[ \t]*|[ \t]*(?<!\()\)[ \t]*(?!.*\))")
+#: a bracket inside a span that holds brackets of one kind only (none of them is closed)
+_LONE_BRACKET = re.compile(r"[ \t]*[()][ \t]*")
 #: ", R." or " R." after a surname: one capital and its full stop, no letter after it ("M.D." is no initial)
 _TRAILING_INITIAL = re.compile(r",?[ \t]?[A-Z]\.(?![A-Za-z.])")
 #: a line break or a column gap of a form, then a field label of up to five words, then its colon

@@ -13,15 +13,18 @@ from . import SpanRule, register_rule
 
 #: the institutions a decision or an article speaks of rather than the people in it, and the bodies of a
 #: state; a court that tried someone ("the Ankara State Security Court") is none of these
-_PUBLIC_BODY_NAME = (
-    r"(?:the\s+)?(?:european\s+court\s+of\s+human\s+rights|(?:european\s+)?commission(?:\s+of\s+human"
-    r"\s+rights)?|court|grand\s+chamber|council\s+of\s+europe|committee\s+of\s+ministers|european\s+union|"
-    r"united\s+nations|(?:[a-z]+\s+)?(?:government|parliament|national\s+assembly)|"
-    r"ministry\s+of\s+[a-z ]+|council\s+of\s+state)['’]?s?"
+_PUBLIC_BODIES = (
+    r"european\s+court\s+of\s+human\s+rights|(?:european\s+)?commission(?:\s+of\s+human\s+rights)?|court|"
+    r"grand\s+chamber|council\s+of\s+europe|committee\s+of\s+ministers|european\s+union|united\s+nations|"
+    r"(?:[a-z]+\s+)?(?:government|parliament|national\s+assembly)|council\s+of\s+state"
 )
-_PUBLIC_BODY = re.compile(rf"(?i)^{_PUBLIC_BODY_NAME}$")
-#: a public body's name written in the text, where a detector's span may hold only part of it
-_PUBLIC_BODY_IN_TEXT = re.compile(rf"(?i)(?<!\w){_PUBLIC_BODY_NAME}(?!\w)")
+_PUBLIC_BODY = re.compile(rf"(?i)^(?:the\s+)?(?:{_PUBLIC_BODIES}|ministry\s+of\s+[a-z ]+)['’]?s?$")
+#: a public body's name written in the text, where a detector's span may hold only its first words; a
+#: ministry's name is its capitalised words ("the Ministry of Justice in Ankara": not "in Ankara")
+_PUBLIC_BODY_IN_TEXT = re.compile(
+    rf"(?i)(?<!\w)(?P<the>the\s+)?(?:{_PUBLIC_BODIES}|"
+    r"ministry\s+of\s+(?-i:[A-Z][a-z]+(?:\s+(?:and\s+)?[A-Z][a-z]+)*))['’]?s?(?!\w)"
+)
 #: characters read on each side of a span for the public body's name around it (the longest name fits)
 PUBLIC_BODY_AROUND = 60
 #: a law by its kind ("Criminal Code", "Prevention of Terrorism Act 1991", "Article 6 of the Convention")
@@ -68,14 +71,16 @@ def public_body_or_law(piece: str) -> bool:
 
 
 def inside_public_body(text: str, span: Span) -> bool:
-    """Whether ``span`` lies inside a public body's name written in ``text`` (a model's "The European Court
-    of Human" of "The European Court of Human Rights")."""
+    """Whether ``span`` is the first words of a public body's name written in ``text`` (a model's "The
+    European Court of Human" of "The European Court of Human Rights"): it starts where the name starts,
+    with or without its "the", and ends inside it."""
     start = max(0, span.start - PUBLIC_BODY_AROUND)
     around = text[start : span.end + PUBLIC_BODY_AROUND]
-    return any(
-        start + m.start() <= span.start and span.end <= start + m.end()
-        for m in _PUBLIC_BODY_IN_TEXT.finditer(around)
-    )
+    for m in _PUBLIC_BODY_IN_TEXT.finditer(around):
+        first = {start + m.start(), start + m.end("the")} if m.group("the") else {start + m.start()}
+        if span.start in first and span.end <= start + m.end():
+            return True
+    return False
 
 
 def calendar_date(piece: str) -> bool:

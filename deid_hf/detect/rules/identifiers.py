@@ -121,7 +121,7 @@ _register(
 _register("email-or-ip", ("EMAIL", "IP"), "e-mail and IP addresses identify", ("ann@example.org",), _kept)
 _register(
     "id.ssn-layout",
-    ("PHONE", "NUMBER"),
+    ("PHONE", "NUMBER", "ID"),
     "a number in the 3-2-4 layout of a Social Security number is an ID, whatever a detector called it",
     ("123-45-6789",),
     lambda seen, span: [Span(span.start, span.end, "ID", span.score, span.source)],

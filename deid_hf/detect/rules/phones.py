@@ -9,10 +9,11 @@ import re
 from ...spans import Span
 from . import RULES, PatternRule, decided, register_rule
 
-#: a number written like a phone number: a leading "+", 3/3/4 digits between slashes, or 3+ digit groups with
-#: one kind of separator; never an IPv4 address ("10.24.117.3": an IP, which the IP recognizer finds)
 #: the layout of a US Social Security number (3-2-4 digits), which no phone number is written in
 SSN_SHAPE = re.compile(r"\d{3}(?:-\d{2}-| \d{2} )\d{4}")
+#: a number written like a phone number: a leading "+", 3/3/4 digits between slashes, or 3+ digit groups with
+#: one kind of separator; never an IPv4 address ("10.24.117.3": an IP, which the IP recognizer finds) nor an
+#: SSN's layout (an ID, `id.ssn-layout-number`)
 PHONE_SHAPE = re.compile(
     r"(?!(?:\d{1,3}\.){3}\d{1,3}(?![\d.]|-\d))"
     rf"(?!{SSN_SHAPE.pattern}(?![\d]|[ .-]\d))"
