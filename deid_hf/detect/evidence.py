@@ -78,13 +78,14 @@ def has_evidence(
     return word[0].isupper() and not sentence_start(text, start)
 
 
-def heading_word(text: str, start: int, end: int, vocabulary: Vocabulary | None = None) -> bool:
+def heading_word(text: str, start: int, end: int) -> bool:
     """An everyday word of a form's field label ("Birth" of "Date of Birth:"), capitalised as a heading is:
-    no person's name there. A rarer word ("Agent Minh:") or a known name ("Crystal:") may be a speaker's."""
+    no person's name there. A rarer word ("Agent Minh:") or a person name, however frequent ("Crystal:",
+    "Agent Brown:"), may be a speaker's."""
     word = text[start:end]
     return (
         zipf(word) >= FIELD_LABEL_WORD_ZIPF
-        and not is_known_name(word, vocabulary)
+        and word.lower() not in person_names()  # however frequent: "Agent Brown:", "Nurse Young:"
         and in_field_label(text, start, end)
     )
 
@@ -113,8 +114,7 @@ def evidence_span(
     found = [
         i
         for i, w in enumerate(words)
-        if has_evidence(text, *w, vocabulary, original)
-        and not (person and heading_word(text, *w, vocabulary))
+        if has_evidence(text, *w, vocabulary, original) and not (person and heading_word(text, *w))
     ]
     if not found:
         return None

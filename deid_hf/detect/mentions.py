@@ -14,8 +14,8 @@ from .lexicon import is_clinical_term, zipf
 from .text_shape import PROPAGATED_NAME_COMMON_ZIPF
 
 #: a name part rarer than this is also marked where written in lower case ("okafor"); a more frequent one
-#: ("rose", "hunter", "bland") may be the everyday word there
-LOWER_CASE_NAME_MAX_ZIPF = 3.5
+#: ("rose", "hunter") may be the everyday word there
+LOWER_CASE_NAME_MAX_ZIPF = 4.0
 #: the fewest letters of a name part marked in lower case ("ng", "po", "wu" are units and abbreviations)
 LOWER_CASE_NAME_MIN_LETTERS = 4
 
@@ -212,7 +212,7 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
         if part[:1].isupper():
             common = zipf(part) >= PROPAGATED_NAME_COMMON_ZIPF
             written = {part, part.upper(), part[:1].upper() + part[1:].lower()}
-            if lower_case_name_form(part):  # "okafor", not "rose", "hunter" or "ng" (ng/mL)
+            if lower_case_name_form(part):  # "okafor", "garcia"; not "rose", "hunter" or "ng" (ng/mL)
                 written.add(part.lower())
             for form in written:
                 forms[form] = forms.get(form, False) or common

@@ -18,6 +18,7 @@ os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")  # presidio's em
 
 from ..spans import Span
 from .base import Detector
+from .text_shape import AGE_WORDS
 
 PRESIDIO_LABELS = {
     "EMAIL_ADDRESS": "EMAIL",
@@ -50,6 +51,7 @@ _POSTAL_BLOCK = (
 )
 #: a British ("SW1A 1AA", "M1 3HE") or Canadian ("M5H 2S6") postal code, written in capitals with its space
 POSTAL_CODE = r"\b(?:[A-Z]{1,2}\d[A-Z\d]?[ \t]\d[A-Z]{2}|[A-Z]\d[A-Z][ \t]\d[A-Z]\d)\b"
+
 EXTRA_PATTERNS: list[tuple[str, str, float]] = [
     # the full stop belongs to an abbreviated street type ("St."), not to "Street." ending a sentence
     (
@@ -75,6 +77,13 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
     (
         "AGE",
         r"(?i:(?<=\baged )|(?<=\bage )|(?<=\bage: )|(?<=\bage:)|(?<=\bage\t)|(?<=\bage:\t))\d{1,3}\b",
+        0.9,
+    ),
+    # an age in words ("sixty-seven years old", "aged ninety-seven"): gdpr keeps every age, hipaa over 89
+    (
+        "AGE",
+        rf"(?i:(?<=\baged ){AGE_WORDS}\b"
+        rf"|\b{AGE_WORDS}(?=[ -](?:years?|yrs?)[ -]old\b|[ -]yo\b))",
         0.9,
     ),
     # a device's MAC address (HIPAA's device identifiers), six hex pairs with one kind of separator

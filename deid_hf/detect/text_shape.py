@@ -131,6 +131,18 @@ def in_field_label(text: str, start: int, end: int) -> bool:
     return label is not None and label.end() > end
 
 
+_UNITS = r"(?:one|two|three|four|five|six|seven|eight|nine)"
+_TEENS = r"(?:ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
+_TENS = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+_BELOW_100 = rf"(?:{_TENS}(?:[ -]{_UNITS})?|{_TEENS}|{_UNITS})"
+#: an age written in words ("sixty-seven", "ninety", "one hundred and two")
+AGE_WORDS = rf"(?:(?:one|a)[ -]hundred(?:(?:[ -]and)?[ -]{_BELOW_100})?|{_BELOW_100})"
+#: an age of 90 or more written in words, in running text
+AGE_OVER_89_IN_WORDS = re.compile(rf"(?i)\b(?:ninety(?:[ -]{_UNITS})?|(?:one|a)[ -]hundred)\b")
+#: an age written in words, in running text
+AGE_IN_WORDS = re.compile(rf"(?i)\b{AGE_WORDS}\b")
+
+
 #: words that name a kind of care facility
 FACILITY_WORDS = (
     r"(?:hospital|hosp|medical center|med center|rehab|regional|heart center|campus|clinic|rehabilitation)"

@@ -21,7 +21,7 @@ from datetime import date, timedelta
 
 from ..detect.lexicon import is_name_word, zipf
 from ..detect.mentions import TITLE
-from ..detect.text_shape import FACILITY_END, SHORT_WORD_LOWERCASE_ZIPF
+from ..detect.text_shape import AGE_IN_WORDS, FACILITY_END, SHORT_WORD_LOWERCASE_ZIPF
 from ..errors import InputError
 from .base import Strategy
 from .date_shift import check_max_days, shift_date_span
@@ -123,8 +123,11 @@ class FullEntity(Strategy):
             return address_like(original, fake, rng)
         if label == "IP":
             return fake.ipv6() if ":" in original else fake.ipv4()
-        if label == "AGE":
-            return re.sub(r"\d+", lambda m: str(rng.randint(18, 89)), original, count=1)
+        if label == "AGE":  # the number, in digits or in words ("aged sixty-seven" -> "aged 41")
+            drawn_age = str(rng.randint(18, 89))
+            if any(ch.isdigit() for ch in original):
+                return re.sub(r"\d+", drawn_age, original, count=1)
+            return AGE_IN_WORDS.sub(drawn_age, original, count=1)
         if label == "DATE_TIME":
             rewritten = rewrite_dates(original, lambda old, has_year: _random_date(old, has_year, rng))
             if rewritten is not None:

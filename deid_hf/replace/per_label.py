@@ -10,6 +10,7 @@ import random
 import re
 from collections.abc import Mapping
 
+from ..detect.text_shape import AGE_IN_WORDS, AGE_OVER_89_IN_WORDS
 from ..errors import InputError
 from ..spans import LABELS
 from .base import Strategy
@@ -36,8 +37,8 @@ class PerLabel(Strategy):
 
 
 class HipaaAge(Strategy):
-    """Ages over 89 -> "90+" (the number inside the span; "92 years old" -> "90+ years old"); other ages go
-    to the wrapped operator."""
+    """Ages over 89 -> "90+" (the number inside the span, in digits or words; "92 years old", "ninety-two
+    years old" -> "90+ years old"); other ages go to the wrapped operator."""
 
     name = "hipaa_age"
 
@@ -51,6 +52,9 @@ class HipaaAge(Strategy):
         number = re.search(r"\d+", original)
         if number and int(number.group(0)) > HIPAA_AGE_LIMIT:
             return original[: number.start()] + "90+" + original[number.end() :]
+        words = AGE_IN_WORDS.search(original)  # "ninety-seven years old" -> "90+ years old"
+        if words and AGE_OVER_89_IN_WORDS.match(original, words.start()):
+            return original[: words.start()] + "90+" + original[words.end() :]
         return self.inner.replace(text, start, end, label, rng, table)
 
     def surrogate(self, original: str, label: str, rng: random.Random) -> str:

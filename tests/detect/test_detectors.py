@@ -87,6 +87,13 @@ def test_us_federal_case_numbers_are_ids_whole(text, ids):
         ("AGE: 91, aged 67, age 70", {"91", "67", "70"}),
         ("AGE\t82\nSEX\tF", {"82"}),  # a tab-separated form
         ("Page: 12, stage 3, usage 12", set()),
+        # in words: after "aged", or before "years old" / "yo"
+        (
+            "aged ninety-seven, a sixty-seven year old, a five-year-old",
+            {"ninety-seven", "sixty-seven", "five"},
+        ),
+        ("She is one hundred and two years old.", {"one hundred and two"}),
+        ("Gave one tablet; nineteen ninety was dry.", set()),
     ],
 )
 def test_an_age_after_age_in_any_case(text, ages):
@@ -365,8 +372,18 @@ def test_a_spans_shape_overrules_a_label_it_contradicts(surface, label, relabell
     assert letterless_names(text, span).label == relabelled
 
 
-def test_building_a_pipeline_prints_no_device_notice(capsys):
+def test_building_a_pipeline_says_nothing_of_its_device():
+    import logging
+
     import deid_hf
 
-    deid_hf.pipeline("deid-substitution", detector="fast")
-    assert "Device set to use" not in capsys.readouterr().err
+    said = []
+    handler = logging.Handler()
+    handler.emit = lambda record: said.append(record.getMessage())
+    log = logging.getLogger("transformers.pipelines.base")
+    log.addHandler(handler)
+    try:
+        deid_hf.pipeline("deid-substitution", detector="fast")
+    finally:
+        log.removeHandler(handler)
+    assert not any(message.startswith("Device set to use") for message in said)

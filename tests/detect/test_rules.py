@@ -171,16 +171,10 @@ IDENTIFIER_CASES = [
     ("name.needs-evidence", "He gave Birth a call", "Birth", "PERSON", 0.8, "spacy", {"Birth"}),
     # a place is never a heading's word, and a clock time or a year makes no field label
     ("name.needs-evidence", "Our London Office: open", "London", "LOCATION", 0.8, "spacy", {"London"}),
-    ("name.needs-evidence", "Seen in London at 10:30 today", "London", "LOCATION", 0.8, "spacy", {"London"}),
-    (
-        "name.needs-evidence",
-        "Moved to Boston in 2019: stable",
-        "Boston",
-        "LOCATION",
-        0.8,
-        "spacy",
-        {"Boston"},
-    ),
+    ("name.needs-evidence", "Ok.\nCalled Brown at 10:30 today", "Brown", "PERSON", 0.8, "spacy", {"Brown"}),
+    ("name.needs-evidence", "Ok.\nMet Brown in 2019: stable", "Brown", "PERSON", 0.8, "spacy", {"Brown"}),
+    # a person name, however frequent, may be a speaker's in a label
+    ("name.needs-evidence", "Ok.\nAgent Brown: hello", "Agent Brown", "PERSON", 0.8, "spacy", {"Brown"}),
     (
         "name.needs-evidence",
         "Ok.\nTransferred from Chicago: stable",
@@ -215,6 +209,8 @@ IDENTIFIER_CASES = [
     ),
     ("url.needs-url-shape", "dx.summary noted", "dx.summary", "URL", 0.5, "patterns", set()),
     ("age.over-89", "a 93 year old", "93", "AGE", 0.6, "spacy", {"93"}),
+    ("age.over-89", "aged ninety-three", "ninety-three", "AGE", 0.9, "patterns", {"ninety-three"}),
+    ("age.over-89", "a sixty-seven year old", "sixty-seven", "AGE", 0.9, "patterns", set()),
     ("age.over-89", "a 45 year old", "45", "AGE", 0.6, "spacy", set()),
     (
         "id.validated",
@@ -458,6 +454,14 @@ GDPR_CASES = [
         {"Izmir State Security Court"},
     ),
     ("name.needs-evidence", "The Ministry of Justice in Ankara refused.", "Ankara", "LOCATION", {"Ankara"}),
+    (
+        "name.needs-evidence",
+        "The Ministry of Justice in Ankara refused.",
+        "Ministry of Justice in Ankara",
+        "ORG",
+        {"Ministry of Justice in Ankara"},
+    ),
+    ("name.needs-evidence", "lived in Adana\nGovernment observations", "Adana", "LOCATION", {"Adana"}),
     (
         "name.needs-evidence",
         "The Ministry of Health and Acme Pharma Ltd agreed.",

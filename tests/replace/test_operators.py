@@ -308,6 +308,10 @@ def test_hipaa_policy_caps_ages_over_89():
     strategy = get_strategy({"AGE": "full_entity", "default": "redact"}, policy="hipaa")
     _, r = run(strategy, "She is 92 years old, he is 45.", [("92", "AGE"), ("45", "AGE")])
     assert r["92"].replacement == "90+" and r["45"].replacement != "90+"
+    text = "She is ninety-two years old, he is forty-five."
+    _, r = run(strategy, text, [("ninety-two years old", "AGE"), ("forty-five", "AGE")])
+    assert r["ninety-two years old"].replacement == "90+ years old"
+    assert "forty" not in r["forty-five"].replacement  # an age in words is redrawn, not kept
     placeholder = get_strategy("typed", policy="hipaa")
     assert run(placeholder, "She is 92.", [("92", "AGE")])[1]["92"].replacement == "<AGE>"
 

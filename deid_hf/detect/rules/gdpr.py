@@ -16,15 +16,16 @@ from . import SpanRule, register_rule
 _PUBLIC_BODIES = (
     r"european\s+court\s+of\s+human\s+rights|(?:european\s+)?commission(?:\s+of\s+human\s+rights)?|court|"
     r"grand\s+chamber|council\s+of\s+europe|committee\s+of\s+ministers|european\s+union|united\s+nations|"
-    r"(?:[a-z]+\s+)?(?:government|parliament|national\s+assembly)|council\s+of\s+state"
+    r"(?:government|parliament|national\s+assembly)|council\s+of\s+state|"
+    # a ministry's name is its capitalised words ("the Ministry of Justice in Ankara": not "in Ankara")
+    r"ministry\s+of\s+(?-i:[A-Z][a-z]+(?:\s+(?:and\s+)?[A-Z][a-z]+)*)"
 )
-_PUBLIC_BODY = re.compile(rf"(?i)^(?:the\s+)?(?:{_PUBLIC_BODIES}|ministry\s+of\s+[a-z ]+)['’]?s?$")
-#: a public body's name written in the text, where a detector's span may hold only its first words; a
-#: ministry's name is its capitalised words ("the Ministry of Justice in Ankara": not "in Ankara")
-_PUBLIC_BODY_IN_TEXT = re.compile(
-    rf"(?i)(?<!\w)(?P<the>the\s+)?(?:{_PUBLIC_BODIES}|"
-    r"ministry\s+of\s+(?-i:[A-Z][a-z]+(?:\s+(?:and\s+)?[A-Z][a-z]+)*))['’]?s?(?!\w)"
+#: a name that is a public body as a whole; a country's or a people's government ("the Turkish Government")
+_PUBLIC_BODY = re.compile(
+    rf"(?i)^(?:the\s+)?(?:[a-z]+\s+(?=government|parliament|national\s+assembly))?(?:{_PUBLIC_BODIES})['’]?s?$"
 )
+#: a public body's name written in the text, where a detector's span may hold only its first words
+_PUBLIC_BODY_IN_TEXT = re.compile(rf"(?i)(?<!\w)(?P<the>the\s+)?(?:{_PUBLIC_BODIES})['’]?s?(?!\w)")
 #: characters read on each side of a span for the public body's name around it (the longest name fits)
 PUBLIC_BODY_AROUND = 60
 #: a law by its kind ("Criminal Code", "Prevention of Terrorism Act 1991", "Article 6 of the Convention")

@@ -12,7 +12,7 @@ from ...spans import Span
 from ..evidence import evidence_span, has_evidence
 from ..lexicon import Vocabulary
 from ..patterns import POSTAL_CODE
-from ..text_shape import FACILITY_END, WORD_ANY_SCRIPT
+from ..text_shape import AGE_OVER_89_IN_WORDS, FACILITY_END, WORD_ANY_SCRIPT
 from . import RULES, Rule, Seen, SpanRule, decided, recording_active, register_rule
 from . import gdpr as _gdpr_rules  # noqa: F401  (registers the gdpr family, tried first under gdpr)
 from .phones import PHONE_SHAPE, SSN_SHAPE, not_a_phone, phone_digits
@@ -54,8 +54,9 @@ _POSTAL_UNIT = re.compile(r"(?i)\b(?:apt|apartment|suite|ste|p\.?\s?o\.?\s*box|b
 
 
 def over_89(age: str) -> bool:
-    """An age span with a number over 89 (HIPAA Safe Harbor names ages over 89 only)."""
-    return any(int(n) > 89 for n in _AGE.findall(age))
+    """An age span with a number over 89, in digits or in words ("ninety-seven"; HIPAA Safe Harbor names ages
+    over 89 only)."""
+    return any(int(n) > 89 for n in _AGE.findall(age)) or AGE_OVER_89_IN_WORDS.search(age) is not None
 
 
 def _address_with_evidence(seen: Seen, span: Span) -> list[Span]:
