@@ -56,9 +56,9 @@ def has_evidence(
 ) -> bool:
     """Does the word ``text[start:end]`` identify: a known person name, a word rarer than COMMON_WORD_ZIPF
     (not corpus vocabulary, nor a common noun of the corpus), or a frequent word written capitalised inside a
-    sentence ("Baltimore"). Never
-    `_never_evidence`; upper-case words only as known names; where casing says nothing (a text without
-    capitals: `lowercase_style`, an ALL-CAPS line of ``original``) only known names count."""
+    sentence ("Baltimore"). Never `_never_evidence`; upper-case words only as known names; where casing says
+    nothing (a text without capitals: `lowercase_style`, an ALL-CAPS line of ``original``) only known names
+    count."""
     word = CLITIC.sub("", text[start:end].strip("'’-"))  # "BP's", "SBP'S", "sx'd": the word itself
     if _never_evidence(text, start, word):
         return False
@@ -106,9 +106,9 @@ def evidence_span(
     text: str, span: Span, vocabulary: Vocabulary | None = None, original: str | None = None
 ) -> Span | None:
     """``span`` trimmed to its first and last identifying words (`has_evidence`; for a PERSON span not a
-    form label's everyday word, `heading_word`), widened over the PERSON
-    span's capitalised known person names next to them ("John" of "John Smith") and, in a text without
-    capitals, over its rare words next to them ("patty hoeller"); None if it has none."""
+    form label's everyday word, `heading_word`), widened over the PERSON span's capitalised known person
+    names next to them ("John" of "John Smith") and, in a text without capitals, over its rare words next to
+    them ("patty hoeller"); None if it has none."""
     words = [m.span() for m in WORD_ANY_SCRIPT.finditer(text, span.start, span.end)]
     person = span.label == "PERSON"
     found = [

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from ..spans import Span, label_priority, merge_spans, snap_to_words
 from .lexicon import is_clinical_term, zipf
-from .text_shape import PROPAGATED_NAME_COMMON_ZIPF
+from .text_shape import PROPAGATED_NAME_COMMON_ZIPF, acronym
 
 #: a name part rarer than this is also marked where written in lower case ("okafor"); a more frequent one
 #: ("rose", "hunter") may be the everyday word there
@@ -106,11 +106,9 @@ ACRONYM_LABELS = frozenset(("ORG", "LOCATION"))
 
 
 def _initials(name: str) -> set[str]:
-    """The acronyms a name can have: initials of its capitalised words, or of all its words ("Bank of
-    America": "BA", "BOA")."""
-    words = re.findall(r"[^\W\d_]+", name)
-    capitalised = "".join(w[0] for w in words if w[0].isupper())
-    return {capitalised, "".join(w[0] for w in words).upper()}
+    """The acronyms a name can have: initials of its capitalised words (`text_shape.acronym`), or of all its
+    words ("Bank of America": "BA", "BOA")."""
+    return {acronym(name), "".join(w[0] for w in re.findall(r"[^\W\d_]+", name)).upper()}
 
 
 def add_acronym_mentions(text: str, spans: list[Span]) -> list[Span]:

@@ -143,6 +143,11 @@ AGE_OVER_89_IN_WORDS = re.compile(rf"(?i)\b(?:ninety(?:[ -]{_UNITS})?|(?:one|a)[
 AGE_IN_WORDS = re.compile(rf"(?i)\b{AGE_WORDS}\b")
 
 
+def acronym(name: str) -> str:
+    """The initials of a name's capitalised words ("Massachusetts General Hospital": "MGH")."""
+    return "".join(w[0] for w in name.split() if w[:1].isupper())
+
+
 #: words that name a kind of care facility
 FACILITY_WORDS = (
     r"(?:hospital|hosp|medical center|med center|rehab|regional|heart center|campus|clinic|rehabilitation)"

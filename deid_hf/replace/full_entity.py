@@ -21,7 +21,7 @@ from datetime import date, timedelta
 
 from ..detect.lexicon import is_name_word, zipf
 from ..detect.mentions import TITLE
-from ..detect.text_shape import AGE_IN_WORDS, FACILITY_END, SHORT_WORD_LOWERCASE_ZIPF
+from ..detect.text_shape import AGE_IN_WORDS, FACILITY_END, SHORT_WORD_LOWERCASE_ZIPF, acronym
 from ..errors import InputError
 from .base import Strategy
 from .date_shift import check_max_days, shift_date_span
@@ -43,10 +43,6 @@ def _random_date(old: date, has_year: bool, rng: random.Random) -> date:
     return (date(1960, 1, 1) if has_year else date(old.year, 1, 1)) + timedelta(
         days=rng.randrange(365 * 60 if has_year else 365)
     )
-
-
-def _acronym(text: str) -> str:
-    return "".join(w[0] for w in text.split() if w[:1].isupper())
 
 
 #: "GH", "BIDMC": a place or an organisation written as its initials, re-filled as initials (`is_initialism`)
@@ -228,8 +224,8 @@ class FullEntity(Strategy):
             own = keyed_rng(table.state, label, core.casefold()) or rng
             surrogate = self._draw(core, label, own, table)
             folded[key] = surrogate
-            if len(core.split()) >= 2 and len(_acronym(core)) >= 2:
-                acronyms.setdefault(_acronym(core), _acronym(surrogate) or surrogate.upper())
+            if len(core.split()) >= 2 and len(acronym(core)) >= 2:
+                acronyms.setdefault(acronym(core), acronym(surrogate) or surrogate.upper())
         return _case_like(core, folded[key]) + suffix
 
 

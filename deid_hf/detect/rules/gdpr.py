@@ -112,8 +112,8 @@ def _register(name: str, labels: tuple[str, ...], reason: str, examples: tuple[s
 PUBLIC_BODY_OR_LAW = _register(
     "gdpr.public-body-or-law",
     ("ORG", "LOCATION", "OTHER"),
-    "a public body or a law, or part of a public body's name, is no personal data (the court that tried the "
-    "person is, and stays masked)",
+    "a public body or a law, or the first words of a public body's name, is no personal data (the court that "
+    "tried the person is, and stays masked)",
     ("the European Court of Human Rights", "the Government", "Criminal Code", "Article 6"),
     lambda seen, span: [],
     lambda seen, span, piece: public_body_or_law(piece) or inside_public_body(seen.text, span),
