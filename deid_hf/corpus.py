@@ -113,7 +113,7 @@ def run_locked(
     batch_size: int = 32,
     p: float = 1.0,
     seed: int | None = None,
-    split: str = "train",
+    split: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     restart: bool = False,
     mapping_out: str | Path | None = None,
@@ -155,7 +155,8 @@ def run_locked(
             done.update((e["index"], e) for e in entries)
             if progress:
                 progress(len(done), len(records))
-    report = _write_results(records, [done[i] for i in range(len(records))], input_path, output, mapping_out)
+    ordered = [done[i] for i in range(len(records))]
+    report = _write_results(records, ordered, input_path, output, mapping_out, text_field)
     partial.unlink()
     return report
 
@@ -282,8 +283,11 @@ def _append_durably(log, entries: list[dict]) -> None:
         ) from None
 
 
-def _write_results(records, ordered: list[dict], input_path: Path, output: Path, mapping_out) -> dict:
-    """Write the output, the mapping (``mapping_out``) and the report; returns the report."""
+def _write_results(
+    records, ordered: list[dict], input_path: Path, output: Path, mapping_out, text_field: str
+) -> dict:
+    """Write the output, the mapping (``mapping_out``) and the report; returns the report. The report's
+    ``copied_fields`` names the input's other fields, which the output holds as they were."""
     write_records([{**records[e["index"]], **e["record"]} for e in ordered if "record" in e], output)
     if mapping_out is not None:
         from .reidentify import write_mapping
@@ -296,6 +300,7 @@ def _write_results(records, ordered: list[dict], input_path: Path, output: Path,
         "records": len(records),
         "written": sum("record" in e for e in ordered),
         "errors": [{"index": e["index"], "error": e["error"]} for e in ordered if "error" in e],
+        "copied_fields": copied_fields(records, text_field),
         "privacy": aggregate_privacy([e["privacy"] for e in ordered if "privacy" in e]).to_dict(),
     }
     report_path = output.with_name(output.name + ".report.json")
@@ -303,6 +308,12 @@ def _write_results(records, ordered: list[dict], input_path: Path, output: Path,
     tmp.write_text(json.dumps(report, indent=2), encoding="utf-8")
     durable_replace(tmp, report_path)
     return report
+
+
+def copied_fields(records: list, text_field: str) -> list[str]:
+    """The fields of the input other than ``text_field``: a run copies them as they are (names only)."""
+    fields = {k for r in records if isinstance(r, dict) for k in r}
+    return sorted(fields - {text_field, "__unreadable__"})
 
 
 def process_batch(pipe, records, batch, text_field, p, seed, group_field=None) -> list[dict]:

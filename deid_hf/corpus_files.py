@@ -17,43 +17,20 @@ from .text import utf8_safe
 FORMATS = (".jsonl", ".csv", ".parquet")
 
 
-def read_records(path: str | Path, split: str = "train") -> list[dict]:
-    """Records of a JSONL/CSV/Parquet file or of a dataset directory saved with ``save_to_disk``."""
+def read_records(path: str | Path, split: str | None = None) -> list[dict]:
+    """Records of a JSONL/CSV/Parquet file or of a dataset directory saved with ``save_to_disk``; ``split``
+    names the split of a saved ``DatasetDict`` (needed when it has more than one) and nothing else."""
     path = Path(path)
     if not path.exists():
         raise InputError(f"input {path} does not exist")
     if path.is_dir():
-        import datasets
-
-        try:
-            loaded = datasets.load_from_disk(str(path))
-        except FileNotFoundError:
-            raise InputError(
-                f"input {path} is a directory but no dataset saved with save_to_disk: name a .jsonl, .csv or "
-                ".parquet file, or such a dataset directory"
-            ) from None
-        if isinstance(loaded, datasets.DatasetDict):
-            if split not in loaded:
-                raise InputError(f"dataset {path} has no split {split!r} (has {', '.join(loaded)})")
-            loaded = loaded[split]
-        return loaded.to_list()
+        return _dataset_records(path, split)
+    if split is not None:
+        raise InputError(
+            f"--split (split=) names a split of a saved DatasetDict; input {path.name} is a file"
+        )
     if path.suffix == ".jsonl":
-        records = []
-        for n, raw in enumerate(_without_bom(path.read_bytes()).splitlines(), 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                records.append({"__unreadable__": f"line {n} is not valid UTF-8"})
-                continue
-            if line.strip():
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    record = {"__unreadable__": f"line {n} is not valid JSON"}
-                if not isinstance(record, dict):
-                    record = {"__unreadable__": f"line {n} is a JSON {type(record).__name__}, not an object"}
-                records.append(record)
-        return records
+        return _jsonl_records(path)
     if path.suffix == ".csv":
         return _csv_records(path)
     if path.suffix == ".parquet":
@@ -68,6 +45,52 @@ def read_records(path: str | Path, split: str = "train") -> list[dict]:
     raise InputError(
         f"unsupported input {path.name}: use .jsonl, .csv, .parquet or a saved dataset directory"
     )
+
+
+def _dataset_records(path: Path, split: str | None) -> list[dict]:
+    """Records of a dataset saved with ``save_to_disk``: a Dataset, or one split of a DatasetDict."""
+    import datasets
+
+    try:
+        loaded = datasets.load_from_disk(str(path))
+    except FileNotFoundError:
+        raise InputError(
+            f"input {path} is a directory but no dataset saved with save_to_disk: name a .jsonl, .csv or "
+            ".parquet file, or such a dataset directory"
+        ) from None
+    if isinstance(loaded, datasets.DatasetDict):
+        if split is None and len(loaded) > 1:
+            raise InputError(
+                f"dataset {path} has the splits {', '.join(loaded)}: name one with --split (split=); "
+                "each split is a run of its own"
+            )
+        split = split if split is not None else next(iter(loaded))
+        if split not in loaded:
+            raise InputError(f"dataset {path} has no split {split!r} (has {', '.join(loaded)})")
+        loaded = loaded[split]
+    elif split is not None:
+        raise InputError(f"--split (split=) {split!r}: dataset {path} is one Dataset, without splits")
+    return loaded.to_list()
+
+
+def _jsonl_records(path: Path) -> list[dict]:
+    """A JSONL file's objects; a line that is not UTF-8, not JSON or not an object becomes a record error."""
+    records = []
+    for n, raw in enumerate(_without_bom(path.read_bytes()).splitlines(), 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            records.append({"__unreadable__": f"line {n} is not valid UTF-8"})
+            continue
+        if line.strip():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                record = {"__unreadable__": f"line {n} is not valid JSON"}
+            if not isinstance(record, dict):
+                record = {"__unreadable__": f"line {n} is a JSON {type(record).__name__}, not an object"}
+            records.append(record)
+    return records
 
 
 def _without_bom(data: bytes) -> bytes:

@@ -24,7 +24,7 @@ def _device_name(device) -> str | None:
 
 
 def run_fingerprint(
-    pipe, input_path: Path, text_field: str, split: str, p: float, seed, group_field: str | None = None
+    pipe, input_path: Path, text_field: str, split: str | None, p: float, seed, group_field: str | None = None
 ) -> dict:
     """What must not change between a partial output and its resumption (an option given as an object,
     e.g. a `Detector` instance, counts by its type only)."""

@@ -99,6 +99,10 @@ def checked_device(device):
             raise InputError(f"device {device!r} needs a CUDA GPU, and torch finds none on this machine")
         if (placed.index or 0) >= count:
             raise InputError(f"device {device!r}: torch finds {count} CUDA GPU(s), indices from 0")
+    elif placed.type not in ("cpu", "meta"):  # mps, xpu, ...: the backend torch has for it must find one
+        backend = getattr(torch.backends, placed.type, None) or getattr(torch, placed.type, None)
+        if not getattr(backend, "is_available", lambda: False)():
+            raise InputError(f"device {device!r}: torch finds no {placed.type} device on this machine")
     return device
 
 

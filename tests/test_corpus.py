@@ -42,7 +42,7 @@ CLI_STRATEGIES = [
     "strategy",  # zsts scores every word with the LM: minutes on 2 CPU cores
     [pytest.param(s, marks=pytest.mark.slow) if s == "zsts" else s for s in CLI_STRATEGIES],
 )
-def test_cli_run_every_strategy(tmp_path, strategy):
+def test_cli_run_every_strategy(tmp_path, strategy, capsys):
     write_jsonl(tmp_path / "in.jsonl", [{"id": i, "text": t} for i, t in enumerate(TEXTS)])
     assert (
         main(
@@ -66,6 +66,9 @@ def test_cli_run_every_strategy(tmp_path, strategy):
     report = json.loads((tmp_path / "out.jsonl.report.json").read_text())
     assert report["written"] == len(TEXTS) and report["privacy"]["strategy"] == strategy
     assert not (tmp_path / "out.jsonl.partial.jsonl").exists()
+    assert "copied as they were, not de-identified: id (only 'text' is" in " ".join(
+        capsys.readouterr().out.split()
+    )
 
 
 def test_bad_records_are_reported_and_skipped(tmp_path, typed_pipe):
@@ -107,6 +110,52 @@ def test_saved_dataset_input(tmp_path, typed_pipe):
     DatasetDict({"train": Dataset.from_dict({"text": TEXTS})}).save_to_disk(tmp_path / "ds")
     report = run_corpus(typed_pipe, tmp_path / "ds", tmp_path / "out.jsonl", seed=1)
     assert report["written"] == len(TEXTS)
+
+
+def test_a_dataset_of_several_splits_needs_one_named(tmp_path, typed_pipe):
+    from deid_hf.corpus import run_corpus
+    from deid_hf.errors import InputError
+
+    splits = {"train": TEXTS[:2], "test": TEXTS[2:]}
+    DatasetDict({k: Dataset.from_dict({"text": v}) for k, v in splits.items()}).save_to_disk(tmp_path / "ds")
+    with pytest.raises(InputError, match="has the splits train, test: name one with --split"):
+        run_corpus(typed_pipe, tmp_path / "ds", tmp_path / "out.jsonl", seed=1)
+    assert not (tmp_path / "out.jsonl").exists()
+    report = run_corpus(typed_pipe, tmp_path / "ds", tmp_path / "out.jsonl", seed=1, split="test")
+    assert report["written"] == len(splits["test"])
+
+
+@pytest.mark.parametrize(
+    ("saved", "error"),
+    [
+        ("file", "names a split of a saved DatasetDict; input in.jsonl is a file"),
+        ("dataset", "is one Dataset, without splits"),
+    ],
+)
+def test_a_split_of_an_input_without_splits_is_refused(tmp_path, typed_pipe, saved, error):
+    from deid_hf.corpus import run_corpus
+    from deid_hf.errors import InputError
+
+    if saved == "file":
+        source = tmp_path / "in.jsonl"
+        write_jsonl(source, [{"text": t} for t in TEXTS])
+    else:
+        source = tmp_path / "ds"
+        Dataset.from_dict({"text": TEXTS}).save_to_disk(source)
+    with pytest.raises(InputError, match=error):
+        run_corpus(typed_pipe, source, tmp_path / "out.jsonl", seed=1, split="train")
+
+
+def test_the_report_names_the_fields_copied_as_they_were(tmp_path, typed_pipe):
+    from deid_hf.corpus import run_corpus
+
+    records = [{"id": i, "text": t, "comment": "see note"} for i, t in enumerate(TEXTS)]
+    records[0]["mrn"] = "x"  # a field of one record only is named too
+    write_jsonl(tmp_path / "in.jsonl", records)
+    report = run_corpus(typed_pipe, tmp_path / "in.jsonl", tmp_path / "out.jsonl", seed=1)
+    assert report["copied_fields"] == ["comment", "id", "mrn"]
+    saved = json.loads((tmp_path / "out.jsonl.report.json").read_text())
+    assert saved["copied_fields"] == ["comment", "id", "mrn"]
 
 
 @pytest.mark.slow

@@ -145,6 +145,26 @@ def test_a_cuda_device_without_cuda_is_an_input_error(device):
         deid_hf.pipeline("deid-substitution", device=device)
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="a machine without CUDA")
+@pytest.mark.parametrize("device", ["cuda", 0])
+def test_transformers_pipeline_checks_the_device_as_deid_hf_pipeline_does(device):
+    from transformers import pipeline
+
+    from deid_hf.errors import InputError
+
+    with pytest.raises(InputError, match="needs a CUDA GPU"):
+        pipeline("deid-substitution", device=device)
+
+
+@pytest.mark.skipif(torch.backends.mps.is_available(), reason="a machine without an Apple GPU")
+def test_a_device_of_another_backend_that_is_not_there_is_an_input_error():
+    from deid_hf.errors import InputError
+    from deid_hf.lm import checked_device
+
+    with pytest.raises(InputError, match="torch finds no mps device on this machine"):
+        checked_device("mps")
+
+
 @pytest.mark.parametrize(
     ("given", "taken"), [(None, None), (-1, -1), ("-1", -1), ("cpu", "cpu"), ("meta", "meta")]
 )

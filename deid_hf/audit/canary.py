@@ -167,7 +167,8 @@ class CanaryMaker:
     addresses from the same locales (`place`), one seeded stream per call."""
 
     def __init__(self, labels: Sequence[str] = CANARY_LABELS, locales: Sequence[str] | None = None) -> None:
-        from ..train.augment import NAME_LOCALES, SurrogateSource
+        from ..detect.lexicon import NAME_LOCALES
+        from ..train.augment import SurrogateSource
 
         unknown = sorted(set(labels) - set(CANARY_LABELS))
         if unknown or not labels:

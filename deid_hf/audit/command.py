@@ -29,7 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         audit.add_argument("input", help="JSONL, CSV, Parquet or a saved dataset (as deid-hf run reads)")
         audit.add_argument("--out", default="audit", help="folder of the report (audit.json/.md/.html)")
         audit.add_argument("--text-field", default="text")
-        audit.add_argument("--split", default="train", help="split of a saved DatasetDict")
+        audit.add_argument(
+            "--split", default=None, help="split of a saved DatasetDict (needed when it has several)"
+        )
         audit.add_argument("--config", default=None, help="YAML/JSON configuration, as deid-hf run --config")
         audit.add_argument("--detector", default=None, help="comma-separated detectors (default: default)")
         audit.add_argument("--policy", default=None, choices=[str(p) for p in POLICIES])

@@ -106,6 +106,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         f"wrote {report['written']} of {report['records']} records to {report['output']}; "
         f"{len(report['errors'])} error(s); privacy: {report['privacy']['guarantee']}"
     )
+    if report["copied_fields"]:
+        console.print(
+            f"copied as they were, not de-identified: {', '.join(report['copied_fields'])} (only "
+            f"{args.text_field!r} is; a field holding identifiers needs a run of its own with --text-field)"
+        )
     for error in report["errors"][:20]:
         console.print(f"  record {error['index'] + 1}: {error['error']}")  # counted from 1, as lines are
     if report["records"] and not report["written"]:
@@ -125,7 +130,9 @@ def _add_run_input_flags(run: argparse.ArgumentParser) -> None:
         help="field naming each record's group (e.g. patient): a group's records share one date offset and "
         "one pseudonym per person (keyed with --key-env's key when set, else the seed)",
     )
-    run.add_argument("--split", default="train", help="split of a saved DatasetDict")
+    run.add_argument(
+        "--split", default=None, help="split of a saved DatasetDict (needed when it has several)"
+    )
     run.add_argument(
         "--fit-corpus",
         action="store_true",

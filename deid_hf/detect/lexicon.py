@@ -58,6 +58,56 @@ def person_names() -> frozenset[str]:
     return frozenset(name.lower() for name in names)
 
 
+#: Faker locales whose names are written in Latin script: names of many cultures (training surrogates,
+#: canaries, `given_names`)
+NAME_LOCALES = (
+    "en_US",
+    "en_GB",
+    "en_IN",
+    "en_NG",
+    "en_PH",
+    "es_MX",
+    "es_ES",
+    "pt_BR",
+    "fr_FR",
+    "de_DE",
+    "it_IT",
+    "pl_PL",
+    "nl_NL",
+    "tr_TR",
+    "vi_VN",
+    "ga_IE",
+    "hu_HU",
+    "ro_RO",
+    "cs_CZ",
+    "sv_SE",
+    "fi_FI",
+    "id_ID",
+    "zu_ZA",
+    "yo_NG",
+)
+
+
+@functools.lru_cache(maxsize=1)
+def given_names() -> frozenset[str]:
+    """Given and middle names of Faker's `NAME_LOCALES` (their romanized lists where a locale has them),
+    case-folded without accents ("Thị" as "thi")."""
+    import importlib
+    import unicodedata
+
+    names: set[str] = set()
+    for locale in NAME_LOCALES:
+        try:
+            provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
+        except ModuleNotFoundError:  # Faker gives such a locale its language's names (en_PH: en)
+            continue
+        for attribute in ("first_names_female", "first_names_male", "first_names", "middle_names"):
+            romanized = attribute.replace("_names", "_romanized_names")
+            names.update(getattr(provider, romanized, None) or getattr(provider, attribute, ()) or ())
+    folded = (unicodedata.normalize("NFKD", n).encode("ascii", "ignore").decode().casefold() for n in names)
+    return frozenset(n for n in folded if n.isalpha())
+
+
 def is_name_word(word: str) -> bool:
     """A known person name that is not also a very frequent English word."""
     word = word.strip(".,:;'’\"()")

@@ -1,6 +1,7 @@
 """Mentions: person mentions split into titles, initials and name parts (shared by name propagation in
 detection and by one-pseudonym-per-person replacement), and the spans added for further mentions of what was
-detected (`add_acronym_mentions`, `add_repeated_mentions`, `add_name_mentions`) with one label per surface."""
+detected (`add_acronym_mentions`, `add_given_names`, `add_repeated_mentions`, `add_name_mentions`) with one
+label per surface."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import re
 from dataclasses import replace
 
 from ..spans import Span, label_priority, merge_spans, snap_to_words
-from .lexicon import is_clinical_term, zipf
+from .lexicon import given_names, is_clinical_term, zipf
 from .text_shape import PROPAGATED_NAME_COMMON_ZIPF, acronym
 
 #: a name part rarer than this is also marked where written in lower case ("okafor"); a more frequent one
@@ -120,6 +121,68 @@ def add_acronym_mentions(text: str, spans: list[Span]) -> list[Span]:
         bracketed = _BRACKETED_ACRONYM.match(text, span.end) if span.label in ACRONYM_LABELS else None
         if bracketed and bracketed.group(1).upper() in _initials(text[span.start : span.end]):
             found.append(Span(bracketed.start(1), bracketed.end(1), span.label, span.score, "acronym"))
+    return found if len(found) == len(spans) else merge_spans(found)
+
+
+#: a comma and blanks after a surname, then a capitalised word ("NGUYEN, THI HOA", "Smith, J. Paul")
+_COMMA_THEN_WORD = re.compile(r",[ \t]+(?=[^\W\d_])")
+_BLANKS = re.compile(r"[ \t]+")
+_NAME_WORD = re.compile(r"[^\W\d_][\w'’-]*\.?")
+#: what may follow a name: the line's end, punctuation, or a word in lower case or a number
+_AFTER_NAME = re.compile(r"[ \t]*(?:$|[,;:)(]|[a-z0-9])", re.MULTILINE)
+#: the most given names taken after a surname
+MAX_GIVEN_NAMES = 3
+#: a given name no list knows ("Chinedu", a further "HOA") is taken when rarer than this
+UNLISTED_GIVEN_NAME_MAX_ZIPF = 3.5
+
+
+def _given_name(word: str, first: bool) -> bool:
+    """Whether a word after a surname and a comma reads as a given name: an initial, a given name of Faker's
+    many locales, or a rare word of 3+ letters with a vowel and no clinical term (in title case when it comes
+    first: an ALL-CAPS "CABG" after "JONES," is an abbreviation)."""
+    core = word.rstrip(".")
+    if not (core.isupper() or core[1:].islower()):
+        return False
+    if INITIAL.fullmatch(word) or core.casefold() in given_names():
+        return True
+    return (
+        (not first or not core.isupper())
+        and len(core) >= 3
+        and any(ch in "aeiouyAEIOUY" for ch in core)
+        and zipf(core) < UNLISTED_GIVEN_NAME_MAX_ZIPF
+        and not is_clinical_term(core)
+    )
+
+
+def _words_after_surname(text: str, end: int) -> list[re.Match] | None:
+    """The capitalised words after a comma at ``end`` on its line, when a name may end after them."""
+    comma = _COMMA_THEN_WORD.match(text, end)
+    if comma is None:
+        return None
+    words, position = [], comma.end()
+    while len(words) < MAX_GIVEN_NAMES:
+        word = _NAME_WORD.match(text, position)
+        if word is None or not word.group(0)[0].isupper():
+            break
+        words.append(word)
+        blank = _BLANKS.match(text, word.end())
+        if blank is None:
+            break
+        position = blank.end()
+    return words if words and _AFTER_NAME.match(text, words[-1].end()) else None
+
+
+def add_given_names(text: str, spans: list[Span]) -> list[Span]:
+    """Also mark the given names written after a detected surname and a comma ("NGUYEN, THI HOA", "Smith,
+    J."): a one-word person span, a comma, then one to three given names up to the line's end, punctuation
+    or a lower-case word."""
+    found = list(spans)
+    for span in spans:
+        if span.label != "PERSON" or not text[span.start : span.end].isalpha():
+            continue
+        words = _words_after_surname(text, span.end)
+        if words and all(_given_name(w.group(0), first=i == 0) for i, w in enumerate(words)):
+            found.append(Span(words[0].start(), words[-1].end(), "PERSON", span.score, "given-names"))
     return found if len(found) == len(spans) else merge_spans(found)
 
 

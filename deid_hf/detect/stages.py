@@ -24,6 +24,7 @@ from .clinical import extend_places
 from .learned_spans import keep_trained
 from .mentions import (
     add_acronym_mentions,
+    add_given_names,
     add_name_mentions,
     add_repeated_mentions,
     consistent_mentions,
@@ -208,7 +209,8 @@ def _patterns_and_deny_list(owner, document: Document) -> list[Span]:
 
 def _mentions(owner, document: Document) -> list[Span]:
     text = document.text
-    return add_name_mentions(text, add_repeated_mentions(text, add_acronym_mentions(text, document.spans)))
+    found = add_given_names(text, add_acronym_mentions(text, document.spans))
+    return add_name_mentions(text, add_repeated_mentions(text, found))
 
 
 def _allow_list(owner, document: Document) -> list[Span]:
@@ -260,7 +262,7 @@ DETECTION_STAGES: list[Stage] = [
         "mentions",
         "user options",
         _mentions,
-        "further mentions of what was found, a name's bracketed acronym, and name parts",
+        "further mentions of what was found, a name's bracketed acronym and given names, and name parts",
     ),
     _each("allow list", "user options", _allow_list, "allow-listed words trimmed from the spans' edges"),
     _each("entity filter", "user options", _entity_filter, "only the requested labels kept"),

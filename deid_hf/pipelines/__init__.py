@@ -9,7 +9,7 @@ from transformers.pipelines import PIPELINE_REGISTRY
 from .ndd import DeidNDDPipeline
 from .paraphrase import DeidParaphrasePipeline
 from .pfilter import DeidPFilterPipeline
-from .substitution import DeidSubstitutionPipeline
+from .substitution import DeidSubstitutionPipeline, needs_language_model
 
 TASKS = {
     "deid-substitution": DeidSubstitutionPipeline,
@@ -19,28 +19,50 @@ TASKS = {
 }
 
 
+class DetectorCheckpoint:
+    """The first model class of ``deid-substitution``: loads a token-classification checkpoint (the shipped
+    detector, the task's default model in ``transformers.pipeline``) as one and refuses any other, which the
+    language-model classes after it then load."""
+
+    @classmethod
+    def from_pretrained(cls, name_or_path, **kwargs):
+        from transformers import AutoConfig, AutoModelForTokenClassification
+
+        try:
+            architectures = AutoConfig.from_pretrained(name_or_path).architectures or ()
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"no readable config at {name_or_path}") from exc
+        if not any(str(a).endswith("ForTokenClassification") for a in architectures):
+            raise ValueError(f"{name_or_path} is no token classifier")
+        return AutoModelForTokenClassification.from_pretrained(name_or_path, **kwargs)
+
+
+#: the language-model classes of every ``deid-*`` task (a saved pipeline records these, as it holds an LM)
+LANGUAGE_MODEL_CLASSES = (AutoModelForMaskedLM, AutoModelForCausalLM)
+
+
 def register() -> None:
+    """Register the ``deid-*`` tasks; ``deid-substitution``'s default model is the shipped detector, so that
+    ``transformers.pipeline("deid-substitution")`` needs no ``model=``."""
     for task, cls in TASKS.items():
-        if task not in PIPELINE_REGISTRY.get_supported_tasks():
+        if task in PIPELINE_REGISTRY.get_supported_tasks():
+            continue
+        if task == "deid-substitution":
+            from ..models import LEARNED_MODEL, model_path
+
+            default = {"pt": (str(Path(model_path(LEARNED_MODEL)).resolve()), None)}
+            classes = (DetectorCheckpoint, *LANGUAGE_MODEL_CLASSES)
             PIPELINE_REGISTRY.register_pipeline(
-                task, pipeline_class=cls, pt_model=(AutoModelForMaskedLM, AutoModelForCausalLM), type="text"
+                task, pipeline_class=cls, pt_model=classes, default=default, type="text"
+            )
+        else:
+            PIPELINE_REGISTRY.register_pipeline(
+                task, pipeline_class=cls, pt_model=LANGUAGE_MODEL_CLASSES, type="text"
             )
 
 
 #: the offline default model of each task (``smollm2-135m`` where not listed)
 DEFAULT_MODELS = {"deid-paraphrase": "smollm2-135m-paraphraser"}
-
-
-def needs_language_model(options: dict) -> bool:
-    """True when the ``deid-substitution`` options' detector or strategy scores or draws words with a
-    language model (``zsts``, ``pfilter``; the ``zsts`` strategy)."""
-    from ..config import PIPELINE_DEFAULTS
-    from ..detect import needs_language_model as detector_needs
-    from ..replace import needs_language_model as strategy_needs
-
-    strategy = options.get("strategy") or PIPELINE_DEFAULTS["strategy"]
-    detector = options.get("detector")
-    return strategy_needs(strategy) or detector_needs(detector)
 
 
 def shipped_detector_model(shared: bool = True):

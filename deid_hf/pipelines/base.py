@@ -141,6 +141,10 @@ class SavableOptionsMixin:
     hub_pipeline_tag: str = "token-classification"
 
     def __init__(self, model, *args, **kwargs):
+        from deid_hf.lm import checked_device
+
+        if kwargs.get("device") is not None:  # transformers.pipeline's path too: an InputError, not its own
+            kwargs["device"] = checked_device(kwargs["device"])
         given = {k: kwargs.pop(k) for k in self.DEFAULTS if k in kwargs}
         #: defaults, then what a saved pipeline stored, then what the caller gave
         self.options = {**self.DEFAULTS, **saved_options(model), **given}
@@ -176,10 +180,19 @@ class SavableOptionsMixin:
             self.model, self.tokenizer = own
 
     def _save_with_language_model(self, save_directory, **kwargs):
+        from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
+
         from deid_hf.export.cards import display_name, write_card
         from deid_hf.lm import lm_kind
 
         self.model.config.deid_hf = {k: _json_option(k, v) for k, v in self.options.items()}
+        registered = getattr(self, "_registered_impl", None) or {}
+        # the saved folder holds a language model: it reloads with the LM classes, and names no default
+        lm_classes = (AutoModelForMaskedLM, AutoModelForCausalLM)
+        self._registered_impl = {
+            task: {**{k: v for k, v in impl.items() if k != "default"}, "pt": lm_classes}
+            for task, impl in registered.items()
+        }
         super().save_pretrained(save_directory, **kwargs)
         base = getattr(self.model.config, "_name_or_path", "") or type(self.model).__name__
         write_card(

@@ -29,6 +29,7 @@ from transformers import Pipeline
 
 from deid_hf.config import PIPELINE_DEFAULTS, PipelineConfig
 from deid_hf.detect import get_detector
+from deid_hf.detect import needs_language_model as detector_needs
 from deid_hf.detect.rules import recording
 from deid_hf.detect.stages import finish_detection
 from deid_hf.detect.user_options import UserOptionsDetector
@@ -41,6 +42,7 @@ from deid_hf.pipelines.base import (
     run_items,
 )
 from deid_hf.replace import get_strategy
+from deid_hf.replace import needs_language_model as strategy_needs
 from deid_hf.replace.apply import SubstitutionTable, apply_strategy
 from deid_hf.replace.keys import resolve_key, subkey
 from deid_hf.validate import check_probability
@@ -70,14 +72,29 @@ def substitute(original: str, records) -> str:
     return "".join(pieces) + original[cursor:]
 
 
+def needs_language_model(options: dict) -> bool:
+    """True when the ``deid-substitution`` options' detector or strategy scores or draws words with a
+    language model (``zsts``, ``pfilter``; the ``zsts`` strategy)."""
+    strategy = options.get("strategy") or PIPELINE_DEFAULTS["strategy"]
+    return strategy_needs(strategy) or detector_needs(options.get("detector"))
+
+
 class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
     task_name = "deid-substitution"
     DEFAULTS: ClassVar[dict] = PIPELINE_DEFAULTS
 
     def __init__(self, model, *args, key: str | bytes | None = None, **kwargs):
+        if key is not None:  # a short key: one clear error now, not one per grouped or keyed item later
+            resolve_key(key, None, "pipeline")
         self.key = key
         device_given = kwargs.get("device") is not None
         super().__init__(model, *args, **kwargs)
+        if needs_language_model(self.options) and self.language_model() == (None, None):
+            from deid_hf.models import load_causal_lm
+
+            # transformers.pipeline's default model is the shipped detector: the options need the default LM
+            self.model, self.tokenizer = load_causal_lm()
+            self.model.to(self.device)
         #: where the learned models run: the device the caller gave, else None (their own default)
         self.detector_device = self.device if device_given else None
         #: the checked options (`deid_hf.config.PipelineConfig`); ``options`` is the same as a dict

@@ -25,35 +25,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..corpora import LabelledDocument
+from ..detect.lexicon import NAME_LOCALES
 from ..errors import InputError
 
-#: Faker locales whose names are written in Latin script (a note's surrogate may come from any culture)
-NAME_LOCALES = (
-    "en_US",
-    "en_GB",
-    "en_IN",
-    "en_NG",
-    "en_PH",
-    "es_MX",
-    "es_ES",
-    "pt_BR",
-    "fr_FR",
-    "de_DE",
-    "it_IT",
-    "pl_PL",
-    "nl_NL",
-    "tr_TR",
-    "vi_VN",
-    "ga_IE",
-    "hu_HU",
-    "ro_RO",
-    "cs_CZ",
-    "sv_SE",
-    "fi_FI",
-    "id_ID",
-    "zu_ZA",
-    "yo_NG",
-)
 #: drug, nutrition and supply brands written like names in clinical notes
 BRANDS = [
     "Lasix",

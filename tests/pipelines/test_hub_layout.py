@@ -44,6 +44,11 @@ def test_saved_substitution_pipeline_is_a_hub_repo_and_reloads_identically(tmp_p
     config = json.loads((tmp_path / "config.json").read_text())
     assert config["custom_pipelines"]["deid-substitution"]["impl"] == "substitution.DeidSubstitutionPipeline"
     assert config["deid_hf"]["strategy"] == "typed"
+    # it holds a language model: reloaded with the LM classes, and without the task's default model's path
+    saved_task = config["custom_pipelines"]["deid-substitution"]
+    assert (
+        saved_task["pt"] == ["AutoModelForMaskedLM", "AutoModelForCausalLM"] and "default" not in saved_task
+    )
     assert {"substitution.py", "model.safetensors", "tokenizer.json", "README.md"} <= set(
         os.listdir(tmp_path)
     )

@@ -109,3 +109,29 @@ def test_encrypt_restores_control_characters_inside_a_span_exactly():
     out = pipe(text)
     assert "Ann" not in out["text"]
     assert pipe.reidentify(out["text"]) == text
+
+
+def test_transformers_pipeline_needs_no_model_and_gives_what_deid_hf_pipeline_gives():
+    """The task's default model is the shipped detector: the same detections and surrogates."""
+    from transformers import pipeline
+
+    text = "Spoke with Maria Gonzalez on 03/04/2021 at (617) 555-0143."
+    pipe = pipeline("deid-substitution")
+    assert pipe(text, seed=3) == deid_hf.pipeline("deid-substitution")(text, seed=3)
+    assert "Maria" not in pipe(text, seed=3)["text"]
+
+
+@pytest.mark.slow
+def test_transformers_pipeline_without_a_model_loads_the_default_lm_where_the_options_need_one():
+    from transformers import pipeline
+
+    from deid_hf.lm import lm_kind
+
+    pipe = pipeline("deid-substitution", strategy="zsts", detector="fast")
+    assert lm_kind(pipe.model) == "causal"
+    assert "Gonzalez" not in pipe("Spoke with Maria Gonzalez today.", seed=0)["text"]
+
+
+def test_a_short_key_is_refused_when_the_pipeline_is_built():
+    with pytest.raises(InputError, match="key is too short: at least 16 bytes"):
+        deid_hf.pipeline("deid-substitution", detector="fast", key="k1")

@@ -1,0 +1,46 @@
+"""Given names after a detected surname and a comma ("NGUYEN, THI HOA"): `mentions.add_given_names`."""
+
+import pytest
+
+from deid_hf.detect.mentions import add_given_names
+from deid_hf.spans import Span
+
+
+def _person(text, piece):
+    start = text.index(piece)
+    return Span(start, start + len(piece), "PERSON", 0.8, "token-classification")
+
+
+# (text, the detected surname, what is marked afterwards)
+GIVEN_NAME_CASES = [
+    # given names of any culture, ALL CAPS or title case, up to the line's end or punctuation
+    ("PATIENT: NGUYEN, THI HOA\nDOB: 03/04/1951", "NGUYEN", {"NGUYEN", "THI HOA"}),
+    ("Pt is NGUYEN, THI HOA, 71 yo F.", "NGUYEN", {"NGUYEN", "THI HOA"}),
+    ("Seen by Okafor, Chinedu today.", "Okafor", {"Okafor", "Chinedu"}),
+    ("Signed: Smith, J.", "Smith", {"Smith", "J."}),
+    ("Reviewed with Garcia, Maria Elena at bedside.", "Garcia", {"Garcia", "Maria Elena"}),
+    # what follows the comma is no given name: a credential, an everyday word, a clinical abbreviation
+    ("Seen by SMITH, RN.", "SMITH", {"SMITH"}),
+    ("Called JONES, PLAN to follow up.", "JONES", {"JONES"}),
+    ("Pt NGUYEN, CHF stable.", "NGUYEN", {"NGUYEN"}),
+    ("Hx JONES, CABG x3.", "JONES", {"JONES"}),
+    ("Seen by JONES, MAY CALL BACK later.", "JONES", {"JONES"}),
+    # a given name not ending where a name ends (an upper-case word follows) is left
+    ("FAMILY: NGUYEN, THI AT BEDSIDE", "NGUYEN", {"NGUYEN"}),
+    # no comma, or a surname of two words: not the "Last, First" form
+    ("Spoke with Nguyen Thi about it.", "Nguyen", {"Nguyen"}),
+    ("Spoke with Van Nguyen, Hoa about it.", "Van Nguyen", {"Van Nguyen"}),
+]
+
+
+@pytest.mark.parametrize(("text", "surname", "marked"), GIVEN_NAME_CASES)
+def test_add_given_names(text, surname, marked):
+    spans = add_given_names(text, [_person(text, surname)])
+    assert {s.text(text) for s in spans} == marked
+    assert {s.label for s in spans} == {"PERSON"}
+
+
+def test_only_a_person_surname_takes_given_names():
+    text = "Admitted to MERCY, THI HOA ward"
+    spans = add_given_names(text, [Span(12, 17, "ORG", 0.8, "spacy")])
+    assert [s.text(text) for s in spans] == ["MERCY"]
