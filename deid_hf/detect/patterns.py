@@ -79,6 +79,23 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
         r"(?i:(?<=\baged )|(?<=\bage )|(?<=\bage: )|(?<=\bage:)|(?<=\bage\t)|(?<=\bage:\t))\d{1,3}\b",
         0.9,
     ),
+    # an age in brackets with its unit ("(93 yrs)"), before a sex and what a note says next ("93F with CHF"),
+    # or ending a clause after "pt is" / "she was" / "turned" ("Pt is 93."; not "HR is 93")
+    ("AGE", r"(?<=\()\d{1,3}(?=[ -]?(?:years?|yrs?|y/?o|y\.o\.)\))", 0.9),
+    (
+        "AGE",
+        r"\b\d{1,3}(?=[ ]?[FM][ \t]+(?:with|w/|presents|presenting|admitted|who|s/p|h/o|hx)\b)",
+        0.85,
+    ),
+    (
+        "AGE",
+        r"(?i:"
+        + "|".join(
+            f"(?<=\\b{who} {verb} )" for who in ("pt", "patient", "she", "he") for verb in ("is", "was")
+        )
+        + r"|(?<=\bturned ))\d{1,3}(?=[ \t]*(?:[.,;)]|$))",
+        0.85,
+    ),
     # an age in words ("sixty-seven years old", "aged ninety-seven"): gdpr keeps every age, hipaa over 89
     (
         "AGE",

@@ -19,7 +19,14 @@ from .keep import Keep
 from .keyed_hash import KeyedHash
 from .mask import Mask
 from .named_placeholder import NamedPlaceholder
-from .per_label import DEFAULT_OPERATOR, HipaaAge, PerLabel, check_operator_keys, operator_spec
+from .per_label import (
+    DEFAULT_OPERATOR,
+    HipaaAge,
+    HipaaOldDate,
+    PerLabel,
+    check_operator_keys,
+    operator_spec,
+)
 from .redact import Redact
 from .typed_placeholder import TypedPlaceholder
 from .word_by_word import WordByWord
@@ -97,9 +104,11 @@ def get_strategy(
             extra = options if label == "default" else {}
             built[label] = _build(name, model, tokenizer, key, {**extra, **own})
         default = built.pop("default", None) or _build(DEFAULT_OPERATOR, model, tokenizer, key, options)
-        age = built.get("AGE", default)
-        if policy == Policy.HIPAA and age.replacement_distribution("AGE") is None and not age.reversible:
-            built["AGE"] = HipaaAge(age)
+        if policy == Policy.HIPAA:
+            for label, wrapper in (("AGE", HipaaAge), ("DATE_TIME", HipaaOldDate)):
+                operator = built.get(label, default)
+                if operator.replacement_distribution(label) is None and not operator.reversible:
+                    built[label] = wrapper(operator)
         return PerLabel(built, default)
     if strategy == "date_shift":
         raise InputError(
@@ -107,9 +116,14 @@ def get_strategy(
             "strategy={'DATE_TIME': 'date_shift', 'default': 'full_entity'}"
         )
     single = _build(strategy, model, tokenizer, key, options)
-    # placeholders already hide every age; encryption hides it and must restore it exactly
-    if policy == Policy.HIPAA and single.replacement_distribution("AGE") is None and not single.reversible:
-        return PerLabel({"AGE": HipaaAge(single)}, single)
+    # placeholders already hide every age and date; encryption hides them and must restore them exactly
+    if policy == Policy.HIPAA and not single.reversible:
+        wrapped = {
+            label: wrapper(single)
+            for label, wrapper in (("AGE", HipaaAge), ("DATE_TIME", HipaaOldDate))
+            if single.replacement_distribution(label) is None
+        }
+        return PerLabel(wrapped, single) if wrapped else single
     return single
 
 

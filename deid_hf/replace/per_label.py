@@ -1,19 +1,22 @@
 """Per-label operators: ``{"PERSON": "full_entity", "ID": "redact", "DATE_TIME": "date_shift",
 "default": "typed"}``; a value is an operator name, ``{"type": name, **options}`` or (Python only) a
 callable ``f(original, label) -> str`` (the ``custom`` operator). Labels without an entry use ``default``
-(``full_entity`` when absent). Under ``policy="hipaa"`` ages over 89 become "90+" (HIPAA Safe Harbor,
-45 CFR 164.514(b)(2)(i)(C)) unless the AGE operator is a placeholder, which hides every age anyway."""
+(``full_entity`` when absent). Under ``policy="hipaa"`` ages over 89 become "90+" and a date's year more than
+89 years back becomes the year 90 years back (HIPAA Safe Harbor, 45 CFR 164.514(b)(2)(i)(C)) unless the
+operator is a placeholder, which hides every age and date anyway."""
 
 from __future__ import annotations
 
 import random
 import re
 from collections.abc import Mapping
+from datetime import date
 
 from ..detect.text_shape import AGE_IN_WORDS, AGE_OVER_89_IN_WORDS
 from ..errors import InputError
 from ..spans import LABELS
 from .base import Strategy
+from .dates import CONTEXT_CHARS, rewrite_dates
 
 DEFAULT_OPERATOR = "full_entity"
 HIPAA_AGE_LIMIT = 89
@@ -29,7 +32,8 @@ class PerLabel(Strategy):
         return self.operators.get(label, self.default)
 
     def prepare(self, text: str, spans: list, table) -> None:
-        for operator in {id(op): op for op in [*self.operators.values(), self.default]}.values():
+        operators = (getattr(op, "inner", op) for op in [*self.operators.values(), self.default])  # unwrapped
+        for operator in {id(op): op for op in operators}.values():
             operator.prepare(text, spans, table)
 
     def surrogate(self, original: str, label: str, rng: random.Random) -> str:
@@ -67,6 +71,45 @@ class HipaaAge(Strategy):
             None,
             "ages over 89 are capped to 90+ (HIPAA Safe Harbor), the output depends on the original",
         )
+
+
+class HipaaOldDate(Strategy):
+    """A date whose year lies more than 89 years before today comes out in the year 90 years before today
+    (a date of birth that would tell an age over 89: "DOB 07/14/1931" -> "DOB 06/14/1936" in 2026), after
+    the wrapped operator (a shift of a year at most keeps such a year); other dates are the operator's."""
+
+    name = "hipaa_old_date"
+
+    def __init__(self, inner: Strategy):
+        self.inner = inner
+        self.name = inner.name
+        self.per_word, self.consistent = inner.per_word, inner.consistent
+
+    def replace(self, text: str, start: int, end: int, label: str, rng: random.Random, table) -> str | None:
+        written = self.inner.replace(text, start, end, label, rng, table)
+        if written is None:
+            return None
+        oldest = date.today().year - HIPAA_AGE_LIMIT - 1
+
+        def capped(day: date, has_year: bool) -> date:
+            if not has_year or day.year >= oldest:
+                return day
+            return (
+                day.replace(year=oldest, day=28)
+                if (day.month, day.day) == (2, 29)
+                else day.replace(year=oldest)
+            )
+
+        return rewrite_dates(written, capped, text[max(0, start - CONTEXT_CHARS) : start]) or written
+
+    def surrogate(self, original: str, label: str, rng: random.Random) -> str:
+        return self.inner.surrogate(original, label, rng)
+
+    def privacy_terms(self, label: str):
+        return self.inner.privacy_terms(label)
+
+    def no_guarantee_reason(self) -> str:
+        return self.inner.no_guarantee_reason()
 
 
 def operator_spec(value) -> tuple[str, dict]:

@@ -94,6 +94,13 @@ def test_us_federal_case_numbers_are_ids_whole(text, ids):
         ),
         ("She is one hundred and two years old.", {"one hundred and two"}),
         ("Gave one tablet; nineteen ninety was dry.", set()),
+        # in brackets with a unit, before a sex and the note's next word, or ending a clause after "pt is"
+        ("Ida Fairweather (93 yrs) presents. Bo Li (7 y/o).", {"93", "7"}),
+        ("93F with CHF. 88 M presents with SOB.", {"93", "88"}),
+        ("Pt is 93. She was 91, turned 92.", {"93", "91", "92"}),
+        # not a vital sign, a temperature or a count
+        ("HR is 93. Temp 98F. Sat was 95 on RA. (93 mg)", set()),
+        ("Pt is 93 kg; she was 5 days post-op.", set()),
     ],
 )
 def test_an_age_after_age_in_any_case(text, ages):

@@ -317,6 +317,29 @@ def test_hipaa_policy_caps_ages_over_89():
 
 
 @pytest.mark.parametrize(
+    "strategy",
+    ["full_entity", {"DATE_TIME": "date_shift", "default": "full_entity"}, {"DATE_TIME": "full_entity"}],
+)
+def test_hipaa_policy_writes_a_year_over_89_years_back_as_90_years_back(strategy):
+    """A date of birth would tell an age over 89 (a shift of a year at most keeps its year): its year becomes
+    the year 90 years before today; a later date keeps the operator's output."""
+    oldest = date.today().year - 90
+    recent = date.today().year - 40
+    text = f"Born in {oldest - 5}, DOB 07/14/{oldest - 5}; seen 03/04/{recent}, her son born 1/2/{recent}."
+    items = [(f"07/14/{oldest - 5}", "DATE_TIME"), (f"{oldest - 5}", "DATE_TIME")]
+    items += [(f"03/04/{recent}", "DATE_TIME"), (f"1/2/{recent}", "DATE_TIME")]
+    for seed in range(5):
+        _, r = run(get_strategy(strategy, policy="hipaa"), text, items, seed=seed)
+        assert r[f"07/14/{oldest - 5}"].replacement.endswith(f"/{oldest}")
+        assert r[f"{oldest - 5}"].replacement == str(oldest)
+        assert abs(int(r[f"03/04/{recent}"].replacement[-4:]) - recent) <= 1  # shifted, not capped
+    _, plain = run(get_strategy(strategy), text, items, seed=0)  # no policy: no cap
+    assert int(plain[f"07/14/{oldest - 5}"].replacement[-4:]) < oldest
+    placeholder = get_strategy("typed", policy="hipaa")
+    assert run(placeholder, text, items)[1][f"{oldest - 5}"].replacement == "<DATE_TIME>"
+
+
+@pytest.mark.parametrize(
     "spec, message",
     [
         ({"PERSN": "redact"}, "unknown label 'PERSN'"),
