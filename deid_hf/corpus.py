@@ -344,28 +344,40 @@ def process_batch(pipe, records, batch, text_field, p, seed, group_field=None) -
     return [entries[i] for i in batch]
 
 
-def dataset_map_function(pipe, text_field: str = "text", **call_options) -> Callable[[dict], dict]:
+def dataset_map_function(
+    pipe, text_field: str = "text", group_field: str | None = None, **call_options
+) -> Callable[[dict], dict]:
     """For ``datasets.Dataset.map(fn, batched=True)``: replaces ``text_field``, adds ``deid_spans`` (JSON)
-    and ``deid_error``. A bad row (None, empty, not a string, a failure inside the pipeline) gets
-    ``text_field`` None, ``deid_spans`` "[]" and its message in ``deid_error``; the other rows are processed
-    (``errors="raise"`` in ``call_options``: the batch raises instead, as ``datasets.map`` would).
+    and ``deid_error`` ("" for a good row); the other columns stay as they are. A bad row (None, empty, not
+    a string, a missing group, a failure inside the pipeline) gets ``text_field`` None, ``deid_spans`` "[]"
+    and its message in ``deid_error``; the other rows are processed (``errors="raise"`` in
+    ``call_options``: the batch raises instead, as ``datasets.map`` would). A batch that already has
+    ``deid_spans`` or ``deid_error`` (an earlier pass over another column) is refused: rename those first.
 
     ``pipe`` is a pipeline, or a dict of ``deid_hf.pipeline("deid-substitution", **pipe)`` options: then each
     process of ``map(..., num_proc=N)`` builds its pipeline once, and only the options are pickled and hashed
     (datasets fingerprints the function; a pipeline inside it is pickled whole, model included).
+    ``group_field``: the column naming each row's group (e.g. the patient): a group's rows share their date
+    offset and pseudonyms, in every process, which needs the pipeline's ``key=`` or a ``seed=``.
     """
-    return _DatasetMapFunction(pipe, text_field, call_options)
+    key = pipe.get("key") if isinstance(pipe, dict) else getattr(pipe, "key", None)
+    check_group_key(group_field, call_options.get("seed"), key)
+    return _DatasetMapFunction(pipe, text_field, group_field, call_options)
 
 
 #: pipelines built from options, one per process and options
 _BUILT: dict[str, object] = {}
 
 
+#: the columns `dataset_map_function` adds
+ADDED_COLUMNS = ("deid_spans", "deid_error")
+
+
 class _DatasetMapFunction:
-    def __init__(self, pipe, text_field: str, call_options: dict):
+    def __init__(self, pipe, text_field: str, group_field: str | None, call_options: dict):
         self.options = dict(pipe) if isinstance(pipe, dict) else None
         self.pipe = None if isinstance(pipe, dict) else pipe
-        self.text_field, self.call_options = text_field, call_options
+        self.text_field, self.group_field, self.call_options = text_field, group_field, call_options
 
     def __getstate__(self) -> dict:
         return {**self.__dict__, "pipe": None} if self.options is not None else self.__dict__
@@ -381,10 +393,34 @@ class _DatasetMapFunction:
         return self.pipe
 
     def __call__(self, batch: dict) -> dict:
-        texts = list(batch[self.text_field])
-        results = self._pipeline()(texts, batch_size=len(texts), **self.call_options) if texts else []
+        taken = [column for column in ADDED_COLUMNS if column in batch]
+        if taken:
+            raise InputError(
+                f"the dataset already has {', '.join(taken)} (an earlier pass?): rename them first, e.g. "
+                "dataset.rename_columns({'deid_spans': 'text_deid_spans', 'deid_error': 'text_deid_error'})"
+            )
+        for field in filter(None, (self.text_field, self.group_field)):
+            if field not in batch:
+                raise InputError(f"the dataset has no column {field!r} (has {', '.join(batch)})")
+        inputs: list = list(batch[self.text_field])
+        results: list = [None] * len(inputs)
+        if self.group_field is not None:  # a row without its group gets its error, never an ungrouped output
+            missing = InputError(f"field {self.group_field!r} (the group) is missing or empty")
+            for i, group in enumerate(batch[self.group_field]):
+                if group in (None, ""):
+                    if self.call_options.get("errors") == "raise":
+                        raise missing
+                    results[i] = {"text": None, "spans": [], "error": str(missing)}
+                else:
+                    inputs[i] = {"text": inputs[i], "group": group}
+        todo = [i for i, r in enumerate(results) if r is None]
+        if todo:
+            done = self._pipeline()([inputs[i] for i in todo], batch_size=len(todo), **self.call_options)
+            for i, result in zip(todo, done):
+                results[i] = result
         return {
             self.text_field: [r["text"] for r in results],
             "deid_spans": [json.dumps(r["spans"]) for r in results],
-            "deid_error": [r.get("error") for r in results],
+            # "" for a good row: a first batch of None would type the column null, and a later error fail
+            "deid_error": [r.get("error") or "" for r in results],
         }

@@ -69,6 +69,28 @@ def test_dataset_map_batched(pipes):
     assert json.loads(mapped["deid_spans"][0])
 
 
+def test_dataset_map_keeps_a_patients_pseudonym_across_rows_and_batches():
+    notes = ["Maria Gonzalez admitted on 03/04/2021.", "Maria Gonzalez discharged on 03/09/2021."]
+    data = Dataset.from_dict({"text": [*notes, notes[0]], "patient": ["p1", "p1", None]})
+    options = {"detector": "fast", "key": KEY}
+    mapped = data.map(dataset_map_function(options, group_field="patient"), batched=True, batch_size=1)
+    first, second = (json.loads(mapped["deid_spans"][i]) for i in (0, 1))
+    assert first[0]["replacement"] == second[0]["replacement"] != "Maria Gonzalez"
+    assert mapped["text"][2] is None and "'patient' (the group) is missing" in mapped["deid_error"][2]
+    with pytest.raises(InputError, match="needs a key"):
+        dataset_map_function({"detector": "fast"}, group_field="patient")
+
+
+def test_dataset_map_refuses_to_overwrite_an_earlier_pass(pipes):
+    data = Dataset.from_dict({"text": [TEXT], "comment": ["Call Tom Lee."]})
+    once = data.map(dataset_map_function(pipes["typed"]), batched=True)
+    with pytest.raises(InputError, match="already has deid_spans, deid_error"):
+        once.map(dataset_map_function(pipes["typed"], "comment"), batched=True)
+    renamed = once.rename_columns({"deid_spans": "text_deid_spans", "deid_error": "text_deid_error"})
+    twice = renamed.map(dataset_map_function(pipes["typed"], "comment"), batched=True)
+    assert twice["comment"] == ["Call <PERSON>."] and json.loads(twice["text_deid_spans"][0])
+
+
 @pytest.mark.parametrize("bad, message", [(3, "expected a string"), ("   ", "empty text")])
 def test_bad_input(pipes, bad, message):
     with pytest.raises(InputError, match=message):
