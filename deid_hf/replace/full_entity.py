@@ -204,15 +204,18 @@ class FullEntity(Strategy):
         possessive = re.search(r"['’]s$", original)
         core = original[: possessive.start()] if possessive else original
         suffix = possessive.group(0) if possessive else ""
-        key = (label, core.casefold())
+        # one key for an organisation and a place: a hospital read as either keeps one surrogate, also in
+        # the other documents of its group (the keyed draw of a facility or an initialism is the same)
+        kind = "/".join(_NAMED) if label in _NAMED else label
+        key = (kind, core.casefold())
         if key not in folded and core.isupper() and core in acronyms:
             return acronyms[core] + suffix
         if key not in folded and len(core) >= 3:
             words = core.casefold().split()
-            for (known_label, known), surrogate in folded.items():
+            for (known_kind, known), surrogate in folded.items():
                 known_words = known.split()
                 if (
-                    known_label == label
+                    known_kind == kind
                     and len(words) < len(known_words)
                     and any(
                         known_words[i : i + len(words)] == words
@@ -221,7 +224,7 @@ class FullEntity(Strategy):
                 ):
                     return _case_like(core, surrogate) + suffix
         if key not in folded:
-            own = keyed_rng(table.state, label, core.casefold()) or rng
+            own = keyed_rng(table.state, kind, core.casefold()) or rng
             surrogate = self._draw(core, label, own, table)
             folded[key] = surrogate
             if len(core.split()) >= 2 and len(acronym(core)) >= 2:

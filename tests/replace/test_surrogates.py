@@ -57,6 +57,22 @@ def _parts(mapping: dict) -> dict[str, set[str]]:
     return seen
 
 
+@pytest.mark.parametrize("place", ["Lakeview General Hospital", "MGH"])
+def test_a_facility_read_as_an_organisation_in_one_note_and_a_place_in_another_keeps_its_surrogate(place):
+    first, second = f"Admitted to {place} today.", f"Discharged from {place}."
+    _, as_org = replace_in(first, spans_of(first, "ORG", place), "p1", 0)
+    _, as_place = replace_in(second, spans_of(second, "LOCATION", place), "p1", 1)
+    assert as_org[place] == as_place[place] != place
+    both = f"{first} {second}"  # one document: the first reading's surrogate
+    starts = [m.start() for m in re.finditer(re.escape(place), both)]
+    spans = [
+        Span(starts[0], starts[0] + len(place), "ORG"),
+        Span(starts[1], starts[1] + len(place), "LOCATION"),
+    ]
+    out, _ = replace_in(both, spans, None, 0)
+    assert re.fullmatch(r"Admitted to (.+) today\. Discharged from \1\.", out) and place not in out
+
+
 def test_a_group_gives_each_person_one_surrogate_in_every_document_and_order():
     mappings = [
         replace_in(text, spans_of(text, "PERSON", *m), "p1", n)[1] for n, (text, m) in enumerate(NOTES)
