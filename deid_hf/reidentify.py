@@ -9,8 +9,10 @@ for any operator. Restore lists reach disk only sealed with the key, record by r
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InputError
@@ -50,28 +52,60 @@ def reidentify(text: str, restore: list | None = None, key=None, key_env: str = 
     return decrypt_envelopes(text, key, key_env)
 
 
-MAPPING_FORMAT = "deid-hf-mapping-1"
+#: the mapping file's format: each entry seals the record's restore list with the SHA-256 of its
+#: de-identified text (format 1 sealed the list alone, and is still read)
+MAPPING_FORMAT = "deid-hf-mapping-2"
+READABLE_FORMATS = ("deid-hf-mapping-1", MAPPING_FORMAT)
 
 
-def seal_restore(restore: list, key: bytes) -> str:
-    """One record's restore list, sealed (AES-256-GCM) and base64-encoded."""
-    return base64.b64encode(seal(key, json.dumps(restore, ensure_ascii=False).encode())).decode()
+@dataclass(frozen=True)
+class MappingEntry:
+    """One record's entry of a mapping file: its restore list and the digest of the de-identified text it was
+    written for (None in a format-1 file)."""
+
+    restore: list
+    text_sha256: str | None = None
 
 
-def open_restore(token: str, key: bytes) -> list:
+def text_digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def seal_restore(restore: list, key: bytes, text: str | None = None) -> str:
+    """One record's restore list, with the digest of its de-identified ``text``, sealed (AES-256-GCM) and
+    base64-encoded."""
+    payload = {"restore": restore, "text_sha256": text_digest(text)} if text is not None else restore
+    return base64.b64encode(seal(key, json.dumps(payload, ensure_ascii=False).encode())).decode()
+
+
+def open_restore(token: str, key: bytes) -> MappingEntry:
+    damaged = "a mapping entry does not hold a restore list: is the file damaged?"
     try:
         blob = base64.b64decode(token, validate=True)
     except (ValueError, TypeError):
         raise InputError("a mapping entry is not base64: is this a deid-hf mapping file?") from None
     try:
-        restore = json.loads(unseal(key, blob))
+        payload = json.loads(unseal(key, blob))
     except ValueError as exc:
         if isinstance(exc, InputError):
             raise
-        raise InputError("a mapping entry does not hold a restore list: is the file damaged?") from None
-    if not isinstance(restore, list):
-        raise InputError("a mapping entry does not hold a restore list: is the file damaged?")
-    return restore
+        raise InputError(damaged) from None
+    if isinstance(payload, dict) and isinstance(payload.get("restore"), list):
+        return MappingEntry(payload["restore"], payload.get("text_sha256"))
+    if not isinstance(payload, list):
+        raise InputError(damaged)
+    return MappingEntry(payload)
+
+
+def restore_entry(text: str, entry: MappingEntry, row: int) -> str:
+    """``text`` (record ``row`` of a de-identified corpus) restored from its mapping entry; refuses a text
+    that is not the one the entry was written for (rows reordered, filtered or edited)."""
+    if entry.text_sha256 is not None and text_digest(text) != entry.text_sha256:
+        raise InputError(
+            f"record {row} is not the record its mapping entry was written for: were the rows of the "
+            "de-identified file reordered, filtered or edited? Restore the file as the run wrote it"
+        )
+    return restore_text(text, entry.restore)
 
 
 class SealedMappingPipe:
@@ -93,7 +127,7 @@ class SealedMappingPipe:
         results = self.pipe(inputs, return_mapping=True, **options)
         for result in results if isinstance(results, list) else [results]:
             result.pop("mapping", None)
-            result["restore"] = seal_restore(result["restore"], self.key)
+            result["restore"] = seal_restore(result["restore"], self.key, result.get("text"))
         return results
 
 
@@ -107,8 +141,8 @@ def write_mapping(path: str | Path, sealed: dict[int, str]) -> None:
     os.replace(tmp, path)
 
 
-def read_mapping(path: str | Path, key=None, key_env: str = DEFAULT_KEY_ENV) -> dict[int, list]:
-    """Record index -> restore list, decrypted with the key."""
+def read_mapping(path: str | Path, key=None, key_env: str = DEFAULT_KEY_ENV) -> dict[int, MappingEntry]:
+    """Record index -> its entry (`restore_entry` puts the originals back), decrypted with the key."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"mapping file {path} does not exist")
@@ -116,7 +150,7 @@ def read_mapping(path: str | Path, key=None, key_env: str = DEFAULT_KEY_ENV) -> 
         data = json.loads(path.read_text(encoding="utf-8"))
     except ValueError:
         data = None
-    if not isinstance(data, dict) or data.get("format") != MAPPING_FORMAT:
+    if not isinstance(data, dict) or data.get("format") not in READABLE_FORMATS:
         raise InputError(f"{path} is not a deid-hf mapping file")
     records = data.get("records")
     if not isinstance(records, dict) or not all(

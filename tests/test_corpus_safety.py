@@ -175,6 +175,25 @@ def test_deleted_mapping_entry_is_an_error_not_skipped(tmp_path, pipe, capsys, k
     assert not (tmp_path / "back.jsonl").exists()
 
 
+def test_a_reordered_output_is_refused_not_given_another_records_originals(tmp_path, pipe, capsys, key):
+    output, mapping = mapped_run(tmp_path, pipe, [{"id": i, "text": t} for i, t in enumerate(TEXTS)])
+    rows = output.read_text().splitlines()
+    output.write_text("\n".join(reversed(rows)) + "\n")
+    assert cli("reidentify", output, tmp_path / "back.jsonl", "--mapping", mapping) == 2
+    assert "record 0 is not the record its mapping entry was written for" in capsys.readouterr().err
+    assert not (tmp_path / "back.jsonl").exists()
+    output.write_text("\n".join(rows) + "\n")  # as the run wrote it: restored exactly
+    assert cli("reidentify", output, tmp_path / "back.jsonl", "--mapping", mapping) == 0
+    assert [r["text"] for r in read_jsonl(tmp_path / "back.jsonl")] == TEXTS
+
+
+def test_reidentify_without_envelopes_or_mapping_says_nothing_was_restored(tmp_path, capsys, key):
+    source = write_jsonl(tmp_path / "deid.jsonl", [{"text": "<PERSON> called."}, {"text": "Tom called."}])
+    assert cli("reidentify", source, tmp_path / "back.jsonl") == 2
+    assert "nothing to re-identify" in capsys.readouterr().err
+    assert not (tmp_path / "back.jsonl").exists()
+
+
 def test_fingerprint_covers_content_key_and_mapping(tmp_path, pipe, monkeypatch):
     from deid_hf.corpus_guard import run_fingerprint
     from deid_hf.reidentify import SealedMappingPipe

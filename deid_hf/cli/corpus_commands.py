@@ -232,7 +232,7 @@ def add_run(sub) -> None:
 def _restored_records(args: argparse.Namespace) -> list[dict]:
     """The input's records with their text restored from the mapping file or the [ENC:...] envelopes."""
     from ..corpus_files import read_records
-    from ..reidentify import decrypt_envelopes, read_mapping, restore_text
+    from ..reidentify import decrypt_envelopes, read_mapping, restore_entry
 
     records = read_records(args.input)
     mapping = read_mapping(args.mapping, key_env=args.key_env) if args.mapping else None
@@ -249,10 +249,11 @@ def _restored_records(args: argparse.Namespace) -> list[dict]:
                     f"record {row} has no entry in the mapping file: is this the output of the run that "
                     "wrote it?"
                 )
-            text = restore_text(text, mapping[row])
+            text = restore_entry(text, mapping[row], row)
         else:
             text = decrypt_envelopes(text, key_env=args.key_env)
-        restored.append({**record, args.text_field: text})
+        changed = text != record[args.text_field] or (mapping is not None and bool(mapping[row].restore))
+        restored.append({**record, args.text_field: text, "__restored__": changed})
     return restored
 
 
@@ -267,8 +268,15 @@ def cmd_reidentify(args: argparse.Namespace) -> None:
     read = {"input": Path(args.input), **({"mapping file": Path(args.mapping)} if args.mapping else {})}
     check_clashes(read, {"output": output, "temporary output": output.with_name(f".{output.name}.tmp")})
     restored = _restored_records(args)
+    changed = sum(1 for r in restored if r.pop("__restored__"))
+    if restored and not changed and not args.mapping:
+        raise DeidError(
+            "nothing to re-identify: no record holds an [ENC:...] envelope of the encrypt operator; a run's "
+            "other operators are restored from its mapping file (--mapping FILE of deid-hf run --mapping-out)"
+        )
     write_records(restored, output)
-    console.print(f"re-identified {len(restored)} records into {output}")
+    kept = f" ({len(restored) - changed} held nothing to restore)" if changed < len(restored) else ""
+    console.print(f"re-identified {changed} of {len(restored)} records into {output}{kept}")
 
 
 def add_reidentify(sub) -> None:
