@@ -1,4 +1,5 @@
-"""Where deid-hf reads and writes: the model cache, the evaluation data, the bundled examples."""
+"""Where deid-hf reads and writes: the model cache, the evaluation data, the bundled examples, and the check
+of a folder a command writes a model into (`check_model_output`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import json
 import os
 from importlib import resources
 from pathlib import Path
+
+from .errors import InputError
 
 #: the source checkout holding the ``deid_hf`` package (for an installed wheel: its site-packages folder)
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -30,3 +33,24 @@ def bundled_examples() -> list[dict[str, str]]:
     """The examples shipped in ``deid_hf/data/examples.jsonl`` (id, kind, text)."""
     text = resources.files("deid_hf").joinpath("data/examples.jsonl").read_text()
     return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def check_model_output(folder: str | Path, command: str, markers: tuple[str, ...], reads=()) -> Path:
+    """``folder`` as a model output of ``command``, checked before any work: a new or empty folder, or an
+    earlier output of the command (it holds one of ``markers``), which the command replaces; never a folder
+    the command reads (``reads``: the source model, a training file) or holds one of them."""
+    folder = Path(folder)
+    resolved = folder.resolve()
+    for read in map(Path, reads):
+        if read.exists() and (read.resolve() == resolved or resolved in read.resolve().parents):
+            raise InputError(
+                f"{command}: the output folder {folder} holds what it reads ({read}): name another"
+            )
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"{command}: the output {folder} is a file: name a folder")
+    if folder.is_dir() and any(folder.iterdir()) and not any((folder / m).exists() for m in markers):
+        raise InputError(
+            f"{command}: the output folder {folder} holds other files and no earlier output of {command} "
+            "(it would be replaced): name a new or empty folder"
+        )
+    return folder

@@ -98,7 +98,7 @@ def run_dp(args: argparse.Namespace, console) -> int:
 
     from ..pipelines import pipeline
     from .dp_attack import run_dp_audit
-    from .report import write_audit_report
+    from .report import check_report_folder, write_audit_report
 
     try:
         epsilons = [float(e) for e in args.epsilons.split(",") if e.strip()]
@@ -106,6 +106,7 @@ def run_dp(args: argparse.Namespace, console) -> int:
         raise InputError(f"--epsilons must be comma-separated numbers, got {args.epsilons!r}") from None
     if not epsilons or any(e <= 0 for e in epsilons):
         raise InputError(f"--epsilons must be positive numbers, got {args.epsilons!r}")
+    check_report_folder(args.out)
     pipe = pipeline("deid-paraphrase", model=args.model)
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn()) as bar:
         task = bar.add_task("distinguishing attacks", total=None)
@@ -192,6 +193,9 @@ def read_corpus(args: argparse.Namespace, group_field: str | None) -> tuple[list
     records = read_records(args.input, args.split)
     if not records:
         raise InputError(f"input {args.input} holds no records")
+    unreadable = [r["__unreadable__"] for r in records if isinstance(r, dict) and "__unreadable__" in r]
+    if len(unreadable) == len(records):
+        raise InputError(f"no record could be read: {unreadable[0]} (the input must be UTF-8)")
     if not any(isinstance(r, dict) and args.text_field in r for r in records):
         raise InputError(f"no record has a field {args.text_field!r}; name the text field with --text-field")
     if group_field and not any(isinstance(r, dict) and group_field in r for r in records):
@@ -237,6 +241,37 @@ def paraphrase_documents(
     return out
 
 
+def reid_strategies(args, options: dict) -> list[str]:
+    """The strategies the attack runs, checked with the options only one of them uses: each named once, the
+    paraphraser's options only with the paraphraser, and ``--top-k`` at least 1."""
+    names = [n.strip() for n in args.strategies.split(",")] if args.strategies else []
+    names = names or [str(options.get("strategy", "full_entity"))]
+    if len(set(names)) < len(names) or not all(names):
+        raise InputError(f"--strategies must name each strategy once, got {args.strategies!r}")
+    if PARAPHRASE not in names and (args.paraphraser is not None or args.epsilon is not None):
+        raise InputError(
+            f"--paraphraser and --epsilon apply to the {PARAPHRASE} strategy: add it to --strategies"
+        )
+    if args.top_k < 1:
+        raise InputError(f"--top-k must be at least 1, got {args.top_k}")
+    if args.paraphraser is not None:
+        from ..models import REGISTRY, model_path
+
+        if args.paraphraser not in REGISTRY:
+            model_path(args.paraphraser)  # a folder that is not there: its error now
+    return names
+
+
+def check_strategy(options: dict) -> None:
+    """An `InputError` now for a strategy that cannot be built (a keyed operator without its key), before
+    any model loads; a strategy that needs a language model is checked when its pipeline is built."""
+    from ..replace import get_strategy, needs_language_model
+
+    strategy = options.get("strategy", "full_entity")
+    if not needs_language_model(strategy):
+        get_strategy(strategy, **(options.get("strategy_options") or {}))
+
+
 def reid_variants(
     args, options: dict, texts, groups, bar, record: dict
 ) -> dict[str, Callable[[], list[str | None]]]:
@@ -246,7 +281,7 @@ def reid_variants(
     from ..config import validate
     from ..pipelines import pipeline
 
-    names = args.strategies.split(",") if args.strategies else [str(options.get("strategy", "full_entity"))]
+    names = reid_strategies(args, options)
     variants = {}
     for name in names:
         if name == PARAPHRASE:
@@ -282,6 +317,7 @@ def reid_variants(
             continue
         strategy, consistent = name.removesuffix(CONSISTENT_SUFFIX), name.endswith(CONSISTENT_SUFFIX)
         chosen = validate({**options, "strategy": strategy, **({"shared_table": True} if consistent else {})})
+        check_strategy(chosen)
 
         def run(chosen=chosen, name=name) -> list[str]:
             task = bar.add_task(f"de-identifying ({name})", total=len(texts))
@@ -303,10 +339,11 @@ def run(args: argparse.Namespace, console) -> int:
     from ..train.augment import checked_locales
     from .recall import run_canary_audit
     from .reid import check_attackable, run_reid_audit
-    from .report import write_audit_report
+    from .report import check_report_folder, write_audit_report
 
     if args.batch_size < 1:
         raise InputError(f"--batch-size must be at least 1, got {args.batch_size}")
+    check_report_folder(args.out)
     options = pipeline_options(args)
     reference_detectors = checked_reference(getattr(args, "reference", None), options)
     locales = getattr(args, "locales", None)

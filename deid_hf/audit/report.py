@@ -254,18 +254,52 @@ def _write_atomically(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+#: options whose values a report writes as a count: the user's own terms and patterns may name people
+COUNTED_OPTIONS = ("deny_list", "allow_list", "patterns")
+
+
+def reportable_configuration(value, name: str = ""):
+    """The configuration as a report shows it: a key as "<set>", the deny and allow lists and the patterns as
+    counts (their terms may name people or hold a patient's number), the rest as it is."""
+    if name == "key" or name.endswith("_key"):
+        return "<set>"
+    if name in COUNTED_OPTIONS and value is not None:
+        values = value.values() if isinstance(value, dict) else [value]
+        return {"count": sum(len(v) if isinstance(v, (list, tuple, set)) else 1 for v in values)}
+    if isinstance(value, dict):
+        return {k: reportable_configuration(v, str(k)) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [reportable_configuration(v) for v in value]
+    return value
+
+
+def check_report_folder(out: str | Path) -> Path:
+    """The report folder, checked before an audit spends its time: not a file, and under a folder."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"the report folder {out} is a file: name a folder")
+    parent = next((p for p in out.absolute().parents if p.exists()), None)
+    if parent is None or not parent.is_dir():
+        raise InputError(f"the report folder {out} cannot be made: {parent} is no folder")
+    if not os.access(parent, os.W_OK):
+        raise InputError(f"the report folder {out} cannot be made: {parent} is not writable")
+    return out
+
+
 def write_audit_report(out: str | Path, sections: dict, configuration: dict | None = None) -> dict[str, Path]:
     """Write ``sections`` (``{"canary": run_canary_audit(...), "reid": run_reid_audit(...), "dp":
     run_dp_audit(...)}``, any of them) as ``audit.json``, ``audit.md``, ``audit.html`` and one PNG per
     plotted section into the folder ``out``; returns the paths. Without matplotlib (``deid-hf[eval]``) the
     plots are left out, and the report says so."""
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"the report folder {out} is a file: name a folder")
+    out = check_report_folder(out)
     if not set(SECTIONS) & set(sections):
         raise InputError("nothing to report: run the canary, reid or dp audit")
     out.mkdir(parents=True, exist_ok=True)
-    report = {"version": __version__, "configuration": configuration or {}, **sections}
+    report = {
+        "version": __version__,
+        "configuration": reportable_configuration(configuration or {}),
+        **sections,
+    }
     if "canary" in report and "reid" in report:  # the canary section need not point to the report's own
         canary = report["canary"]
         report["canary"] = {**canary, "not_covered": [i for i in canary["not_covered"] if i != LEFT_TO_REID]}

@@ -84,10 +84,13 @@ def cmd_train_detector(args: argparse.Namespace) -> None:
     """Fine-tune an encoder as a token classifier over the label schema (BIO), with accelerate; resumable.
     Writes the checkpoint, tokenizer, ONNX fp32 + int8 and a model card with held-out metrics."""
     from ..corpora import read_documents
-    from ..paths import data_root
+    from ..models import TRAINING_FILE
+    from ..paths import check_model_output, data_root
     from ..train.detector import default_documents, train_detector
 
     config = _detector_config(args)
+    reads = [args.documents] if args.documents else []
+    check_model_output(args.output, "train-detector", (TRAINING_FILE, "checkpoints"), reads=reads)
     if args.documents:
         documents, held_out = read_documents(args.documents), {}
     else:

@@ -44,7 +44,20 @@ def _check_kind(kind: str) -> None:
 def export(
     model, output: str | Path, kind: str, *, int8: bool = False, optimize: str | None = None, tokenizer=None
 ) -> Path:
-    """Export ``model`` (registry name, path, Hub id or in-memory PreTrainedModel) to ``output``."""
+    """Export ``model`` (registry name, path, Hub id or in-memory PreTrainedModel) to ``output``: a new or
+    empty folder, or an earlier export (`paths.check_model_output`), never the model's own folder."""
+    from ..models import model_path
+    from ..paths import check_model_output
+
+    source = model_path(model) if isinstance(model, str) else None
+    check_model_output(output, "export", ("model.onnx",), reads=[source] if source else ())
+    return _export(model, output, kind, int8=int8, optimize=optimize, tokenizer=tokenizer)
+
+
+def _export(
+    model, output: str | Path, kind: str, *, int8: bool = False, optimize: str | None = None, tokenizer=None
+) -> Path:
+    """`export` without the check of ``output`` (a trained checkpoint's graphs are written beside it)."""
     from optimum.exporters.onnx import main_export
 
     from ..models import model_path
@@ -149,7 +162,7 @@ def quantize(folder: str | Path) -> Path:
 
 def export_token_classifier(folder: str | Path) -> dict:
     """ONNX fp32 + int8 of the token-classification checkpoint in ``folder``, written beside it."""
-    export(str(folder), folder, "token-classification", int8=True)
+    _export(str(folder), folder, "token-classification", int8=True)
     return {"files": ["model.onnx", QUANTIZED_FILE], "quantization": INT8_RECIPE}
 
 

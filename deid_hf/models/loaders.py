@@ -61,6 +61,12 @@ def model_path(name_or_path: str, *, rebuild: bool = False) -> str:
         raise ModelUnavailableError(f"model must be a name or path, not {type(name_or_path).__name__}")
     name_or_path = str(name_or_path)
     if name_or_path not in REGISTRY:
+        written_as_path = name_or_path.startswith((".", "/", "~")) or name_or_path.count("/") > 1
+        if written_as_path and not Path(name_or_path).expanduser().exists():
+            raise ModelUnavailableError(
+                f"no model folder at {name_or_path}, and it is not an offline default (deid-hf models "
+                "lists them)"
+            )
         return name_or_path
     spec = REGISTRY[name_or_path]
     located = package_file(spec)

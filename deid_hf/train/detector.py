@@ -320,7 +320,10 @@ def train_detector(
     documents = [d for d in documents if d.text.strip()]
     if not documents:
         raise InputError("no documents to train the detector on")
-    output_dir = Path(output_dir)
+    from ..models import TRAINING_FILE
+    from ..paths import check_model_output
+
+    output_dir = check_model_output(output_dir, "train-detector", (TRAINING_FILE, "checkpoints"))
     checkpoints = Path(checkpoint_dir) if checkpoint_dir else output_dir / "checkpoints"
     set_seed(config.seed)
     model, tokenizer = base_model_and_tokenizer(config.model, model, tokenizer, config.layers)

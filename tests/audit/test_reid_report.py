@@ -151,8 +151,26 @@ def test_bad_paraphrase_options_are_one_clear_error(tmp_path, capsys, options, m
     assert not (tmp_path / "r").exists()
 
 
-def test_audit_all_refuses_bad_attack_options_before_the_canary_audit_runs(tmp_path, capsys, monkeypatch):
-    """`audit all` checks the re-identification options first: a typo costs no canary run."""
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            ["--strategies", "paraphrase", "--paraphrase-sample", "0"],
+            "--paraphrase-sample must be at least 1",
+        ),
+        (["--strategies", "redact,hash"], "the hash operator needs a secret key"),
+        (["--strategies", "redact,redact"], "must name each strategy once"),
+        (["--strategies", "redact", "--epsilon", "3"], "apply to the paraphrase strategy"),
+        (["--strategies", "paraphrase", "--paraphraser", "./nope"], "no model folder at ./nope"),
+        (["--top-k", "0"], "--top-k must be at least 1"),
+        (["--out", "{tmp}/file/sub"], "cannot be made"),
+    ],
+)
+def test_audit_all_refuses_bad_attack_options_before_the_canary_audit_runs(
+    tmp_path, capsys, monkeypatch, options, message
+):
+    """`audit all` checks the re-identification options and the report folder first: a typo costs no canary
+    run."""
     import deid_hf.audit.recall
     from deid_hf.cli import main
 
@@ -163,9 +181,32 @@ def test_audit_all_refuses_bad_attack_options_before_the_canary_audit_runs(tmp_p
     texts, people = corpus()
     path = tmp_path / "notes.jsonl"
     path.write_text("".join(json.dumps({"text": t, "patient": p}) + "\n" for t, p in zip(texts, people)))
-    argv = ["audit", "all", str(path), "--group-field", "patient", "--strategies", "paraphrase"]
-    assert main([*argv, "--paraphrase-sample", "0", "--out", str(tmp_path / "r")]) == 2
-    assert "--paraphrase-sample must be at least 1" in capsys.readouterr().err
+    monkeypatch.delenv("DEID_HF_KEY", raising=False)
+    (tmp_path / "file").write_text("")
+    options = [o.replace("{tmp}", str(tmp_path)) for o in options]
+    argv = ["audit", "all", str(path), "--group-field", "patient", "--detector", "fast"]
+    assert main([*argv, "--out", str(tmp_path / "r"), *options]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("deid-hf: error: ") and message in err and err.count("\n") == 1
+    assert not (tmp_path / "r").exists()
+
+
+def test_the_report_shows_no_key_term_or_pattern_of_the_configuration(tmp_path):
+    reid = run_reid_audit(SECRET_TEXTS, ["p", "q"] * 3, {"typed": lambda: ["<PERSON> phoned"] * 6})
+    configuration = {
+        "deny_list": {"PERSON": ["Quackenbush", "Zebulon"]},
+        "allow_list": ["Oxnard"],
+        "patterns": [{"name": "mrn", "label": "ID", "regex": "88412931", "score": 0.9}],
+        "strategy": {"PERSON": {"type": "hash", "key": "s3cr3t-key-of-the-user"}, "default": "typed"},
+    }
+    written = write_audit_report(tmp_path / "rep", {"reid": reid}, configuration)
+    for path in written.values():
+        content = path.read_bytes().decode("utf-8", "replace")
+        for secret in ("s3cr3t", "Quackenbush", "Zebulon", "Oxnard", "88412931"):
+            assert secret not in content, (path.name, secret)
+    shown = json.loads(written["json"].read_text())["configuration"]
+    assert shown["deny_list"] == {"count": 2} and shown["patterns"] == {"count": 1}
+    assert shown["strategy"] == {"PERSON": {"type": "hash", "key": "<set>"}, "default": "typed"}
 
 
 def test_the_paraphrase_attack_records_its_sample(tiny_llama, monkeypatch):
@@ -188,7 +229,13 @@ def test_the_paraphrase_attack_records_its_sample(tiny_llama, monkeypatch):
     )
     texts, people = corpus(per_person=2)
     args = argparse.Namespace(
-        strategies="paraphrase", paraphrase_sample=3, epsilon=None, seed=0, paraphraser=None, batch_size=2
+        strategies="paraphrase",
+        paraphrase_sample=3,
+        epsilon=None,
+        seed=0,
+        paraphraser=None,
+        batch_size=2,
+        top_k=5,
     )
     record = {}
     with Progress(disable=True) as bar:

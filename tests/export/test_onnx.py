@@ -177,6 +177,26 @@ def test_missing_export_and_unavailable_providers_are_clear_errors(tmp_path):
         )
 
 
+def test_export_refuses_the_models_own_folder_and_a_folder_of_other_files(tmp_path, capsys):
+    """Checked before any work: an export into its model's folder replaced the card and config the model's
+    manifest checks, and one into a folder of other files would overwrite them."""
+    from deid_hf.cli import main
+
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "keep.txt").write_text("mine")
+    argv = ["export", str(model), "--kind", "token-classification"]
+    assert main([*argv[:2], str(model), *argv[2:]]) == 2
+    assert "holds what it reads" in capsys.readouterr().err and os.listdir(model) == ["config.json"]
+    assert main([*argv[:2], str(tmp_path / "notes"), *argv[2:]]) == 2
+    assert "holds other files and no earlier output of export" in capsys.readouterr().err
+    assert (tmp_path / "notes" / "keep.txt").read_text() == "mine"
+    with pytest.raises(ModelUnavailableError, match="no model folder at /nonexistent/model"):
+        export("/nonexistent/model", tmp_path / "out", "token-classification")
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (CI has none)")
 @pytest.mark.gpu
 def test_cuda_provider(smollm2_export):

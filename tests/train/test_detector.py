@@ -265,6 +265,14 @@ def test_cli_trains_from_a_documents_file(tmp_path, minilm_tokenizer, capsys):
     assert main(args) == 0
     assert "wrote" in capsys.readouterr().out and (tmp_path / "out" / "model.safetensors").is_file()
     assert main(["train-detector", str(tmp_path / "x"), "--documents", str(tmp_path / "none.jsonl")]) == 2
+    # a second run replaces its earlier output; a folder of other files or holding the documents is refused
+    assert main(args) == 0
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "keep.txt").write_text("mine")
+    assert main([*args[:1], str(tmp_path / "mine"), *args[2:]]) == 2
+    assert "holds other files" in capsys.readouterr().err and (tmp_path / "mine" / "keep.txt").is_file()
+    assert main([*args[:1], str(tmp_path), *args[2:]]) == 2
+    assert "holds what it reads" in capsys.readouterr().err and docs.is_file()
 
 
 def test_cli_reads_the_silver_sources_taken_whole(tmp_path, capsys):
