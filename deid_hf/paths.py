@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -35,7 +36,9 @@ def bundled_examples() -> list[dict[str, str]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def check_model_output(folder: str | Path, command: str, markers: tuple[str, ...], reads=()) -> Path:
+def check_model_output(
+    folder: str | Path, command: str, markers: tuple[str, ...], reads: Sequence[str | Path] = ()
+) -> Path:
     """``folder`` as a model output of ``command``, checked before any work: a new or empty folder, or an
     earlier output of the command (it holds one of ``markers``), which the command replaces; never a folder
     the command reads (``reads``: the source model, a training file) or holds one of them."""
