@@ -471,3 +471,13 @@ def test_run_refuses_bad_sizes_and_paths_before_any_work(tmp_path, capsys, monke
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]  # nothing written
+
+
+def test_a_path_the_system_refuses_is_one_error_line(tmp_path, capsys):
+    """An OSError of a path the user gave (a folder that is not there, a file where a folder is needed)."""
+    (tmp_path / "afile").write_text("")
+    assert main(["models", "--json", str(tmp_path / "nodir" / "x.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("deid-hf: error: No such file or directory: ") and err.count("\n") == 1
+    assert main(["models", "--json", str(tmp_path / "afile" / "x.json")]) == 2
+    assert capsys.readouterr().err.startswith("deid-hf: error: Not a directory: ")

@@ -46,6 +46,13 @@ def main(argv: list[str] | None = None) -> int:
     except DeidError as exc:
         print(f"deid-hf: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a file or folder the command was pointed at: missing, a file, not writable
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"deid-hf: error: {exc.strerror or type(exc).__name__}{where}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError as exc:
+        print(f"deid-hf: error: a file is not UTF-8 (byte {exc.start}: {exc.reason})", file=sys.stderr)
+        return 2
 
 
 __all__ = ["COMMANDS", "build_parser", "console", "main"]

@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.table import Table
 
 from ..policies import POLICIES
-from .arguments import detector_help, detector_names, strategy_name
+from .arguments import detector_help, detector_names, positive_int, strategy_name
 from .console import console, show_rows
 
 #: the detection metrics `deid-hf evaluate detection` prints, in order
@@ -92,7 +92,7 @@ def _add_detection(evaluate_sub) -> None:
         help=f"replacement used for leakage: {', '.join(offered_strategies())}",
     )
     detection.add_argument("--model", default="smollm2-135m")
-    detection.add_argument("--limit", type=int, default=None)
+    detection.add_argument("--limit", type=positive_int, default=None, help="only the first N documents")
     detection.add_argument(
         "--fit-corpus",
         action="store_true",

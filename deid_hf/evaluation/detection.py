@@ -116,28 +116,54 @@ def load_gold(
     """Gold documents from JSON (a list) or JSONL (one object per line).
 
     Schema: ``{"<text_field>": str, "spans": [{"start"|"start_position": int, "end"|"end_position": int,
-    "label"|"entity_type": str}]}``; presidio_synth_pii's schema is read directly. Ends are exclusive.
+    "label"|"entity_type": str}]}``; presidio_synth_pii's schema is read directly (``text`` where the
+    record has no ``text_field``). Ends are exclusive. A record or span that does not fit is an
+    `InputError` naming it.
     """
     path = Path(path)
-    raw = path.read_text(encoding="utf-8")
-    records = (
-        json.loads(raw) if path.suffix == ".json" else [json.loads(x) for x in raw.splitlines() if x.strip()]
-    )
-    docs = []
-    for i, record in enumerate(records[:limit] if limit else records):
-        text = record.get(text_field, record.get("text"))
-        if not isinstance(text, str):
-            raise InputError(f"{path}: record {i} has no string field {text_field!r}")
-        spans = tuple(
-            GoldSpan(
-                int(s.get("start", s.get("start_position"))),
-                int(s.get("end", s.get("end_position"))),
-                str(s.get("label", s.get("entity_type", "OTHER"))),
-            )
-            for s in record.get("spans", [])
+    if not path.is_file():
+        raise InputError(f"gold file {path} does not exist")
+    try:
+        raw = path.read_text(encoding="utf-8")
+        records = (
+            json.loads(raw)
+            if path.suffix == ".json"
+            else [json.loads(x) for x in raw.splitlines() if x.strip()]
         )
-        docs.append(GoldDocument(text, spans))
+    except UnicodeDecodeError:
+        raise InputError(f"gold file {path} is not UTF-8") from None
+    except ValueError as exc:
+        raise InputError(
+            f"gold file {path} is not valid JSON{'' if path.suffix == '.json' else ' Lines'}: {exc}"
+        ) from None
+    if not isinstance(records, list):
+        raise InputError(f"gold file {path} must hold a list of documents (JSON) or one per line (JSONL)")
+    docs = [_gold_document(record, i, path, text_field) for i, record in enumerate(records[:limit])]
+    if not docs:
+        raise InputError(f"gold file {path} holds no documents")
     return docs
+
+
+def _gold_document(record, i: int, path: Path, text_field: str) -> GoldDocument:
+    """One gold record as a document; an `InputError` naming record ``i`` where it does not fit."""
+    where = f"{path}: record {i}"
+    if not isinstance(record, dict):
+        raise InputError(f"{where} is a JSON {type(record).__name__}, not an object")
+    text = record.get(text_field, record.get("text"))
+    if not isinstance(text, str):
+        raise InputError(f"{where} has no string field {text_field!r}")
+    spans = record.get("spans", [])
+    if not isinstance(spans, list) or not all(isinstance(s, dict) for s in spans):
+        raise InputError(f"{where}: spans must be a list of objects with start, end and label")
+    gold = []
+    for s in spans:
+        start, end = s.get("start", s.get("start_position")), s.get("end", s.get("end_position"))
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
+            raise InputError(f"{where}: a span's start and end must be integers, got {start!r} and {end!r}")
+        if not 0 <= start < end <= len(text):
+            raise InputError(f"{where}: span {start}-{end} is not inside its text of {len(text)} characters")
+        gold.append(GoldSpan(start, end, str(s.get("label", s.get("entity_type", "OTHER")))))
+    return GoldDocument(text, tuple(gold))
 
 
 def evaluate_pipeline(

@@ -125,3 +125,27 @@ def test_evaluate_metric_module_loads_from_a_local_path():
     )
     assert (result["tp"], result["fp"], result["fn"]) == (2, 0, 3)
     assert result["leakage"] == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"full_text": "x"}\nnot json\n', "is not valid JSON Lines"),
+        ("[1, 2, 3]\n", "record 0 is a JSON list, not an object"),
+        ('{"full_text": "Ann", "spans": {"start": 0}}\n', "spans must be a list of objects"),
+        ('{"full_text": "Ann", "spans": [{"end": 3, "label": "PERSON"}]}\n', "must be integers"),
+        ('{"full_text": "Ann", "spans": [{"start": "0", "end": 3}]}\n', "must be integers"),
+        ('{"full_text": "Ann", "spans": [{"start": 0, "end": 500}]}\n', "is not inside its text of 3"),
+        ('{"full_text": "Ann", "spans": [{"start": 2, "end": 1}]}\n', "span 2-1 is not inside"),
+        ("\n", "holds no documents"),
+    ],
+)
+def test_a_gold_file_that_does_not_fit_is_one_clear_error(tmp_path, content, message):
+    from deid_hf.errors import InputError
+
+    (tmp_path / "gold.jsonl").write_text(content)
+    with pytest.raises(InputError, match=message):
+        load_gold(tmp_path / "gold.jsonl")
+    (tmp_path / "latin.jsonl").write_bytes('{"full_text": "Zoë"}'.encode("latin-1"))
+    with pytest.raises(InputError, match="is not UTF-8"):
+        load_gold(tmp_path / "latin.jsonl")
