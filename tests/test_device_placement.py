@@ -242,3 +242,10 @@ def test_on_a_gpu_machine_a_pipeline_given_no_device_keeps_the_int8_graph_on_the
     learned = _learned_member(pipe)
     assert pipe.device.type == learned.pipe.device.type == learned.pipe.model.device.type == "cpu"
     assert type(learned.pipe.model).__name__ == "ORTModelForTokenClassification"
+
+
+def test_an_execution_provider_for_a_pipeline_that_loads_no_language_model_is_an_input_error():
+    from deid_hf.errors import InputError
+
+    with pytest.raises(InputError, match="loads none: the detector's int8 graph runs on the CPU"):
+        deid_hf.pipeline("deid-substitution", backend="onnx", provider="cuda")

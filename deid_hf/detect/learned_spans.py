@@ -30,8 +30,8 @@ WIDEN_MAX = 24
 _HONORIFICS = re.compile(rf"(?:(?:{'|'.join(sorted(TITLES))})\.?\s*)+", re.IGNORECASE)
 #: a word that announces an identifier on a form or in a note ("MRN 4839201", "DOB: 3/4/1950"), not one itself
 _IDENTIFIER_CUE = re.compile(
-    r"(?:mrn|mr\s*#|ss\s*#|ssn|d\.?o\.?b|acct|tel|fax|(?:medical\s+)?record\s+(?:no|number)|"
-    r"account\s+(?:no|number))[\s.:#]*",
+    r"(?:mrn|mr\s*#|ss\s*#|ssn|d\.?o\.?b|acct|tel|fax|e-?mail|phone|pager|cell|(?:medical\s+)?record\s+"
+    r"(?:no|number)|account\s+(?:no|number))[\s.:#]*",
     re.IGNORECASE,
 )
 #: a greeting or thanks that opens a message or a turn ("Hi Priya,", "Dear Ms. Lee"), not a name itself
@@ -200,7 +200,7 @@ _drop_rule(
     (),
     "a word that announces an identifier ('MRN', 'DOB', 'Fax') alone is no identifier (an uncased model "
     "reads 'MRN' as 'mr' + 'n': a title and a name)",
-    ("MRN", "DOB:"),
+    ("MRN", "DOB:", "Email"),
     lambda text, span, dates: _IDENTIFIER_CUE.fullmatch(text[span.start : span.end].strip()) is not None,
 )
 _drop_rule(

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable
 
 from ..spans import Span
+from .rules.phones import SSN_SHAPE
 
 
 def _allowed_word(word: str, allowed: set[str]) -> bool:
@@ -44,10 +45,12 @@ _IPV4 = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-
 def letterless_names(text: str, span: Span) -> Span:
     """A person, organisation or place has letters: an NER reading of "03/01/2024" as PERSON becomes
     DATE_TIME (numeric date shape) or NUMBER; a dotted IPv4 address is an IP whatever a detector called it
-    (a model's ADDRESS "172.16.254.1")."""
+    (a model's ADDRESS "172.16.254.1"), and the 3-2-4 layout of a Social Security number an ID."""
     surface = text[span.start : span.end]
     if span.label != "IP" and _IPV4.fullmatch(surface.strip()):
         return Span(span.start, span.end, "IP", span.score, span.source)
+    if span.label != "ID" and SSN_SHAPE.fullmatch(surface.strip()):  # pieces a model read as ADDRESS + PHONE
+        return Span(span.start, span.end, "ID", span.score, span.source)
     if span.label not in ("PERSON", "ORG", "LOCATION") or any(c.isalpha() for c in surface):
         return span
     label = "DATE_TIME" if _NUMERIC_DATE.fullmatch(surface.strip()) else "NUMBER"

@@ -117,6 +117,12 @@ def pipeline(task: str, model=None, backend: str = "pt", int8: bool = False, pro
     if "device" in kwargs:  # a clear error before transformers' own, deep in its loading
         kwargs["device"] = checked_device(kwargs["device"])
     if model is None and task == "deid-substitution" and not needs_language_model(kwargs):
+        if backend == "onnx" and provider != "cpu":
+            raise InputError(
+                f"provider={provider!r} picks the execution provider of a language model's graph, and this "
+                "configuration loads none: the detector's int8 graph runs on the CPU (device= runs the "
+                "detector's weights on a GPU)"
+            )
         if off_the_cpu(kwargs.get("device")):  # transformers moves the pipeline's model there: the weights
             model, tokenizer = shipped_detector_weights(kwargs["device"])
         else:

@@ -102,6 +102,8 @@ class FullEntity(Strategy):
         fake.seed_instance(rng.getrandbits(64))
         if label == "PERSON":  # a fresh pseudonym sharing no word with the original
             return pseudonym(original, {}, rng, self.name_locale)
+        if label == "LOCATION" and (state := _another_state(original, rng)):  # "OH" -> "NM", "Ohio" -> "Utah"
+            return state
         if label in _NAMED and is_initialism(original):  # "transferred to GH"
             return _random_initialism(original, rng)
         facility = FACILITY_END.search(original) if label in _NAMED else None
@@ -375,6 +377,20 @@ def _places() -> frozenset[str]:
     from faker.providers.address.en_US import Provider
 
     return _countries() | frozenset(state.casefold() for state in Provider.states)
+
+
+def _another_state(original: str, rng: random.Random) -> str | None:
+    """Another US state written as ``original`` writes one (its name or its postal abbreviation, in its
+    case), or None when ``original`` is no state."""
+    from faker.providers.address.en_US import Provider
+
+    names, codes = list(Provider.states), list(Provider.states_abbr)
+    if original in codes:
+        return rng.choice([c for c in codes if c != original])
+    if original.casefold() not in {n.casefold() for n in names}:
+        return None
+    drawn = rng.choice([n for n in names if n.casefold() != original.casefold()])
+    return drawn.upper() if original.isupper() and len(original) > 1 else drawn
 
 
 def _postcode_city(core: str) -> re.Match | None:

@@ -368,6 +368,9 @@ def test_a_detected_names_parts_are_marked_in_lower_case_unless_everyday_words()
         ("03/01/2024", "PERSON", "DATE_TIME"),
         ("4411", "ORG", "NUMBER"),
         ("Ann Lee", "PERSON", "PERSON"),
+        ("123-45-6789", "PHONE", "ID"),  # a Social Security number's layout, whatever a model merged it from
+        ("123 45 6789", "ADDRESS", "ID"),
+        ("617-555-0143", "PHONE", "PHONE"),
     ],
 )
 def test_a_spans_shape_overrules_a_label_it_contradicts(surface, label, relabelled):

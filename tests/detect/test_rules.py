@@ -328,6 +328,7 @@ LEARNED_CASES = [
     ("learned.identifier-cue-alone", "Dr. Lee reviewed MRN 4839201.", "MRN", "OTHER", set()),
     ("learned.identifier-cue-alone", "Lee, Ann. DOB: 3/4/1950", "DOB:", "PERSON", set()),
     ("learned.identifier-cue-alone", "Lee, Ann. D.O.B. 3/4/1950", "D.O.B.", "OTHER", set()),
+    ("learned.identifier-cue-alone", "Email ctorres@example.org for details.", "Email", "PERSON", set()),
     ("learned.identifier-cue-alone", "see MRN # 4839201", "MRN #", "PERSON", set()),
     ("learned.greeting-alone", "Customer: Hi Priya, my order is late", "Hi", "PERSON", set()),
     ("learned.greeting-alone", "Thank you, Dr. Lee", "Thank you", "PERSON", set()),

@@ -209,6 +209,20 @@ def test_a_street_reads_as_one_with_a_house_number_of_as_many_digits(original, s
         assert re.fullmatch(shape, mapping[original]), mapping[original]
 
 
+@pytest.mark.parametrize(
+    ("state", "shape"), [("OH", r"[A-Z]{2}"), ("Ohio", r"[A-Z][a-z]+(?: [A-Z][a-z]+)*"), ("OHIO", r"[A-Z ]+")]
+)
+def test_a_us_state_read_as_a_place_becomes_another_state_written_alike(state, shape):
+    from faker.providers.address.en_US import Provider
+
+    states = {*Provider.states_abbr, *(n.casefold() for n in Provider.states)}
+    full = get_strategy("full_entity")
+    for seed in range(20):
+        drawn = full.surrogate(state, "LOCATION", random.Random(seed))
+        assert re.fullmatch(shape, drawn) and drawn.casefold() != state.casefold()
+        assert drawn in states or drawn.casefold() in states
+
+
 def test_a_company_surrogate_is_never_law_firm_shaped():
     """Faker's "Ward, Reed and Goodman" reads oddly in place of a shop or an employer."""
     text = "Sam from Contoso Travel confirmed it."
