@@ -278,8 +278,10 @@ CARD_LIMITS = (
     "capitalisation carries no signal (see the per case-group figures); trained on synthetic "
     "records and on the notes of one hospital's ICU (MIMIC-II, surrogate PHI), so other "
     "note types, institutions and languages will see lower recall; the clinical training set "
-    "is small (a few hundred PHI spans). Detection is never perfect and a privacy guarantee "
-    "holds only for what is detected: review a sample."
+    "is small (a few hundred PHI spans). The labels are the model's own reading: read alone, it "
+    "may call an age an ADDRESS or a year a PHONE, which deid-hf's identifier policy corrects; the "
+    "figures above count a span found whatever its label. Detection is never perfect and a privacy "
+    "guarantee holds only for what is detected: review a sample."
 )
 
 
@@ -305,7 +307,8 @@ def _write_card(folder: Path, config, metrics: dict, sources: list[str]) -> None
             "summary": _card_summary(config, metrics, sources),
             "usage": (
                 f"from transformers import pipeline\n"
-                f'pipe = pipeline("token-classification", model="{name}", '
+                f"from deid_hf.models import model_path  # this folder, where deid-hf installed it\n"
+                f'pipe = pipeline("token-classification", model=model_path("{name}"), '
                 f'aggregation_strategy="simple", stride={config.stride})\n'
                 f"# in deid-hf, ONNX Runtime int8:\n"
                 f'deid_hf.pipeline("deid-substitution", detector=deid_hf.detect.TokenClassificationDetector('
