@@ -160,7 +160,9 @@ def read_documents(path: str | Path) -> list[LabelledDocument]:
     for number, row in jsonl_rows(path, "documents"):
         try:
             text = row["text"]
-            spans = [(int(s["start"]), int(s["end"]), str(s["label"])) for s in row.get("spans", [])]
+            spans = [(s["start"], s["end"], str(s["label"])) for s in row.get("spans", [])]
+            if not all(type(a) is int and type(b) is int for a, b, _ in spans):  # not 5.7, not true
+                raise TypeError("a span's start and end are integers")
         except (ValueError, KeyError, TypeError):
             text = None
         if not isinstance(text, str):

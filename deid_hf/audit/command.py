@@ -344,6 +344,11 @@ def run(args: argparse.Namespace, console) -> int:
     if args.batch_size < 1:
         raise InputError(f"--batch-size must be at least 1, got {args.batch_size}")
     check_report_folder(args.out)
+    if args.audit in ("canary", "all") and (args.sample < 1 or args.copies < 1 or args.inserted < 0):
+        raise InputError(
+            f"--sample and --copies must be at least 1 and --inserted at least 0, got {args.sample}, "
+            f"{args.copies} and {args.inserted}"
+        )
     options = pipeline_options(args)
     reference_detectors = checked_reference(getattr(args, "reference", None), options)
     locales = getattr(args, "locales", None)

@@ -117,10 +117,11 @@ def summary_lines(report: dict) -> list[str]:
             recall = f"no estimate: no {named} canary was made ({why})"
         else:
             recall = f"{_rate(estimate['token_recall'])} (95% interval {_interval(estimate['interval'])})"
+        copies = f"{canary['copies_per_document']} cop{'y' if canary['copies_per_document'] == 1 else 'ies'}"
         lines.append(
             f"Canary recall, the estimate: {recall}, from the {counted} {named} canaries "
             f"of {canary['all']['canaries']} made in {canary['documents_sampled']} of "
-            f"{canary['documents_in_corpus']} documents ({canary['copies_per_document']} copy each); "
+            f"{canary['documents_in_corpus']} documents ({copies} each); "
             f"{estimate['method']} ({_weights(canary) or 'the canaries pooled: no type found has one'}); "
             f"canary names and places from the locales {locales}."
         )

@@ -22,7 +22,8 @@ def wilson_interval(hits: int, total: int, z: float = Z95) -> tuple[float, float
     denominator = 1 + z * z / total
     centre = (share + z * z / (2 * total)) / denominator
     half = z * math.sqrt(share * (1 - share) / total + z * z / (4 * total * total)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # rounded: at 0 or 1 hits the bound is 0 or 1, not a float's residue of it (2.8e-17)
+    return max(0.0, round(centre - half, 12)), min(1.0, round(centre + half, 12))
 
 
 def bootstrap_interval(

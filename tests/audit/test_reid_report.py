@@ -163,6 +163,7 @@ def test_bad_paraphrase_options_are_one_clear_error(tmp_path, capsys, options, m
         (["--strategies", "redact", "--epsilon", "3"], "apply to the paraphrase strategy"),
         (["--strategies", "paraphrase", "--paraphraser", "./nope"], "no model folder at ./nope"),
         (["--top-k", "0"], "--top-k must be at least 1"),
+        (["--sample", "0"], "--sample and --copies must be at least 1"),
         (["--out", "{tmp}/file/sub"], "cannot be made"),
     ],
 )

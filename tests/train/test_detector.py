@@ -117,6 +117,10 @@ def test_config_and_documents_are_checked(tmp_path):
     path.write_text('{"text": "Ann", "spans": [{"start": 0, "end": 9, "label": "PERSON"}]}\n')
     with pytest.raises(InputError, match="outside"):
         read_documents(path)
+    for start in ("0.7", "true", '"0"'):  # never truncated or read as a number
+        path.write_text(f'{{"text": "Ann", "spans": [{{"start": {start}, "end": 3, "label": "PERSON"}}]}}\n')
+        with pytest.raises(InputError, match="expected a JSON object with 'text' and 'spans'"):
+            read_documents(path)
     path.write_text('{"text": "Ann", "spans": [{"start": 0, "end": 3, "label": "PTName"}]}\n')
     assert read_documents(path)[0].spans == ((0, 3, "PERSON"),)
 
