@@ -37,6 +37,9 @@ from .policies import Policy, check_policy
 from .spans import LABELS
 
 PATTERN_KEYS = {"label", "regex", "score", "name"}
+#: options that hold the user's own terms, which may name people (names to always replace, patterns built
+#: from them, words to keep): a run's fingerprint holds their digest and a report their count, never them
+TERM_OPTIONS = ("deny_list", "allow_list", "patterns")
 #: the strategy of a pipeline built without one
 DEFAULT_STRATEGY = "full_entity"
 

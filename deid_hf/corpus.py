@@ -360,8 +360,13 @@ def dataset_map_function(
     ``group_field``: the column naming each row's group (e.g. the patient): a group's rows share their date
     offset and pseudonyms, in every process, which needs the pipeline's ``key=`` or a ``seed=``.
     """
-    key = pipe.get("key") if isinstance(pipe, dict) else getattr(pipe, "key", None)
-    check_group_key(group_field, call_options.get("seed"), key)
+    built = (
+        pipe
+        if isinstance(pipe, dict)
+        else {**getattr(pipe, "options", {}), "key": getattr(pipe, "key", None)}
+    )
+    seed = call_options.get("seed", built.get("seed"))
+    check_group_key(group_field, seed, built.get("key"))
     return _DatasetMapFunction(pipe, text_field, group_field, call_options)
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ._version import __version__
+from .config import TERM_OPTIONS
 from .corpus_files import FORMATS
 from .errors import InputError
 
@@ -63,16 +64,12 @@ def run_fingerprint(
     )
 
 
-#: pipeline options that may hold identifiers (names to always replace, patterns built from them): the
-#: fingerprint holds a digest of them, never the terms, since the partial output sits beside the output
-PRIVATE_OPTIONS = ("deny_list", "patterns")
-
-
 def digested_options(options: dict, key) -> dict:
-    """`PRIVATE_OPTIONS` given, as digests: HMAC-SHA256 under the run's key, else scrypt (slow, so that
-    guessing a term from its digest costs a costly derivation per guess)."""
+    """The `config.TERM_OPTIONS` given, as digests (the partial output sits beside the output): HMAC-SHA256
+    under the run's key, else scrypt (slow, so that guessing a term from its digest costs a costly
+    derivation per guess)."""
     digests = {}
-    for name in PRIVATE_OPTIONS:
+    for name in TERM_OPTIONS:
         if options.get(name) in (None, [], {}, ()):
             continue
         data = json.dumps(options[name], sort_keys=True, default=repr).encode("utf-8", "surrogatepass")

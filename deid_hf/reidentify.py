@@ -18,6 +18,7 @@ from pathlib import Path
 from .errors import InputError
 from .replace.encrypt import ENVELOPE, decrypt_envelopes
 from .replace.keys import DEFAULT_KEY_ENV, resolve_key, seal, unseal
+from .text import utf8_safe
 
 
 def restore_text(text: str, restore: list) -> str:
@@ -68,7 +69,8 @@ class MappingEntry:
 
 
 def text_digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    """SHA-256 of ``text`` as every output format holds it (a lone surrogate as U+FFFD, `text.utf8_safe`)."""
+    return hashlib.sha256(utf8_safe(text).encode("utf-8")).hexdigest()
 
 
 def seal_restore(restore: list, key: bytes, text: str | None = None) -> str:
@@ -99,7 +101,8 @@ def open_restore(token: str, key: bytes) -> MappingEntry:
 
 def restore_entry(text: str, entry: MappingEntry, row: int) -> str:
     """``text`` (record ``row`` of a de-identified corpus) restored from its mapping entry; refuses a text
-    that is not the one the entry was written for (rows reordered, filtered or edited)."""
+    that is not the one the entry was written for (rows reordered, filtered or edited). Two rows whose
+    de-identified texts are the same cannot be told apart: keep the rows in the order the run wrote them."""
     if entry.text_sha256 is not None and text_digest(text) != entry.text_sha256:
         raise InputError(
             f"record {row} is not the record its mapping entry was written for: were the rows of the "

@@ -158,7 +158,7 @@ def test_audit_all_writes_one_report_without_the_original_text(tmp_path, capsys)
     [
         (["canary", "--text-field", "note"], "no record has a field 'note'"),
         (["reid", "--group-field", "person"], "no record has a field 'person'"),
-        (["canary", "--sample", "0"], "at least one document"),
+        (["canary", "--sample", "0"], "--sample and --copies must be at least 1"),
         (["canary", "--batch-size", "0"], "--batch-size must be at least 1"),
         (["reid", "--group-field", "patient", "--strategies", "typed,shredded"], "shredded"),
         (["all", "--group-field", "patient", "--locales", "en_US,xx_YY"], "['xx_YY']"),

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from .._version import __version__
+from ..config import TERM_OPTIONS
 from ..errors import InputError, MissingExtraError
 from .recall import LEFT_TO_REID
 
@@ -255,16 +256,12 @@ def _write_atomically(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-#: options whose values a report writes as a count: the user's own terms and patterns may name people
-COUNTED_OPTIONS = ("deny_list", "allow_list", "patterns")
-
-
 def reportable_configuration(value, name: str = ""):
     """The configuration as a report shows it: a key as "<set>", the deny and allow lists and the patterns as
     counts (their terms may name people or hold a patient's number), the rest as it is."""
     if name == "key" or name.endswith("_key"):
         return "<set>"
-    if name in COUNTED_OPTIONS and value is not None:
+    if name in TERM_OPTIONS and value is not None:
         values = value.values() if isinstance(value, dict) else [value]
         return {"count": sum(len(v) if isinstance(v, (list, tuple, set)) else 1 for v in values)}
     if isinstance(value, dict):

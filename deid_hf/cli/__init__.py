@@ -48,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except OSError as exc:  # a file or folder the command was pointed at: missing, a file, not writable
         where = f": {exc.filename}" if exc.filename else ""
-        print(f"deid-hf: error: {exc.strerror or type(exc).__name__}{where}", file=sys.stderr)
+        reason = exc.strerror or (str(exc).splitlines() or [""])[0] or type(exc).__name__
+        print(f"deid-hf: error: {reason}{where}", file=sys.stderr)
         return 2
     except UnicodeDecodeError as exc:
         print(f"deid-hf: error: a file is not UTF-8 (byte {exc.start}: {exc.reason})", file=sys.stderr)

@@ -229,8 +229,9 @@ def add_run(sub) -> None:
     run.set_defaults(func=cmd_run)
 
 
-def _restored_records(args: argparse.Namespace) -> list[dict]:
-    """The input's records with their text restored from the mapping file or the [ENC:...] envelopes."""
+def _restored_records(args: argparse.Namespace) -> tuple[list[dict], int]:
+    """The input's records with their text restored from the mapping file or the [ENC:...] envelopes, and
+    how many held something to restore."""
     from ..corpus_files import read_records
     from ..reidentify import decrypt_envelopes, read_mapping, restore_entry
 
@@ -238,7 +239,7 @@ def _restored_records(args: argparse.Namespace) -> list[dict]:
     mapping = read_mapping(args.mapping, key_env=args.key_env) if args.mapping else None
     if mapping is not None and (extra := sorted(set(mapping) - set(range(len(records))))):
         raise DeidError(f"the mapping file has entries for rows the input lacks (row {extra[0]}, ...)")
-    restored = []
+    restored, changed = [], 0
     for row, record in enumerate(records):
         text = record.get(args.text_field)
         if not isinstance(text, str):
@@ -252,9 +253,9 @@ def _restored_records(args: argparse.Namespace) -> list[dict]:
             text = restore_entry(text, mapping[row], row)
         else:
             text = decrypt_envelopes(text, key_env=args.key_env)
-        changed = text != record[args.text_field] or (mapping is not None and bool(mapping[row].restore))
-        restored.append({**record, args.text_field: text, "__restored__": changed})
-    return restored
+        changed += text != record[args.text_field] or (mapping is not None and bool(mapping[row].restore))
+        restored.append({**record, args.text_field: text})
+    return restored, changed
 
 
 def cmd_reidentify(args: argparse.Namespace) -> None:
@@ -267,8 +268,7 @@ def cmd_reidentify(args: argparse.Namespace) -> None:
         raise DeidError(f"unsupported output {output.name}: use .jsonl, .csv or .parquet")
     read = {"input": Path(args.input), **({"mapping file": Path(args.mapping)} if args.mapping else {})}
     check_clashes(read, {"output": output, "temporary output": output.with_name(f".{output.name}.tmp")})
-    restored = _restored_records(args)
-    changed = sum(1 for r in restored if r.pop("__restored__"))
+    restored, changed = _restored_records(args)
     if restored and not changed and not args.mapping:
         raise DeidError(
             "nothing to re-identify: no record holds an [ENC:...] envelope of the encrypt operator; a run's "

@@ -8,6 +8,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
+import unicodedata
 from dataclasses import replace
 
 from ..spans import Span, label_priority, merge_spans, snap_to_words
@@ -124,8 +125,8 @@ def add_acronym_mentions(text: str, spans: list[Span]) -> list[Span]:
     return found if len(found) == len(spans) else merge_spans(found)
 
 
-#: a comma and blanks after a surname, then a capitalised word ("NGUYEN, THI HOA", "Smith, J. Paul")
-_COMMA_THEN_WORD = re.compile(r",[ \t]+(?=[^\W\d_])")
+#: a comma (and blanks) after a surname, then a capitalised word ("NGUYEN, THI HOA", "Smith,J. Paul")
+_COMMA_THEN_WORD = re.compile(r",[ \t]*(?=[^\W\d_])")
 _BLANKS = re.compile(r"[ \t]+")
 _NAME_WORD = re.compile(r"[^\W\d_][\w'’-]*\.?")
 #: what may follow a name: the line's end, punctuation, or a word in lower case or a number
@@ -134,33 +135,42 @@ _AFTER_NAME = re.compile(r"[ \t]*(?:$|[,;:)(]|[a-z0-9])", re.MULTILINE)
 MAX_GIVEN_NAMES = 3
 #: a given name no list knows ("Chinedu", a further "HOA") is taken when rarer than this
 UNLISTED_GIVEN_NAME_MAX_ZIPF = 3.5
+#: a given name this frequent in English ("MAY", "WILL") is taken only where the name visibly ends
+EVERYDAY_WORD_ZIPF = 4.0
+
+
+def _folded(word: str) -> str:
+    """``word`` case-folded without accents ("Thị" -> "thi"), as `lexicon.given_names` lists names."""
+    return unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode().casefold()
 
 
 def _given_name(word: str, first: bool) -> bool:
     """Whether a word after a surname and a comma reads as a given name: an initial, a given name of Faker's
-    many locales, or a rare word of 3+ letters with a vowel and no clinical term (in title case when it comes
-    first: an ALL-CAPS "CABG" after "JONES," is an abbreviation)."""
+    many locales (each part of a hyphenated one), or a rare word of 3+ letters with a vowel and no clinical
+    term (in title case when it comes first: an ALL-CAPS "CABG" after "JONES," is an abbreviation)."""
     core = word.rstrip(".")
-    if not (core.isupper() or core[1:].islower()):
+    parts = core.split("-")
+    if not all(p[:1].isupper() and (p.isupper() or p[1:].islower()) for p in parts):
         return False
-    if INITIAL.fullmatch(word) or core.casefold() in given_names():
+    if INITIAL.fullmatch(word) or all(_folded(p) in given_names() for p in parts):
         return True
+    folded = _folded(core)
     return (
         (not first or not core.isupper())
-        and len(core) >= 3
-        and any(ch in "aeiouyAEIOUY" for ch in core)
-        and zipf(core) < UNLISTED_GIVEN_NAME_MAX_ZIPF
+        and len(folded) >= 3
+        and any(ch in "aeiouy" for ch in folded)
+        and zipf(folded) < UNLISTED_GIVEN_NAME_MAX_ZIPF
         and not is_clinical_term(core)
     )
 
 
-def _words_after_surname(text: str, end: int) -> list[re.Match] | None:
-    """The capitalised words after a comma at ``end`` on its line, when a name may end after them."""
+def _words_after_surname(text: str, end: int) -> list[re.Match]:
+    """The capitalised words after a comma at ``end`` on its line (one more than `MAX_GIVEN_NAMES`, to see
+    where the names stop)."""
     comma = _COMMA_THEN_WORD.match(text, end)
-    if comma is None:
-        return None
-    words, position = [], comma.end()
-    while len(words) < MAX_GIVEN_NAMES:
+    words: list[re.Match] = []
+    position = comma.end() if comma else -1
+    while comma and len(words) <= MAX_GIVEN_NAMES:
         word = _NAME_WORD.match(text, position)
         if word is None or not word.group(0)[0].isupper():
             break
@@ -169,20 +179,31 @@ def _words_after_surname(text: str, end: int) -> list[re.Match] | None:
         if blank is None:
             break
         position = blank.end()
-    return words if words and _AFTER_NAME.match(text, words[-1].end()) else None
+    return words
 
 
 def add_given_names(text: str, spans: list[Span]) -> list[Span]:
     """Also mark the given names written after a detected surname and a comma ("NGUYEN, THI HOA", "Smith,
-    J."): a one-word person span, a comma, then one to three given names up to the line's end, punctuation
-    or a lower-case word."""
+    J."): a one-word person span, a comma, then the longest run of one to three given names; a run that
+    does not end where a name ends (the line's end, punctuation, a lower-case word) is taken only when none
+    of its words is an everyday English word ("JONES, MAY CALL BACK" is no name)."""
     found = list(spans)
     for span in spans:
         if span.label != "PERSON" or not text[span.start : span.end].isalpha():
             continue
         words = _words_after_surname(text, span.end)
-        if words and all(_given_name(w.group(0), first=i == 0) for i, w in enumerate(words)):
-            found.append(Span(words[0].start(), words[-1].end(), "PERSON", span.score, "given-names"))
+        run = list(
+            itertools.takewhile(lambda w: _given_name(w[1].group(0), first=w[0] == 0), enumerate(words))
+        )
+        run = [w for _, w in run[:MAX_GIVEN_NAMES]]
+        if not run:
+            continue
+        ends = len(run) == len(words) and _AFTER_NAME.match(text, run[-1].end()) is not None
+        everyday = any(
+            not INITIAL.fullmatch(w.group(0)) and zipf(_folded(w.group(0))) >= EVERYDAY_WORD_ZIPF for w in run
+        )
+        if ends or not everyday:
+            found.append(Span(run[0].start(), run[-1].end(), "PERSON", span.score, "given-names"))
     return found if len(found) == len(spans) else merge_spans(found)
 
 

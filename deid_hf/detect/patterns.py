@@ -84,7 +84,9 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
     ("AGE", r"(?<=\()\d{1,3}(?=[ -]?(?:years?|yrs?|y/?o|y\.o\.)\))", 0.9),
     (
         "AGE",
-        r"\b\d{1,3}(?=[ ]?[FM][ \t]+(?:with|w/|presents|presenting|admitted|who|s/p|h/o|hx)\b)",
+        # where a note's sentence starts ("93F with CHF"; not "T 101F with chills", "Wt 180 M with")
+        r"(?:(?m:^)|(?<=[.;:] )|(?<=\ba ))\d{1,3}"
+        r"(?=[ ]?[FM][ \t]+(?:with|w/|presents|presenting|admitted|who|s/p|h/o|hx)\b)",
         0.85,
     ),
     (

@@ -51,10 +51,10 @@ def export(
 
     source = model_path(model) if isinstance(model, str) else None
     check_model_output(output, "export", ("model.onnx",), reads=[source] if source else ())
-    return _export(model, output, kind, int8=int8, optimize=optimize, tokenizer=tokenizer)
+    return export_unchecked(model, output, kind, int8=int8, optimize=optimize, tokenizer=tokenizer)
 
 
-def _export(
+def export_unchecked(
     model, output: str | Path, kind: str, *, int8: bool = False, optimize: str | None = None, tokenizer=None
 ) -> Path:
     """`export` without the check of ``output`` (a trained checkpoint's graphs are written beside it)."""
@@ -162,7 +162,7 @@ def quantize(folder: str | Path) -> Path:
 
 def export_token_classifier(folder: str | Path) -> dict:
     """ONNX fp32 + int8 of the token-classification checkpoint in ``folder``, written beside it."""
-    _export(str(folder), folder, "token-classification", int8=True)
+    export_unchecked(str(folder), folder, "token-classification", int8=True)
     return {"files": ["model.onnx", QUANTIZED_FILE], "quantization": INT8_RECIPE}
 
 

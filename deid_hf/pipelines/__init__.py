@@ -3,9 +3,9 @@
 
 from pathlib import Path
 
-from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
 from transformers.pipelines import PIPELINE_REGISTRY
 
+from .base import language_model_classes
 from .ndd import DeidNDDPipeline
 from .paraphrase import DeidParaphrasePipeline
 from .pfilter import DeidPFilterPipeline
@@ -37,10 +37,6 @@ class DetectorCheckpoint:
         return AutoModelForTokenClassification.from_pretrained(name_or_path, **kwargs)
 
 
-#: the language-model classes of every ``deid-*`` task (a saved pipeline records these, as it holds an LM)
-LANGUAGE_MODEL_CLASSES = (AutoModelForMaskedLM, AutoModelForCausalLM)
-
-
 def register() -> None:
     """Register the ``deid-*`` tasks; ``deid-substitution``'s default model is the shipped detector, so that
     ``transformers.pipeline("deid-substitution")`` needs no ``model=``."""
@@ -51,13 +47,13 @@ def register() -> None:
             from ..models import LEARNED_MODEL, model_path
 
             default = {"pt": (str(Path(model_path(LEARNED_MODEL)).resolve()), None)}
-            classes = (DetectorCheckpoint, *LANGUAGE_MODEL_CLASSES)
+            classes = (DetectorCheckpoint, *language_model_classes())
             PIPELINE_REGISTRY.register_pipeline(
                 task, pipeline_class=cls, pt_model=classes, default=default, type="text"
             )
         else:
             PIPELINE_REGISTRY.register_pipeline(
-                task, pipeline_class=cls, pt_model=LANGUAGE_MODEL_CLASSES, type="text"
+                task, pipeline_class=cls, pt_model=language_model_classes(), type="text"
             )
 
 

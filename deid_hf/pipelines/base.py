@@ -132,6 +132,13 @@ def _json_option(name: str, value):
     )
 
 
+def language_model_classes() -> tuple:
+    """The model classes of every ``deid-*`` task's language model (a saved pipeline records these)."""
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
+
+    return (AutoModelForMaskedLM, AutoModelForCausalLM)
+
+
 class SavableOptionsMixin:
     #: the task name this pipeline is registered under
     task_name: str
@@ -180,17 +187,14 @@ class SavableOptionsMixin:
             self.model, self.tokenizer = own
 
     def _save_with_language_model(self, save_directory, **kwargs):
-        from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
-
         from deid_hf.export.cards import display_name, write_card
         from deid_hf.lm import lm_kind
 
         self.model.config.deid_hf = {k: _json_option(k, v) for k, v in self.options.items()}
         registered = getattr(self, "_registered_impl", None) or {}
         # the saved folder holds a language model: it reloads with the LM classes, and names no default
-        lm_classes = (AutoModelForMaskedLM, AutoModelForCausalLM)
         self._registered_impl = {
-            task: {**{k: v for k, v in impl.items() if k != "default"}, "pt": lm_classes}
+            task: {**{k: v for k, v in impl.items() if k != "default"}, "pt": language_model_classes()}
             for task, impl in registered.items()
         }
         super().save_pretrained(save_directory, **kwargs)

@@ -79,6 +79,33 @@ def needs_language_model(options: dict) -> bool:
     return strategy_needs(strategy) or detector_needs(options.get("detector"))
 
 
+def is_shipped_detector(model) -> bool:
+    """Whether ``model`` is the shipped detector (its int8 graph or its weights: the task's default model)."""
+    from pathlib import Path
+
+    from deid_hf.models import LEARNED_MODEL, model_path
+
+    name = str(getattr(getattr(model, "config", None), "_name_or_path", "") or "")
+    return bool(name) and Path(name).resolve() == Path(model_path(LEARNED_MODEL)).resolve()
+
+
+def check_model_role(model) -> None:
+    """An `InputError` for a token classifier other than the shipped detector as the pipeline's model: a
+    model is the pipeline's language model, and a token classifier given there would be silently unused."""
+    from deid_hf.lm import is_language_model
+
+    config = getattr(model, "config", None)
+    architectures = getattr(config, "architectures", None) or ()
+    if is_language_model(model) or not any(str(a).endswith("ForTokenClassification") for a in architectures):
+        return
+    if not is_shipped_detector(model):
+        name = str(getattr(config, "_name_or_path", "") or "") or "FOLDER"
+        raise InputError(
+            f"model={name} is a token classifier; a deid-substitution pipeline's model is its language "
+            f"model. Run a token classifier as a detector: detector='token-classification:{name}'"
+        )
+
+
 class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
     task_name = "deid-substitution"
     DEFAULTS: ClassVar[dict] = PIPELINE_DEFAULTS
@@ -89,7 +116,8 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
         self.key = key
         device_given = kwargs.get("device") is not None
         super().__init__(model, *args, **kwargs)
-        if needs_language_model(self.options) and self.language_model() == (None, None):
+        check_model_role(self.model)
+        if needs_language_model(self.options) and is_shipped_detector(self.model):
             from deid_hf.models import load_causal_lm
 
             # transformers.pipeline's default model is the shipped detector: the options need the default LM

@@ -102,7 +102,7 @@ class FullEntity(Strategy):
         fake.seed_instance(rng.getrandbits(64))
         if label == "PERSON":  # a fresh pseudonym sharing no word with the original
             return pseudonym(original, {}, rng, self.name_locale)
-        if label == "LOCATION" and (state := _another_state(original, rng)):  # "OH" -> "NM", "Ohio" -> "Utah"
+        if label in _NAMED and (state := _another_state(original, rng)):  # "OH" -> "NM", "Ohio" -> "Utah"
             return state
         if label in _NAMED and is_initialism(original):  # "transferred to GH"
             return _random_initialism(original, rng)
@@ -206,8 +206,9 @@ class FullEntity(Strategy):
         possessive = re.search(r"['’]s$", original)
         core = original[: possessive.start()] if possessive else original
         suffix = possessive.group(0) if possessive else ""
-        # one key for an organisation and a place: a hospital read as either keeps one surrogate, also in
-        # the other documents of its group (the keyed draw of a facility or an initialism is the same)
+        # one key for an organisation and a place: a name read as either keeps one surrogate in a document;
+        # in the other documents of its group a facility, an initialism or a state does (their keyed draw
+        # does not depend on the label), another name only where it is read alike
         kind = "/".join(_NAMED) if label in _NAMED else label
         key = (kind, core.casefold())
         if key not in folded and core.isupper() and core in acronyms:

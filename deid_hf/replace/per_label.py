@@ -1,8 +1,8 @@
 """Per-label operators: ``{"PERSON": "full_entity", "ID": "redact", "DATE_TIME": "date_shift",
 "default": "typed"}``; a value is an operator name, ``{"type": name, **options}`` or (Python only) a
 callable ``f(original, label) -> str`` (the ``custom`` operator). Labels without an entry use ``default``
-(``full_entity`` when absent). Under ``policy="hipaa"`` ages over 89 become "90+" and a date's year more than
-89 years back becomes the year 90 years back (HIPAA Safe Harbor, 45 CFR 164.514(b)(2)(i)(C)) unless the
+(``full_entity`` when absent). Under ``policy="hipaa"`` ages over 89 become "90+" and a date more than 89
+years back comes out in the year 89 years back (HIPAA Safe Harbor, 45 CFR 164.514(b)(2)(i)(C)) unless the
 operator is a placeholder, which hides every age and date anyway."""
 
 from __future__ import annotations
@@ -40,16 +40,21 @@ class PerLabel(Strategy):
         return self.for_label(label).surrogate(original, label, rng)
 
 
-class HipaaAge(Strategy):
-    """Ages over 89 -> "90+" (the number inside the span, in digits or words; "92 years old", "ninety-two
-    years old" -> "90+ years old"); other ages go to the wrapped operator."""
-
-    name = "hipaa_age"
+class HipaaCap(Strategy):
+    """A wrapped operator with HIPAA's rule for ages over 89 on top (`HipaaAge`, `HipaaOldDate`)."""
 
     def __init__(self, inner: Strategy):
         self.inner = inner
         self.name = inner.name
         self.per_word, self.consistent = inner.per_word, inner.consistent
+
+    def surrogate(self, original: str, label: str, rng: random.Random) -> str:
+        return self.inner.surrogate(original, label, rng)
+
+
+class HipaaAge(HipaaCap):
+    """Ages over 89 -> "90+" (the number inside the span, in digits or words; "92 years old", "ninety-two
+    years old" -> "90+ years old"); other ages go to the wrapped operator."""
 
     def replace(self, text: str, start: int, end: int, label: str, rng: random.Random, table) -> str | None:
         original = text[start:end]
@@ -61,9 +66,6 @@ class HipaaAge(Strategy):
             return original[: words.start()] + "90+" + original[words.end() :]
         return self.inner.replace(text, start, end, label, rng, table)
 
-    def surrogate(self, original: str, label: str, rng: random.Random) -> str:
-        return self.inner.surrogate(original, label, rng)
-
     def privacy_terms(self, label: str):
         name, pi, reason = self.inner.privacy_terms(label)
         return (
@@ -73,43 +75,39 @@ class HipaaAge(Strategy):
         )
 
 
-class HipaaOldDate(Strategy):
-    """A date whose year lies more than 89 years before today comes out in the year 90 years before today
-    (a date of birth that would tell an age over 89: "DOB 07/14/1931" -> "DOB 06/14/1936" in 2026), after
-    the wrapped operator (a shift of a year at most keeps such a year); other dates are the operator's."""
+#: a span that is a 4-digit year alone ("DOB: 1925"), which the date reader leaves to its context
+_BARE_YEAR = re.compile(r"\s*((?:18|19|20)\d\d)\s*")
 
-    name = "hipaa_old_date"
 
-    def __init__(self, inner: Strategy):
-        self.inner = inner
-        self.name = inner.name
-        self.per_word, self.consistent = inner.per_word, inner.consistent
+class HipaaOldDate(HipaaCap):
+    """After the wrapped operator, a date more than 89 years back comes out in the year 89 years before
+    today, so that no date tells an age over 89 ("DOB 07/14/1931" -> "DOB 06/14/1937" in 2026: a shift of a
+    year at most kept its year); a 2-digit year that would lie in the future is read as the last century's
+    ("7/14/31"). Other dates are the operator's."""
 
     def replace(self, text: str, start: int, end: int, label: str, rng: random.Random, table) -> str | None:
+        this_year = date.today().year
+        earliest = this_year - HIPAA_AGE_LIMIT
         written = self.inner.replace(text, start, end, label, rng, table)
-        if written is None:
+        if written is None:  # kept by the operator: a year alone is still capped
+            original = text[start:end]
+            bare = _BARE_YEAR.fullmatch(original)
+            if bare and int(bare[1]) < earliest:
+                return original[: bare.start(1)] + str(earliest) + original[bare.end(1) :]
             return None
-        oldest = date.today().year - HIPAA_AGE_LIMIT - 1
+
+        two_digit = not re.search(r"\d{4}", written)  # "7/14/31" read as 2031: its writer meant 1931
 
         def capped(day: date, has_year: bool) -> date:
-            if not has_year or day.year >= oldest:
+            year = day.year - 100 if two_digit and day.year > this_year else day.year
+            if not has_year or year >= earliest:
                 return day
-            return (
-                day.replace(year=oldest, day=28)
-                if (day.month, day.day) == (2, 29)
-                else day.replace(year=oldest)
-            )
+            return day.replace(year=earliest, day=min(day.day, 28) if day.month == 2 else day.day)
 
         return rewrite_dates(written, capped, text[max(0, start - CONTEXT_CHARS) : start]) or written
 
-    def surrogate(self, original: str, label: str, rng: random.Random) -> str:
-        return self.inner.surrogate(original, label, rng)
-
     def privacy_terms(self, label: str):
         return self.inner.privacy_terms(label)
-
-    def no_guarantee_reason(self) -> str:
-        return self.inner.no_guarantee_reason()
 
 
 def operator_spec(value) -> tuple[str, dict]:

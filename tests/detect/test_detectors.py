@@ -96,7 +96,8 @@ def test_us_federal_case_numbers_are_ids_whole(text, ids):
         ("Gave one tablet; nineteen ninety was dry.", set()),
         # in brackets with a unit, before a sex and the note's next word, or ending a clause after "pt is"
         ("Ida Fairweather (93 yrs) presents. Bo Li (7 y/o).", {"93", "7"}),
-        ("93F with CHF. 88 M presents with SOB.", {"93", "88"}),
+        ("93F with CHF. 88 M presents with SOB. Pt is a 91 F with COPD.", {"93", "88", "91"}),
+        ("T 101F with chills, febrile to 102F with rigors, Wt 180 M with", set()),
         ("Pt is 93. She was 91, turned 92.", {"93", "91", "92"}),
         # not a vital sign, a temperature or a count
         ("HR is 93. Temp 98F. Sat was 95 on RA. (93 mg)", set()),

@@ -25,8 +25,13 @@ GIVEN_NAME_CASES = [
     ("Pt NGUYEN, CHF stable.", "NGUYEN", {"NGUYEN"}),
     ("Hx JONES, CABG x3.", "JONES", {"JONES"}),
     ("Seen by JONES, MAY CALL BACK later.", "JONES", {"JONES"}),
-    # a given name not ending where a name ends (an upper-case word follows) is left
-    ("FAMILY: NGUYEN, THI AT BEDSIDE", "NGUYEN", {"NGUYEN"}),
+    # the names stop at a word that is none: taken unless one of them is an everyday English word
+    ("FAMILY: NGUYEN, THI AT BEDSIDE", "NGUYEN", {"NGUYEN", "THI"}),
+    ("Pt: NGUYEN, THI HOA Seen today for f/u.", "NGUYEN", {"NGUYEN", "THI HOA"}),
+    # accents, no blank after the comma, hyphenated given names
+    ("Pt Nguyễn, Thị Hoa seen.", "Nguyễn", {"Nguyễn", "Thị Hoa"}),
+    ("NGUYEN,THI HOA\nDOB 1/2/1950", "NGUYEN", {"NGUYEN", "THI HOA"}),
+    ("Seen by Dupont, Jean-Pierre today.", "Dupont", {"Dupont", "Jean-Pierre"}),
     # no comma, or a surname of two words: not the "Last, First" form
     ("Spoke with Nguyen Thi about it.", "Nguyen", {"Nguyen"}),
     ("Spoke with Van Nguyen, Hoa about it.", "Van Nguyen", {"Van Nguyen"}),

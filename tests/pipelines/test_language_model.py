@@ -44,13 +44,16 @@ def test_pipeline_with_a_language_model_detector_loads_one():
     assert pipe.language_model()[0] is pipe.model
 
 
-def test_language_model_detector_on_a_non_language_model_is_a_clear_error():
-    from deid_hf.errors import InputError
-    from deid_hf.pipelines import shipped_detector_model
+def test_language_model_detector_on_a_non_language_model_is_a_clear_error(minilm_tokenizer):
+    from transformers import BertConfig, BertModel
 
-    model, tokenizer = shipped_detector_model()
+    from deid_hf.errors import InputError
+
+    encoder = BertModel(
+        BertConfig(vocab_size=30522, hidden_size=8, num_hidden_layers=1, num_attention_heads=1)
+    )
     with pytest.raises(InputError, match="needs a language model"):
-        deid_hf.pipeline("deid-substitution", model=model, tokenizer=tokenizer, detector="zsts")
+        deid_hf.pipeline("deid-substitution", model=encoder, tokenizer=minilm_tokenizer, detector="zsts")
 
 
 def test_a_pipeline_given_a_device_moves_a_session_of_its_own():

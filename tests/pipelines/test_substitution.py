@@ -79,6 +79,7 @@ def test_dataset_map_keeps_a_patients_pseudonym_across_rows_and_batches():
     assert mapped["text"][2] is None and "'patient' (the group) is missing" in mapped["deid_error"][2]
     with pytest.raises(InputError, match="needs a key"):
         dataset_map_function({"detector": "fast"}, group_field="patient")
+    dataset_map_function({"detector": "fast", "seed": 3}, group_field="patient")  # a seed in the options
 
 
 def test_dataset_map_refuses_to_overwrite_an_earlier_pass(pipes):
@@ -157,3 +158,14 @@ def test_transformers_pipeline_without_a_model_loads_the_default_lm_where_the_op
 def test_a_short_key_is_refused_when_the_pipeline_is_built():
     with pytest.raises(InputError, match="key is too short: at least 16 bytes"):
         deid_hf.pipeline("deid-substitution", detector="fast", key="k1")
+
+
+def test_another_token_classifier_as_the_model_is_refused_not_ignored(tmp_path, minilm_tokenizer):
+    from transformers import pipeline
+
+    from tests.conftest import tiny_token_classifier
+
+    tiny_token_classifier(minilm_tokenizer).save_pretrained(tmp_path / "ner")
+    minilm_tokenizer.save_pretrained(tmp_path / "ner")
+    with pytest.raises(InputError, match="is a token classifier.*detector='token-classification:"):
+        pipeline("deid-substitution", model=str(tmp_path / "ner"))

@@ -320,23 +320,31 @@ def test_hipaa_policy_caps_ages_over_89():
     "strategy",
     ["full_entity", {"DATE_TIME": "date_shift", "default": "full_entity"}, {"DATE_TIME": "full_entity"}],
 )
-def test_hipaa_policy_writes_a_year_over_89_years_back_as_90_years_back(strategy):
-    """A date of birth would tell an age over 89 (a shift of a year at most keeps its year): its year becomes
-    the year 90 years before today; a later date keeps the operator's output."""
-    oldest = date.today().year - 90
+def test_hipaa_policy_writes_a_date_over_89_years_back_in_the_year_89_years_back(strategy):
+    """A date of birth would tell an age over 89 (a shift of a year at most keeps its year): it comes out in
+    the year 89 years before today, so no date tells an age over 89; a later date keeps the operator's
+    output, a year alone ("DOB: 1925") and a 2-digit year ("7/14/31") are capped too."""
+    earliest = date.today().year - 89
     recent = date.today().year - 40
-    text = f"Born in {oldest - 5}, DOB 07/14/{oldest - 5}; seen 03/04/{recent}, her son born 1/2/{recent}."
-    items = [(f"07/14/{oldest - 5}", "DATE_TIME"), (f"{oldest - 5}", "DATE_TIME")]
+    old = earliest - 6
+    text = (
+        f"Born in {old}, DOB 07/14/{old}; seen 03/04/{recent}, her son born 1/2/{recent}; "
+        f"DOB: {old - 1}; b. 7/14/{old % 100:02d}; follow-up 3/4/{date.today().year + 3}."
+    )
+    items = [(f"07/14/{old}", "DATE_TIME"), (f"in {old}", "DATE_TIME"), (f"{old - 1}", "DATE_TIME")]
     items += [(f"03/04/{recent}", "DATE_TIME"), (f"1/2/{recent}", "DATE_TIME")]
+    items += [(f"7/14/{old % 100:02d}", "DATE_TIME"), (f"3/4/{date.today().year + 3}", "DATE_TIME")]
     for seed in range(5):
         _, r = run(get_strategy(strategy, policy="hipaa"), text, items, seed=seed)
-        assert r[f"07/14/{oldest - 5}"].replacement.endswith(f"/{oldest}")
-        assert r[f"{oldest - 5}"].replacement == str(oldest)
+        assert r[f"07/14/{old}"].replacement.endswith(f"/{earliest}")
+        assert r[f"in {old}"].replacement == f"in {earliest}" and r[f"{old - 1}"].replacement == f"{earliest}"
+        assert r[f"7/14/{old % 100:02d}"].replacement.endswith(f"/{earliest % 100:02d}")
         assert abs(int(r[f"03/04/{recent}"].replacement[-4:]) - recent) <= 1  # shifted, not capped
+        assert int(r[f"3/4/{date.today().year + 3}"].replacement[-4:]) > date.today().year  # a future date
     _, plain = run(get_strategy(strategy), text, items, seed=0)  # no policy: no cap
-    assert int(plain[f"07/14/{oldest - 5}"].replacement[-4:]) < oldest
+    assert int(plain[f"07/14/{old}"].replacement[-4:]) < earliest
     placeholder = get_strategy("typed", policy="hipaa")
-    assert run(placeholder, text, items)[1][f"{oldest - 5}"].replacement == "<DATE_TIME>"
+    assert run(placeholder, text, items)[1][f"07/14/{old}"].replacement == "<DATE_TIME>"
 
 
 @pytest.mark.parametrize(
