@@ -12,7 +12,7 @@ import unicodedata
 from dataclasses import replace
 
 from ..spans import Span, label_priority, merge_spans, snap_to_words
-from .lexicon import given_names, is_clinical_term, zipf
+from .lexicon import given_names, is_clinical_term, is_name_word, zipf
 from .text_shape import PROPAGATED_NAME_COMMON_ZIPF, acronym
 
 #: a name part rarer than this is also marked where written in lower case ("okafor"); a more frequent one
@@ -144,24 +144,46 @@ def _folded(word: str) -> str:
     return unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode().casefold()
 
 
-def _given_name(word: str, first: bool) -> bool:
-    """Whether a word after a surname and a comma reads as a given name: an initial, a given name of Faker's
-    many locales (each part of a hyphenated one), or a rare word of 3+ letters with a vowel and no clinical
-    term (in title case when it comes first: an ALL-CAPS "CABG" after "JONES," is an abbreviation)."""
+#: words of a form's fields that follow a name on its line ("SMITH, JOHN DOB 1/2/1950"): never a name
+FIELD_CUES = frozenset(("dob", "mrn", "ssn", "yob", "age", "sex", "acct", "tel", "fax", "phone", "email"))
+
+
+def _given_name(word: str, after_name: bool | None) -> bool:
+    """Whether a word after a surname and a comma reads as a given name. ``after_name``: None for the first
+    word, else whether the word before it is a given name (not an initial). An initial; a given name of
+    Faker's many locales (each part of a hyphenated one) that, first, is no everyday English word unless a
+    known first name ("MAY", "CALM", "APRIL" there are a verb, a state, a month; "Maria" is a name); or,
+    after a given name, a rare word of 3+ letters with a vowel, no clinical term and no form field ("THI
+    HOA"; not "THI DOB", not "C DIFF")."""
     core = word.rstrip(".")
     parts = core.split("-")
     if not all(p[:1].isupper() and (p.isupper() or p[1:].islower()) for p in parts):
         return False
-    if INITIAL.fullmatch(word) or all(_folded(p) in given_names() for p in parts):
-        return True
     folded = _folded(core)
+    if INITIAL.fullmatch(word):
+        return True
+    if folded in FIELD_CUES:
+        return False
+    if all(_folded(p) in given_names() for p in parts):
+        return after_name is not None or zipf(folded) < EVERYDAY_WORD_ZIPF or is_name_word(core)
     return (
-        (not first or not core.isupper())
+        bool(after_name)
         and len(folded) >= 3
         and any(ch in "aeiouy" for ch in folded)
         and zipf(folded) < UNLISTED_GIVEN_NAME_MAX_ZIPF
         and not is_clinical_term(core)
     )
+
+
+def _given_names_run(words: list[re.Match]) -> list[re.Match]:
+    """The longest run of given names at the start of ``words`` (at most `MAX_GIVEN_NAMES`)."""
+    run: list[re.Match] = []
+    for word in words[:MAX_GIVEN_NAMES]:
+        after_name = None if not run else not INITIAL.fullmatch(run[-1].group(0))
+        if not _given_name(word.group(0), after_name):
+            break
+        run.append(word)
+    return run
 
 
 def _words_after_surname(text: str, end: int) -> list[re.Match]:
@@ -184,25 +206,24 @@ def _words_after_surname(text: str, end: int) -> list[re.Match]:
 
 def add_given_names(text: str, spans: list[Span]) -> list[Span]:
     """Also mark the given names written after a detected surname and a comma ("NGUYEN, THI HOA", "Smith,
-    J."): a one-word person span, a comma, then the longest run of one to three given names; a run that
-    does not end where a name ends (the line's end, punctuation, a lower-case word) is taken only when none
-    of its words is an everyday English word ("JONES, MAY CALL BACK" is no name)."""
+    J."): a one-word person span, a comma, then the longest run of one to three given names (the first one
+    a listed given name or an initial); a run that does not end where a name ends (the line's end,
+    punctuation, a lower-case word) is taken only when it holds more than initials and no everyday English
+    word ("JONES, C DIFF" and "JONES, MAY CALL BACK" hold no name)."""
     found = list(spans)
     for span in spans:
         if span.label != "PERSON" or not text[span.start : span.end].isalpha():
             continue
         words = _words_after_surname(text, span.end)
-        run = list(
-            itertools.takewhile(lambda w: _given_name(w[1].group(0), first=w[0] == 0), enumerate(words))
-        )
-        run = [w for _, w in run[:MAX_GIVEN_NAMES]]
+        run = _given_names_run(words)
         if not run:
             continue
         ends = len(run) == len(words) and _AFTER_NAME.match(text, run[-1].end()) is not None
+        initials = all(INITIAL.fullmatch(w.group(0)) for w in run)  # "SMITH, J." ends; "JONES, C DIFF" not
         everyday = any(
             not INITIAL.fullmatch(w.group(0)) and zipf(_folded(w.group(0))) >= EVERYDAY_WORD_ZIPF for w in run
         )
-        if ends or not everyday:
+        if ends or not (everyday or initials):
             found.append(Span(run[0].start(), run[-1].end(), "PERSON", span.score, "given-names"))
     return found if len(found) == len(spans) else merge_spans(found)
 

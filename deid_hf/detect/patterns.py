@@ -72,16 +72,24 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
     ),
     ("ADDRESS", _POSTAL_BLOCK, 0.7),
     ("ADDRESS", POSTAL_CODE, 0.7),
-    ("AGE", r"\b\d{1,3}(?=[ -]?(?:years?|yrs?)[ -]old\b|[ -]?(?:yo|y/o)\b)", 0.9),
-    # a form's "Age: 94" as well as "aged 67" (a header is capitalised)
+    # "93 years old", "93 years of age", "93 yo", "93yoM", "93 y.o.m.", "93yF"; "95th birthday"
     (
         "AGE",
-        r"(?i:(?<=\baged )|(?<=\bage )|(?<=\bage: )|(?<=\bage:)|(?<=\bage\t)|(?<=\bage:\t))\d{1,3}\b",
+        r"\b\d{1,3}(?=[ -]?(?:years?|yrs?)[ -](?:old|of age)\b|[ -]?(?:yo|y/o)\b"
+        r"|[ -]?(?:yo|y/o|y\.o\.|y)[ ]?(?:[FM]\b|[fm]\.))"
+        r"|\b\d{2,3}(?=(?:st|nd|rd|th) birthday\b)",
+        0.9,
+    ),
+    # a form's "Age: 94" / "Age: 94y" / "Age at death: 97" as well as "aged 67" (a header is capitalised)
+    (
+        "AGE",
+        r"(?i:(?<=\baged )|(?<=\bage )|(?<=\bage: )|(?<=\bage:)|(?<=\bage\t)|(?<=\bage:\t)"
+        r"|(?<=\bage at death: )|(?<=\bage at death ))\d{1,3}(?=(?:y|yo|yrs?)?\b)",
         0.9,
     ),
     # an age in brackets with its unit ("(93 yrs)"), before a sex and what a note says next ("93F with CHF"),
     # or ending a clause after "pt is" / "she was" / "turned" ("Pt is 93."; not "HR is 93")
-    ("AGE", r"(?<=\()\d{1,3}(?=[ -]?(?:years?|yrs?|y/?o|y\.o\.)\))", 0.9),
+    ("AGE", r"(?<=\()\d{1,3}(?=[ -]?(?:years?|yrs?|y/?o|y\.o\.|y)\))", 0.9),
     (
         "AGE",
         # where a note's sentence starts ("93F with CHF"; not "T 101F with chills", "Wt 180 M with")

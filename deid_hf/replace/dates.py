@@ -46,8 +46,12 @@ PATTERNS = [
     re.compile(r"(?<![\w'’/.,:-])(?P<year>['’]\d{2}|\d{2}['’]|(?:18|19|20)\d{2})(?![\w'’/]|[.,:]\d)"),
 ]
 YEAR_ALONE = PATTERNS[-1]
-#: words after which a 4-digit number that also reads as a 24-hour time is a year ("in 2022", "since 1930")
-_YEAR_CONTEXT = re.compile(r"(?i)\b(?:in|of|since|year)[ \t]+$")
+#: what before a 4-digit number that also reads as a 24-hour time makes it a year: a word ("in 2022",
+#: "since 1930", "born 1931", "DOB: 1925", "died 2019"), a bracket or a year and a dash ("(1931-2024)")
+_YEAR_CONTEXT = re.compile(
+    r"(?i)(?:\b(?:in|of|since|year|born|b\.|dob:?|yob:?|birth year:?|died|d\.)[ \t]+|\(|"
+    r"(?:18|19|20)\d\d[ \t]*[-–][ \t]*)$"
+)
 #: characters before a year read for its context (the longest context word and its spacing fit)
 CONTEXT_CHARS = 16
 #: a range between two dates ("10/15-10/16", "1977-1980", "8/84 - 9/84")

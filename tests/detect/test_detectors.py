@@ -99,9 +99,15 @@ def test_us_federal_case_numbers_are_ids_whole(text, ids):
         ("93F with CHF. 88 M presents with SOB. Pt is a 91 F with COPD.", {"93", "88", "91"}),
         ("T 101F with chills, febrile to 102F with rigors, Wt 180 M with", set()),
         ("Pt is 93. She was 91, turned 92.", {"93", "91", "92"}),
+        (
+            "93yF with falls; 94yoM; 95 y.o.m.; (96 y); Age: 97y; 98 years of age.",
+            {"93", "94", "95", "96", "97", "98"},
+        ),
+        ("Age at death: 99. Her 100th birthday.", {"99", "100"}),
         # not a vital sign, a temperature or a count
         ("HR is 93. Temp 98F. Sat was 95 on RA. (93 mg)", set()),
         ("Pt is 93 kg; she was 5 days post-op.", set()),
+        ("Day 3 of 21st cycle; 4th floor; x 3y follow-up; stage: 3", set()),
     ],
 )
 def test_an_age_after_age_in_any_case(text, ages):

@@ -16,7 +16,7 @@ GIVEN_NAME_CASES = [
     # given names of any culture, ALL CAPS or title case, up to the line's end or punctuation
     ("PATIENT: NGUYEN, THI HOA\nDOB: 03/04/1951", "NGUYEN", {"NGUYEN", "THI HOA"}),
     ("Pt is NGUYEN, THI HOA, 71 yo F.", "NGUYEN", {"NGUYEN", "THI HOA"}),
-    ("Seen by Okafor, Chinedu today.", "Okafor", {"Okafor", "Chinedu"}),
+    ("Seen by Petrova, Svetlana today.", "Petrova", {"Petrova", "Svetlana"}),
     ("Signed: Smith, J.", "Smith", {"Smith", "J."}),
     ("Reviewed with Garcia, Maria Elena at bedside.", "Garcia", {"Garcia", "Maria Elena"}),
     # what follows the comma is no given name: a credential, an everyday word, a clinical abbreviation
@@ -25,6 +25,15 @@ GIVEN_NAME_CASES = [
     ("Pt NGUYEN, CHF stable.", "NGUYEN", {"NGUYEN"}),
     ("Hx JONES, CABG x3.", "JONES", {"JONES"}),
     ("Seen by JONES, MAY CALL BACK later.", "JONES", {"JONES"}),
+    # a first word no list gives as a name: a service, a product; an everyday word; a lone initial of a term
+    ("Discussed with Dr. Jones, Neuro ICU.", "Jones", {"Jones"}),
+    ("Dr. Ahmed, Pulm, will follow.", "Ahmed", {"Ahmed"}),
+    ("Ticket owner: Kaur, Jira.", "Kaur", {"Kaur"}),
+    ("PT SEEN BY SMITH, CALM.", "SMITH", {"SMITH"}),
+    ("Seen by Dr. Patel, April 3, 2024.", "Patel", {"Patel"}),
+    ("SEEN BY DR JONES, C DIFF.", "JONES", {"JONES"}),
+    # a form's field after the names is no name
+    ("PATIENT: NGUYEN, THI DOB 01/02/1950", "NGUYEN", {"NGUYEN", "THI"}),
     # the names stop at a word that is none: taken unless one of them is an everyday English word
     ("FAMILY: NGUYEN, THI AT BEDSIDE", "NGUYEN", {"NGUYEN", "THI"}),
     ("Pt: NGUYEN, THI HOA Seen today for f/u.", "NGUYEN", {"NGUYEN", "THI HOA"}),

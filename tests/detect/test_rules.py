@@ -45,6 +45,13 @@ DATE_CASES = [
     ("date.year-in-context", "born in 1950 and 1953, took 1000 and 2000", {"1950", "1953"}),
     ("date.year-in-context", "platelets 1850 and 1900 since 1870 or 1871", {"1870", "1871"}),
     ("date.year-1960-1999", "CABG 1987.", {"1987"}),
+    (
+        "date.year-of-birth",
+        "Voss b. 1931, DOB: 1925, YOB 1930, born 1928, died 2019",
+        {"1931", "1925", "1930", "1928", "2019"},
+    ),
+    ("date.year-of-birth", "Eleanor Voss (1931-2024), Ida Moss (1929-)", {"1931-2024", "1929-"}),
+    ("date.year-of-birth", "seen at 1930, BP 120/80 at 1931 hrs, (1931 mg)", set()),
     ("date.apostrophe-year", "MI in '91", {"'91"}),
     ("date.not-a-pain-score", "pain 7/10 at rest", set()),
     ("date.not-a-ventilator-setting", "PS 10/5 and PEEP/PS 5/10", set()),

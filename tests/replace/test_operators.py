@@ -329,11 +329,13 @@ def test_hipaa_policy_writes_a_date_over_89_years_back_in_the_year_89_years_back
     old = earliest - 6
     text = (
         f"Born in {old}, DOB 07/14/{old}; seen 03/04/{recent}, her son born 1/2/{recent}; "
-        f"DOB: {old - 1}; b. 7/14/{old % 100:02d}; follow-up 3/4/{date.today().year + 3}."
+        f"DOB: {old - 1}; b. 7/14/{old % 100:02d}; follow-up 3/4/{date.today().year + 3}; "
+        f"Ida Moss ({old - 2}-{recent + 1})."
     )
     items = [(f"07/14/{old}", "DATE_TIME"), (f"in {old}", "DATE_TIME"), (f"{old - 1}", "DATE_TIME")]
     items += [(f"03/04/{recent}", "DATE_TIME"), (f"1/2/{recent}", "DATE_TIME")]
     items += [(f"7/14/{old % 100:02d}", "DATE_TIME"), (f"3/4/{date.today().year + 3}", "DATE_TIME")]
+    items += [(f"{old - 2}-{recent + 1}", "DATE_TIME")]
     for seed in range(5):
         _, r = run(get_strategy(strategy, policy="hipaa"), text, items, seed=seed)
         assert r[f"07/14/{old}"].replacement.endswith(f"/{earliest}")
@@ -341,6 +343,7 @@ def test_hipaa_policy_writes_a_date_over_89_years_back_in_the_year_89_years_back
         assert r[f"7/14/{old % 100:02d}"].replacement.endswith(f"/{earliest % 100:02d}")
         assert abs(int(r[f"03/04/{recent}"].replacement[-4:]) - recent) <= 1  # shifted, not capped
         assert int(r[f"3/4/{date.today().year + 3}"].replacement[-4:]) > date.today().year  # a future date
+        assert r[f"{old - 2}-{recent + 1}"].replacement.startswith(f"{earliest}-")  # a lifespan's birth year
     _, plain = run(get_strategy(strategy), text, items, seed=0)  # no policy: no cap
     assert int(plain[f"07/14/{old}"].replacement[-4:]) < earliest
     placeholder = get_strategy("typed", policy="hipaa")

@@ -111,6 +111,16 @@ DATE_RULES = [
         rf"|(?:{_AFTER_A_YEAR_IN_CONTEXT})(?:18|19|20)\d\d\b",
     ),
     _date(
+        name="date.year-of-birth",
+        reason="a year after a word of birth or death ('born', 'b.', 'DOB', 'YOB', 'birth year', 'died', "
+        "'d.'), and a lifespan in brackets ('(1931-2024)'): also a year that reads as a time of day",
+        examples=("born 1931", "DOB: 1925", "(1931-2024)"),
+        pattern=r"(?i)(?:(?<=\bborn )|(?<=\bb\. )|(?<=\bdob )|(?<=\bdob: )|(?<=\byob )|(?<=\byob: )"
+        r"|(?<=\bbirth year )|(?<=\bbirth year: )|(?<=\byear of birth )|(?<=\byear of birth: )|(?<=\bdied )"
+        r"|(?<=\bd\. ))(?:18|19|20)\d\d\b"
+        r"|(?<=\()(?:18|19|20)\d\d[ ]?[-–][ ]?(?:(?:18|19|20)\d\d)?(?=\))",
+    ),
+    _date(
         name="date.year-1960-1999",
         reason="1960-1999 cannot be a time of day (minutes above 59): a year wherever it stands",
         examples=("1975",),
