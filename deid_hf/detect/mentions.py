@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from ..spans import Span, label_priority, merge_spans, snap_to_words
 from .lexicon import given_names, is_clinical_term, is_name_word, zipf
-from .text_shape import PROPAGATED_NAME_COMMON_ZIPF, acronym
+from .text_shape import FIELD_CUES, PROPAGATED_NAME_COMMON_ZIPF, acronym
 
 #: a name part rarer than this is also marked where written in lower case ("okafor"); a more frequent one
 #: ("rose", "hunter") may be the everyday word there
@@ -142,10 +142,6 @@ EVERYDAY_WORD_ZIPF = 4.0
 def _folded(word: str) -> str:
     """``word`` case-folded without accents ("Thị" -> "thi"), as `lexicon.given_names` lists names."""
     return unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode().casefold()
-
-
-#: words of a form's fields that follow a name on its line ("SMITH, JOHN DOB 1/2/1950"): never a name
-FIELD_CUES = frozenset(("dob", "mrn", "ssn", "yob", "age", "sex", "acct", "tel", "fax", "phone", "email"))
 
 
 def _given_name(word: str, after_name: bool | None) -> bool:

@@ -154,3 +154,7 @@ FACILITY_WORDS = (
 )
 #: a name ending in a facility word ("St. Jude Medical Center"): the word says what kind of place it is
 FACILITY_END = re.compile(rf"[ \t]+({FACILITY_WORDS})\.?$", re.IGNORECASE)
+
+#: words of a form's fields that follow a name on its line ("SMITH, JOHN DOB 1/2/1950"), case-folded: never
+#: part of a name
+FIELD_CUES = frozenset(("dob", "mrn", "ssn", "yob", "age", "sex", "acct", "tel", "fax", "phone", "email"))

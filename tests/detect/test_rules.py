@@ -405,6 +405,20 @@ BOUNDARY_CASES = [
         "LOCATION",
         {"Los Angeles", "LA"},
     ),
+    (
+        "boundary.field-cue",
+        "Maria Gonzalez DOB 03/04/1950",
+        "Maria Gonzalez DOB",
+        "PERSON",
+        {"Maria Gonzalez"},
+    ),
+    (
+        "boundary.field-cue",
+        "Patient: Smith, John MRN: 4455667",
+        "Smith, John MRN:",
+        "PERSON",
+        {"Smith, John"},
+    ),
     ("boundary.trailing-initial", "Attending: Patel, R. MD", "Patel", "PERSON", {"Patel, R."}),
     ("boundary.trailing-initial", "Signed Okafor D. RN", "Okafor", "PERSON", {"Okafor D."}),
     (

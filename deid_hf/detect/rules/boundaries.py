@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from ...spans import Span, merge_spans, snap_to_words
 from ..learned_spans import line_parts, trim_common_words
 from ..lexicon import is_name_word
+from ..text_shape import FIELD_CUES
 from . import Rule, decided, decided_all, register_rule
 from .identifiers import NAMED
 
@@ -74,6 +75,18 @@ LONE_BRACKET = register_rule(
         examples=("Los Angeles (LA) is big",),
     )
 )
+FIELD_CUE = register_rule(
+    Rule(
+        name="boundary.field-cue",
+        family="boundaries",
+        labels=tuple(sorted(NAMED)),
+        reason="a name ends before a form field's word that follows it on its line ('Maria Gonzalez DOB "
+        "03/04/1950', 'Smith, John MRN 4455667')",
+        examples=("Maria Gonzalez DOB 03/04/1950",),
+    )
+)
+#: a form field's word ending a span, and the blanks before it
+_FIELD_CUE_END = re.compile(rf"[ \t]+(?i:{'|'.join(sorted(FIELD_CUES))})[.:#]?$")
 #: a bracket inside a span that holds brackets of one kind only (none of them is closed)
 _LONE_BRACKET = re.compile(r"[ \t]*[()][ \t]*")
 #: ", R." or " R." after a surname: one capital and its full stop, no letter after it ("M.D." is no initial)
@@ -123,8 +136,21 @@ def exact_boundaries(text: str, spans: Sequence[Span]) -> list[Span]:
         lines = [line for part in parts for line in one_per_line(text, part)]
         if lines != parts:
             decided_all(NAME_PER_LINE.name, lines, True)
-        out += [with_trailing_initial(text, _without_edge_words(text, line)) for line in lines]
+        out += [
+            with_trailing_initial(text, _without_edge_words(text, before_field_cue(text, line)))
+            for line in lines
+        ]
     return merge_spans(out)
+
+
+def before_field_cue(text: str, span: Span) -> Span:
+    """A name ``span`` without a form field's word at its end (`FIELD_CUE`); others as they are."""
+    cue = _FIELD_CUE_END.search(text, span.start, span.end) if FIELD_CUE.covers(span.label) else None
+    if cue is None or cue.start() == span.start:
+        return span
+    cut = dataclasses.replace(span, end=cue.start())
+    decided(FIELD_CUE.name, cut, True)
+    return cut
 
 
 def with_trailing_initial(text: str, span: Span) -> Span:
