@@ -1,7 +1,8 @@
 """Corpus files (`deid-hf run`'s input and output): JSONL, CSV, Parquet or a saved HF dataset in; a
 record that cannot be read becomes a per-record error in its place (``__unreadable__``), never a failed run.
 Out: one type per CSV/Parquet column (mixed columns as JSON strings; lone surrogates as U+FFFD, JSONL keeps
-them as escapes), written to a temporary name, fsynced and renamed into place (`durable_replace`)."""
+them as escapes; CSV rows end in CRLF), written to a temporary name, fsynced and renamed into place
+(`durable_replace`)."""
 
 from __future__ import annotations
 
@@ -218,7 +219,10 @@ def write_records(records: list[dict], path: Path) -> None:
             import pandas as pd
 
             frame = pd.DataFrame(_stable_columns(records))
-            frame.to_csv(tmp, index=False) if path.suffix == ".csv" else frame.to_parquet(tmp, index=False)
+            if path.suffix == ".csv":  # rows end in CRLF (RFC 4180), so a cell holding a bare "\r" is quoted
+                frame.to_csv(tmp, index=False, lineterminator="\r\n")
+            else:
+                frame.to_parquet(tmp, index=False)
     except OSError as exc:  # a full disk, a quota: the partial output stays, a re-run resumes
         tmp.unlink(missing_ok=True)
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None

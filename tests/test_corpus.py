@@ -104,6 +104,15 @@ def test_csv_and_parquet(tmp_path, typed_pipe, suffix):
     assert list(out["n"]) == list(range(len(TEXTS))) and out["body"][0] == "<PERSON> lives in <LOCATION>."
 
 
+def test_a_csv_cell_with_a_line_break_or_a_bare_carriage_return_reads_back_whole(tmp_path):
+    from deid_hf.corpus_files import read_records, write_records
+
+    records = [{"text": "x\rY", "id": 1}, {"text": "a\nb\r\nc", "id": 2}, {"text": "plain", "id": 3}]
+    write_records(records, tmp_path / "out.csv")
+    assert read_records(tmp_path / "out.csv") == records
+    assert pd.read_csv(tmp_path / "out.csv")["text"].tolist() == [r["text"] for r in records]
+
+
 def test_saved_dataset_input(tmp_path, typed_pipe):
     from deid_hf.corpus import run_corpus
 
