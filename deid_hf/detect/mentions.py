@@ -201,11 +201,11 @@ def _words_after_surname(text: str, end: int) -> list[re.Match]:
 
 
 def add_given_names(text: str, spans: list[Span]) -> list[Span]:
-    """Also mark the given names written after a detected surname and a comma ("NGUYEN, THI HOA", "Smith,
-    J."): a one-word person span, a comma, then the longest run of one to three given names (the first one
-    a listed given name or an initial); a run that does not end where a name ends (the line's end,
-    punctuation, a lower-case word) is taken only when it holds more than initials and no everyday English
-    word ("JONES, C DIFF" and "JONES, MAY CALL BACK" hold no name)."""
+    """Widen a detected surname over the given names written after it and a comma ("NGUYEN, THI HOA",
+    "Smith, J.": one mention): a one-word person span, a comma, then the longest run of one to three given
+    names (the first one a listed given name or an initial); a run that does not end where a name ends (the
+    line's end, punctuation, a lower-case word) is taken only when it holds more than initials and no
+    everyday English word ("JONES, C DIFF" and "JONES, MAY CALL BACK" hold no name)."""
     found = list(spans)
     for span in spans:
         if span.label != "PERSON" or not text[span.start : span.end].isalpha():
@@ -220,7 +220,8 @@ def add_given_names(text: str, spans: list[Span]) -> list[Span]:
             not INITIAL.fullmatch(w.group(0)) and zipf(_folded(w.group(0))) >= EVERYDAY_WORD_ZIPF for w in run
         )
         if ends or not (everyday or initials):
-            found.append(Span(run[0].start(), run[-1].end(), "PERSON", span.score, "given-names"))
+            # one mention "NGUYEN, THI HOA": a pseudonym reads its parts' roles from the comma
+            found.append(Span(span.start, run[-1].end(), "PERSON", span.score, "given-names"))
     return found if len(found) == len(spans) else merge_spans(found)
 
 

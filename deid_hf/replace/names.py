@@ -219,9 +219,12 @@ def pseudonym(
     names = [(s, e) for s, e, kind in words if kind == "name"]
     positional = _positional_roles(mention, names)
     avoid = {mention[s:e].casefold() for s, e, _ in words} | state.get("name_words", set())
-    # the culture of the mention: a part another locale's lists know ("Tanaka") lends it to unlisted parts
+    # the culture of the mention: a part another locale's lists know ("Tanaka") lends it to unlisted parts;
+    # not in a group, where a part's surrogate must not depend on the words written beside it in one note
+    # ("Tomasz Wojcik", "Mr. Wojcik"): there unlisted parts draw from the pipeline's locale
     cultures = [name_facts(mention[s:e])[3] for s, e in names]
-    culture = next((c for c in cultures if c is not None and c not in SHARED_LOCALES), locale)
+    lent = next((c for c in cultures if c is not None and c not in SHARED_LOCALES), locale)
+    culture = locale if "group_seed" in state else lent
     out, cursor = [], 0
     for start, end, kind in words:
         original = mention[start:end]
@@ -238,6 +241,10 @@ def pseudonym(
             key = original.casefold()
             if key not in parts:
                 role = _role(state, original, positional.get((start, end)))
+                if "group_seed" in state and not any(name_facts(original)[:2]):
+                    # a word no list knows has no role of its own; in a group it is drawn as a surname
+                    # wherever it stands, so "Aiko" alone and "Aiko Tanaka" give it one surrogate
+                    role = "last"
                 gender = None
                 if role == "first":
                     gender = (

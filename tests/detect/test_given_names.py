@@ -14,11 +14,12 @@ def _person(text, piece):
 # (text, the detected surname, what is marked afterwards)
 GIVEN_NAME_CASES = [
     # given names of any culture, ALL CAPS or title case, up to the line's end or punctuation
-    ("PATIENT: NGUYEN, THI HOA\nDOB: 03/04/1951", "NGUYEN", {"NGUYEN", "THI HOA"}),
-    ("Pt is NGUYEN, THI HOA, 71 yo F.", "NGUYEN", {"NGUYEN", "THI HOA"}),
-    ("Seen by Petrova, Svetlana today.", "Petrova", {"Petrova", "Svetlana"}),
-    ("Signed: Smith, J.", "Smith", {"Smith", "J."}),
-    ("Reviewed with Garcia, Maria Elena at bedside.", "Garcia", {"Garcia", "Maria Elena"}),
+    # one mention, as a pseudonym reads it ("Last, First")
+    ("PATIENT: NGUYEN, THI HOA\nDOB: 03/04/1951", "NGUYEN", {"NGUYEN, THI HOA"}),
+    ("Pt is NGUYEN, THI HOA, 71 yo F.", "NGUYEN", {"NGUYEN, THI HOA"}),
+    ("Seen by Petrova, Svetlana today.", "Petrova", {"Petrova, Svetlana"}),
+    ("Signed: Smith, J.", "Smith", {"Smith, J."}),
+    ("Reviewed with Garcia, Maria Elena at bedside.", "Garcia", {"Garcia, Maria Elena"}),
     # what follows the comma is no given name: a credential, an everyday word, a clinical abbreviation
     ("Seen by SMITH, RN.", "SMITH", {"SMITH"}),
     ("Called JONES, PLAN to follow up.", "JONES", {"JONES"}),
@@ -33,14 +34,14 @@ GIVEN_NAME_CASES = [
     ("Seen by Dr. Patel, April 3, 2024.", "Patel", {"Patel"}),
     ("SEEN BY DR JONES, C DIFF.", "JONES", {"JONES"}),
     # a form's field after the names is no name
-    ("PATIENT: NGUYEN, THI DOB 01/02/1950", "NGUYEN", {"NGUYEN", "THI"}),
+    ("PATIENT: NGUYEN, THI DOB 01/02/1950", "NGUYEN", {"NGUYEN, THI"}),
     # the names stop at a word that is none: taken unless one of them is an everyday English word
-    ("FAMILY: NGUYEN, THI AT BEDSIDE", "NGUYEN", {"NGUYEN", "THI"}),
-    ("Pt: NGUYEN, THI HOA Seen today for f/u.", "NGUYEN", {"NGUYEN", "THI HOA"}),
+    ("FAMILY: NGUYEN, THI AT BEDSIDE", "NGUYEN", {"NGUYEN, THI"}),
+    ("Pt: NGUYEN, THI HOA Seen today for f/u.", "NGUYEN", {"NGUYEN, THI HOA"}),
     # accents, no blank after the comma, hyphenated given names
-    ("Pt Nguyễn, Thị Hoa seen.", "Nguyễn", {"Nguyễn", "Thị Hoa"}),
-    ("NGUYEN,THI HOA\nDOB 1/2/1950", "NGUYEN", {"NGUYEN", "THI HOA"}),
-    ("Seen by Dupont, Jean-Pierre today.", "Dupont", {"Dupont", "Jean-Pierre"}),
+    ("Pt Nguyễn, Thị Hoa seen.", "Nguyễn", {"Nguyễn, Thị Hoa"}),
+    ("NGUYEN,THI HOA\nDOB 1/2/1950", "NGUYEN", {"NGUYEN,THI HOA"}),
+    ("Seen by Dupont, Jean-Pierre today.", "Dupont", {"Dupont, Jean-Pierre"}),
     # no comma, or a surname of two words: not the "Last, First" form
     ("Spoke with Nguyen Thi about it.", "Nguyen", {"Nguyen"}),
     ("Spoke with Van Nguyen, Hoa about it.", "Van Nguyen", {"Van Nguyen"}),

@@ -95,6 +95,24 @@ def test_a_group_gives_each_person_one_surrogate_in_every_document_and_order():
     assert other != mappings[0]
 
 
+def test_a_group_gives_a_part_one_surrogate_whatever_is_written_beside_it():
+    """A surname written beside a given name of another culture, alone with a title, or surname first; a
+    given name no list knows, beside the surname and alone: one surrogate each in every note."""
+    notes = [
+        ("Tomasz Wojcik seen today.", "Tomasz Wojcik"),
+        ("WOJCIK, TOMASZ called.", "WOJCIK, TOMASZ"),
+        ("Mr. Wojcik called back.", "Wojcik"),
+        ("Aiko Tanaka seen.", "Aiko Tanaka"),
+        ("Aiko called.", "Aiko"),
+    ]
+    merged: dict[str, str] = {}
+    for n, (text, mention) in enumerate(notes):
+        for original, new in replace_in(text, spans_of(text, "PERSON", mention), "p7", n)[1].items():
+            merged[f"{n}:{original}"] = new
+    seen = _parts(merged)
+    assert all(len(words) == 1 for words in seen.values()), seen
+
+
 def test_without_a_group_each_document_draws_its_own():
     text, mentions = NOTES[0]
     drawn = {
