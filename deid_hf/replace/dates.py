@@ -1,11 +1,12 @@
 """Calendar dates inside a span, read and written back in the span's own format.
 
 Recognised: numeric dates (3/14/2024, 14.03.2024, 2024-03-14, 03-14-24, month/day 3/14, ranges 10/15-10/16),
-textual dates (March 14, 2024; Mar. 14th; 14 March 2024; 14th of March; March 2024; March of 2024), weekday
-names, and partial dates: month/year (8/84, 10/2003), a month name alone (not "may", "march", "dec", "aug"),
-a year alone ('84, 84', 1977; a year that also reads as a 24-hour time, such as 2022 or 1930, only after
-"in", "of", "since" or "year"). A day past its month's end (2/31/14) is read as the month's last day; a range
-whose sides are dates is read side by side. Writing a new date keeps separators, zero-padding (a date with a
+textual dates (March 14, 2024; Mar. 14th; 14 March 2024; 14th of March; March 2024; March of 2024;
+14-JUL-1931), weekday names, and partial dates: month/year (8/84, 10/2003), a month name alone (not "may",
+"march", "dec", "aug"), a year alone ('84, 84', 1977; a year that also reads as a 24-hour time, such as 2022
+or 1930, only after a year's context: "in", "of", "since", "year", a word of birth or death, a bracket). A
+day past its month's end (2/31/14) is read as the month's last day; a range whose sides are dates is read
+side by side. Writing a new date keeps separators, zero-padding (a date with a
 field such as "04" pads every field), two- vs four-digit years and their apostrophe (a month/year whose new
 2-digit year would read as a day gets four digits), full vs abbreviated month names, ordinal suffixes and
 case. Numeric day-month order: year first when the first field has four digits, day first when the first
@@ -38,6 +39,8 @@ PATTERNS = [
         rf"(?<!\w){_DAY}(?P<of>[ \t]+of)?[ \t]+{_MONTH}(?:(?P<comma>,?[ \t]+){_YEAR})?(?!\w)", re.IGNORECASE
     ),
     re.compile(rf"(?<!\w){_MONTH}(?P<comma>,?[ \t]+(?:of[ \t]+)?){_YEAR}(?!\w)", re.IGNORECASE),
+    # a form's day-MON-year with hyphens ("14-JUL-1931", "03-Mar-24")
+    re.compile(rf"(?<![\w-]){_DAY}-{_MONTH}-(?P<year>\d{{4}}|\d{{2}})(?![\w-])", re.IGNORECASE),
     re.compile(r"(?<![\d/.])(?P<a>\d{1,2})(?P<sep>/)(?P<b>\d{1,2})(?![\d/.])"),
     # partial dates: month/year (a 2-digit year above 31), a month name alone, a year alone
     re.compile(r"(?<![\d/.-])(?P<m>0?[1-9]|1[0-2])(?P<sep>/)(?P<year>\d{4}|3[2-9]|[4-9]\d)(?![\d/.])"),

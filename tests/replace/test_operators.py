@@ -104,6 +104,8 @@ def test_keep_and_custom():
         ("21st of MARCH 2024", "31st of MARCH 2024"),
         ("March 30, 2024 at 10:30", "April 9, 2024 at 10:30"),
         ("Wednesday", "Saturday"),
+        ("14-JUL-1931", "24-JUL-1931"),
+        ("03-Mar-24", "13-Mar-24"),
         ("in two weeks", None),
         ("120/80", None),
     ],
