@@ -49,6 +49,13 @@ def is_language_model(model) -> bool:
     return True
 
 
+def is_token_classifier(config) -> bool:
+    """True for a model config whose architecture is a token classifier ("BertForTokenClassification")."""
+    return any(
+        str(a).endswith("ForTokenClassification") for a in getattr(config, "architectures", None) or ()
+    )
+
+
 def is_onnx(model) -> bool:
     """True for an ONNX Runtime model (optimum's ``ORTModel*``)."""
     return type(model).__module__.startswith("optimum.onnxruntime")

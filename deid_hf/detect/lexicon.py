@@ -88,12 +88,18 @@ NAME_LOCALES = (
 )
 
 
+def folded(word: str) -> str:
+    """``word`` case-folded without accents ("Thị" -> "thi"), as `given_names` lists names."""
+    import unicodedata
+
+    return unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode().casefold()
+
+
 @functools.lru_cache(maxsize=1)
 def given_names() -> frozenset[str]:
     """Given and middle names of Faker's `NAME_LOCALES` (their romanized lists where a locale has them),
     case-folded without accents ("Thị" as "thi")."""
     import importlib
-    import unicodedata
 
     names: set[str] = set()
     for locale in NAME_LOCALES:
@@ -104,8 +110,7 @@ def given_names() -> frozenset[str]:
         for attribute in ("first_names_female", "first_names_male", "first_names", "middle_names"):
             romanized = attribute.replace("_names", "_romanized_names")
             names.update(getattr(provider, romanized, None) or getattr(provider, attribute, ()) or ())
-    folded = (unicodedata.normalize("NFKD", n).encode("ascii", "ignore").decode().casefold() for n in names)
-    return frozenset(n for n in folded if n.isalpha())
+    return frozenset(f for f in map(folded, names) if f.isalpha())
 
 
 def is_name_word(word: str) -> bool:

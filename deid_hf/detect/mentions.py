@@ -8,11 +8,10 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-import unicodedata
 from dataclasses import replace
 
 from ..spans import Span, label_priority, merge_spans, snap_to_words
-from .lexicon import given_names, is_clinical_term, is_name_word, zipf
+from .lexicon import folded, given_names, is_clinical_term, is_name_word, zipf
 from .text_shape import FIELD_CUES, PROPAGATED_NAME_COMMON_ZIPF, acronym
 
 #: a name part rarer than this is also marked where written in lower case ("okafor"); a more frequent one
@@ -139,11 +138,6 @@ UNLISTED_GIVEN_NAME_MAX_ZIPF = 3.5
 EVERYDAY_WORD_ZIPF = 4.0
 
 
-def _folded(word: str) -> str:
-    """``word`` case-folded without accents ("Thị" -> "thi"), as `lexicon.given_names` lists names."""
-    return unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode().casefold()
-
-
 def _given_name(word: str, after_name: bool | None) -> bool:
     """Whether a word after a surname and a comma reads as a given name. ``after_name``: None for the first
     word, else whether the word before it is a given name (not an initial). An initial; a given name of
@@ -155,18 +149,18 @@ def _given_name(word: str, after_name: bool | None) -> bool:
     parts = core.split("-")
     if not all(p[:1].isupper() and (p.isupper() or p[1:].islower()) for p in parts):
         return False
-    folded = _folded(core)
+    core_folded = folded(core)
     if INITIAL.fullmatch(word):
         return True
-    if folded in FIELD_CUES:
+    if core_folded in FIELD_CUES:
         return False
-    if all(_folded(p) in given_names() for p in parts):
-        return after_name is not None or zipf(folded) < EVERYDAY_WORD_ZIPF or is_name_word(core)
+    if all(folded(p) in given_names() for p in parts):
+        return after_name is not None or zipf(core_folded) < EVERYDAY_WORD_ZIPF or is_name_word(core)
     return (
         bool(after_name)
-        and len(folded) >= 3
-        and any(ch in "aeiouy" for ch in folded)
-        and zipf(folded) < UNLISTED_GIVEN_NAME_MAX_ZIPF
+        and len(core_folded) >= 3
+        and any(ch in "aeiouy" for ch in core_folded)
+        and zipf(core_folded) < UNLISTED_GIVEN_NAME_MAX_ZIPF
         and not is_clinical_term(core)
     )
 
@@ -217,7 +211,7 @@ def add_given_names(text: str, spans: list[Span]) -> list[Span]:
         ends = len(run) == len(words) and _AFTER_NAME.match(text, run[-1].end()) is not None
         initials = all(INITIAL.fullmatch(w.group(0)) for w in run)  # "SMITH, J." ends; "JONES, C DIFF" not
         everyday = any(
-            not INITIAL.fullmatch(w.group(0)) and zipf(_folded(w.group(0))) >= EVERYDAY_WORD_ZIPF for w in run
+            not INITIAL.fullmatch(w.group(0)) and zipf(folded(w.group(0))) >= EVERYDAY_WORD_ZIPF for w in run
         )
         if ends or not (everyday or initials):
             # one mention "NGUYEN, THI HOA": a pseudonym reads its parts' roles from the comma
@@ -298,10 +292,10 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
             marks = ("title", "initial") if whole else ("title",)
             if parts_or_particles >= 2 or any(kind in marks for _, _, kind in words):
                 parts |= {n for n in names if len(n) > 1 and n[0].isupper() and not n.isupper()}
-    folded = {part.casefold() for part in parts}
+    folded_parts = {part.casefold() for part in parts}
     for i, span in enumerate(found):  # a detector's ORG/LOCATION/OTHER reading of a name part: the person
         surface = re.sub(r"['’]s$", "", text[span.start : span.end])
-        if span.label in ("ORG", "LOCATION", "OTHER") and surface.casefold() in folded:
+        if span.label in ("ORG", "LOCATION", "OTHER") and surface.casefold() in folded_parts:
             found[i] = Span(span.start, span.end, "PERSON", span.score, span.source)
     # overlap with a detected span by bisection over starts with a running maximum of ends (linear overall)
     ordered = sorted((s.start, s.end) for s in found)

@@ -28,11 +28,13 @@ class DetectorCheckpoint:
     def from_pretrained(cls, name_or_path, **kwargs):
         from transformers import AutoConfig, AutoModelForTokenClassification
 
+        from ..lm import is_token_classifier
+
         try:
-            architectures = AutoConfig.from_pretrained(name_or_path).architectures or ()
+            config = AutoConfig.from_pretrained(name_or_path)
         except (OSError, ValueError) as exc:
             raise ValueError(f"no readable config at {name_or_path}") from exc
-        if not any(str(a).endswith("ForTokenClassification") for a in architectures):
+        if not is_token_classifier(config):
             raise ValueError(f"{name_or_path} is no token classifier")
         return AutoModelForTokenClassification.from_pretrained(name_or_path, **kwargs)
 

@@ -92,11 +92,10 @@ def is_shipped_detector(model) -> bool:
 def check_model_role(model) -> None:
     """An `InputError` for a token classifier other than the shipped detector as the pipeline's model: a
     model is the pipeline's language model, and a token classifier given there would be silently unused."""
-    from deid_hf.lm import is_language_model
+    from deid_hf.lm import is_language_model, is_token_classifier
 
     config = getattr(model, "config", None)
-    architectures = getattr(config, "architectures", None) or ()
-    if is_language_model(model) or not any(str(a).endswith("ForTokenClassification") for a in architectures):
+    if is_language_model(model) or not is_token_classifier(config):
         return
     if not is_shipped_detector(model):
         name = str(getattr(config, "_name_or_path", "") or "") or "FOLDER"
