@@ -48,6 +48,22 @@ def _fail(key: str, message: str):
     raise InputError(f"config {key}: {message}")
 
 
+def reportable_configuration(value, name: str = ""):
+    """The configuration as a report or a saved pipeline's card shows it: a key as "<set>", the deny and
+    allow lists and the patterns (`TERM_OPTIONS`) as counts (their terms may name people or hold a patient's
+    number), the rest as it is."""
+    if name == "key" or name.endswith("_key"):
+        return "<set>"
+    if name in TERM_OPTIONS and value is not None:
+        values = value.values() if isinstance(value, dict) else [value]
+        return {"count": sum(len(v) if isinstance(v, (list, tuple, set)) else 1 for v in values)}
+    if isinstance(value, dict):
+        return {k: reportable_configuration(v, str(k)) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [reportable_configuration(v) for v in value]
+    return value
+
+
 def _strings(key: str, value) -> list[str]:
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v.strip() for v in value):
         _fail(key, f"expected a list of non-empty strings, got {value!r}")

@@ -11,8 +11,10 @@ from pathlib import Path
 
 from .errors import InputError
 
+#: the installed ``deid_hf`` package, which holds the shipped models (``deid_hf/hub``)
+PACKAGE = Path(__file__).resolve().parent
 #: the source checkout holding the ``deid_hf`` package (for an installed wheel: its site-packages folder)
-REPOSITORY = Path(__file__).resolve().parent.parent
+REPOSITORY = PACKAGE.parent
 
 
 def cache_dir() -> Path:
@@ -41,9 +43,15 @@ def check_model_output(
 ) -> Path:
     """``folder`` as a model output of ``command``, checked before any work: a new or empty folder, or an
     earlier output of the command (it holds one of ``markers``), which the command replaces; never a folder
-    the command reads (``reads``: the source model, a training file) or holds one of them."""
+    the command reads (``reads``: the source model, a training file) or holds one of them, and never a folder
+    inside the installed package (the shipped models live there: every default run reads them)."""
     folder = Path(folder)
     resolved = folder.resolve()
+    if resolved == PACKAGE or PACKAGE in resolved.parents:
+        raise InputError(
+            f"{command}: the output folder {folder} is inside the installed deid_hf package, which holds the "
+            "shipped models that every default run reads: name a folder outside it"
+        )
     for read in map(Path, reads):
         if read.exists() and (read.resolve() == resolved or resolved in read.resolve().parents):
             raise InputError(

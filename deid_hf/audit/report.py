@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from .._version import __version__
-from ..config import TERM_OPTIONS
+from ..config import reportable_configuration
 from ..errors import InputError, MissingExtraError
 from .recall import LEFT_TO_REID
 
@@ -254,21 +254,6 @@ def _write_atomically(path: Path, data: bytes) -> None:
         out.flush()
         os.fsync(out.fileno())
     os.replace(tmp, path)
-
-
-def reportable_configuration(value, name: str = ""):
-    """The configuration as a report shows it: a key as "<set>", the deny and allow lists and the patterns as
-    counts (their terms may name people or hold a patient's number), the rest as it is."""
-    if name == "key" or name.endswith("_key"):
-        return "<set>"
-    if name in TERM_OPTIONS and value is not None:
-        values = value.values() if isinstance(value, dict) else [value]
-        return {"count": sum(len(v) if isinstance(v, (list, tuple, set)) else 1 for v in values)}
-    if isinstance(value, dict):
-        return {k: reportable_configuration(v, str(k)) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [reportable_configuration(v) for v in value]
-    return value
 
 
 def check_report_folder(out: str | Path) -> Path:

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from ..spans import Span, label_priority, merge_spans, snap_to_words
 from .lexicon import folded, given_names, is_clinical_term, is_name_word, zipf
-from .text_shape import FIELD_CUES, PROPAGATED_NAME_COMMON_ZIPF, acronym
+from .text_shape import FIELD_CUES, INSTITUTION_WORDS, PROPAGATED_NAME_COMMON_ZIPF, acronym
 
 #: a name part rarer than this is also marked where written in lower case ("okafor"); a more frequent one
 #: ("rose", "hunter") may be the everyday word there
@@ -279,7 +279,8 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
     a title of office is a title; each part capitalised, not ALL CAPS, so that an NER "FOLEY" or
     "BP" in a clinical note spreads nowhere): the same word in title case or ALL CAPS, optionally
     possessive ("Tanaka", "TANAKA", "Tanaka's"), and in lower case where it is no everyday word
-    ("tanaka"); and relabel a detected span that is exactly such a part (spaCy's ORG "TANAKA") as PERSON.
+    ("tanaka"), but no word of `INSTITUTION_WORDS` (a court read as a person spreads no "Court"); and
+    relabel a detected span that is exactly such a part (spaCy's ORG "TANAKA") as PERSON.
     A very common English word ("Will") is not marked at the start of a sentence."""
     found = list(spans)
     parts = set()
@@ -291,7 +292,14 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
             parts_or_particles = sum(kind in ("name", "particle") for _, _, kind in words)
             marks = ("title", "initial") if whole else ("title",)
             if parts_or_particles >= 2 or any(kind in marks for _, _, kind in words):
-                parts |= {n for n in names if len(n) > 1 and n[0].isupper() and not n.isupper()}
+                parts |= {
+                    n
+                    for n in names
+                    if len(n) > 1
+                    and n[0].isupper()
+                    and not n.isupper()
+                    and n.casefold() not in INSTITUTION_WORDS
+                }
     folded_parts = {part.casefold() for part in parts}
     for i, span in enumerate(found):  # a detector's ORG/LOCATION/OTHER reading of a name part: the person
         surface = re.sub(r"['’]s$", "", text[span.start : span.end])

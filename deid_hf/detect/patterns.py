@@ -18,7 +18,7 @@ os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")  # presidio's em
 
 from ..spans import Span
 from .base import Detector
-from .text_shape import AGE_WORDS
+from .text_shape import AGE_OVER_89_NOUNS, AGE_WORDS, DECADE_OVER_89, KINSHIP_WORDS
 
 PRESIDIO_LABELS = {
     "EMAIL_ADDRESS": "EMAIL",
@@ -51,6 +51,37 @@ _POSTAL_BLOCK = (
 )
 #: a British ("SW1A 1AA", "M1 3HE") or Canadian ("M5H 2S6") postal code, written in capitals with its space
 POSTAL_CODE = r"\b(?:[A-Z]{1,2}\d[A-Z\d]?[ \t]\d[A-Z]{2}|[A-Z]\d[A-Z][ \t]\d[A-Z]\d)\b"
+
+# An age pattern may match its context around the age: its group named "value" is the span.
+#: an age ends its clause ("F, 97, admitted"; "Pt is 93."), not a number with a unit ("93 kg", "97.8")
+_CLAUSE_END = r"[ \t]*(?:[,;)]|\.(?!\d)|(?m:$))"
+#: the words a note goes on with after an age and a sex ("93F with CHF", "F/96 admitted")
+_NOTE_GOES_ON = r"[ \t]+(?:with|w/|presents|presenting|admitted|who|s/p|h/o|hx)\b"
+#: a sex letter or word standing alone where a line starts, after a colon or after "Pt" ("Pt: F")
+_SEX_CUE = r"(?:(?m:^)|(?<=:)|\b(?i:pt|patient)\b:?)[ \t]*(?:F|M|(?i:female|male))"
+#: an age after a sex and a comma or slash: "Pt: F, 97, admitted", "M/94", "Sex/Age: F/96"
+AGE_AFTER_SEX = rf"{_SEX_CUE}(?:,[ \t]*|/)(?P<value>\d{{1,3}})(?={_CLAUSE_END}|{_NOTE_GOES_ON})"
+#: an age before a sex under an "Age/Sex" header: "Age/Sex: 96/F"
+AGE_BEFORE_SEX = r"(?i:\bage/sex:?)[ \t]*(?P<value>\d{1,3})(?=[ \t]*/?[ \t]*(?:F|M|(?i:female|male))\b)"
+#: a relative's age after a kinship word and a comma: "Mom, 96, lives alone" (a singular word: "sons, 2" is
+#: a count)
+AGE_AFTER_KIN = rf"(?i:\b{KINSHIP_WORDS}\b)(?<![sS]),[ \t]*(?P<value>\d{{1,3}})(?={_CLAUSE_END})"
+#: a decade of 90 or more after "in his/her/their": "in his late 90s", "in her early 90s", "mid-90s" (not
+#: "SBP in the mid-90s")
+AGE_DECADE = rf"(?i:\bin[ \t]+(?:his|her|their)[ \t]+(?P<value>{DECADE_OVER_89}))(?!\w)"
+#: a word that states an age over 89: "nonagenarian", "centenarians"
+AGE_NOUN = rf"(?i:\b{AGE_OVER_89_NOUNS}\b)"
+#: a person's age ending a clause: "Pt is 93.", "she was 91,", "is now 93", "who is now 96,", "turned 92"
+#: (not "HR is 93", "Pt is 93 kg")
+AGE_AFTER_PERSON = (
+    r"(?i:"
+    + "|".join(
+        f"(?<=\\b{who} {verb} )"
+        for who in ("pt", "patient", "she", "he", "who")
+        for verb in ("is", "was", "is now")
+    )
+    + rf"|(?<=\bturned ))\d{{1,3}}(?={_CLAUSE_END})"
+)
 
 EXTRA_PATTERNS: list[tuple[str, str, float]] = [
     # the full stop belongs to an abbreviated street type ("St."), not to "Street." ending a sentence
@@ -94,18 +125,16 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
         "AGE",
         # where a note's sentence starts ("93F with CHF"; not "T 101F with chills", "Wt 180 M with")
         r"(?:(?m:^)|(?<=[.;:] )|(?<=\ba ))\d{1,3}"
-        r"(?=[ ]?[FM][ \t]+(?:with|w/|presents|presenting|admitted|who|s/p|h/o|hx)\b)",
+        rf"(?=[ ]?[FM]{_NOTE_GOES_ON})",
         0.85,
     ),
-    (
-        "AGE",
-        r"(?i:"
-        + "|".join(
-            f"(?<=\\b{who} {verb} )" for who in ("pt", "patient", "she", "he") for verb in ("is", "was")
-        )
-        + r"|(?<=\bturned ))\d{1,3}(?=[ \t]*(?:[.,;)]|$))",
-        0.85,
-    ),
+    ("AGE", AGE_AFTER_PERSON, 0.85),
+    # a sex then an age ("Pt: F, 97", "M/94"), a relative's ("Mom, 96,"), a decade ("in his late 90s"), a word
+    ("AGE", AGE_AFTER_SEX, 0.85),
+    ("AGE", AGE_BEFORE_SEX, 0.85),
+    ("AGE", AGE_AFTER_KIN, 0.85),
+    ("AGE", AGE_DECADE, 0.85),
+    ("AGE", AGE_NOUN, 0.85),
     # an age in words ("sixty-seven years old", "aged ninety-seven"): gdpr keeps every age, hipaa over 89
     (
         "AGE",
@@ -215,8 +244,9 @@ class PatternDetector(Detector):
                         score = max(score, PHONE_SCORE)
                     spans.append(Span(found.start, found.end, label, score, self.name))
         for pattern in self.extra:
+            value = "value" in pattern.regex.groupindex  # the context matched around the span
             for match in pattern.regex.finditer(text):
-                start, end = match.span()
+                start, end = match.span("value") if value else match.span()
                 while start < end and text[start].isspace():
                     start += 1
                 if end > start:

@@ -137,8 +137,16 @@ _TENS = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
 _BELOW_100 = rf"(?:{_TENS}(?:[ -]{_UNITS})?|{_TEENS}|{_UNITS})"
 #: an age written in words ("sixty-seven", "ninety", "one hundred and two")
 AGE_WORDS = rf"(?:(?:one|a)[ -]hundred(?:(?:[ -]and)?[ -]{_BELOW_100})?|{_BELOW_100})"
+#: words that state an age over 89 ("a nonagenarian", "centenarians")
+AGE_OVER_89_NOUNS = r"(?:nonagenarians?|(?:super)?centenarians?)"
+#: an age decade of 90 or more, maybe narrowed ("90s", "late 90's", "mid-90s", "early nineties")
+DECADE_OVER_89 = r"(?:(?:early|mid|late)[ -])?(?:(?:90|1[01]0)['’]?s|nineties)"
+#: a decade or a word that states an age over 89 and has no single number to cap
+AGE_OVER_89_STATED = re.compile(rf"(?i)\b(?:{DECADE_OVER_89}|{AGE_OVER_89_NOUNS})(?!\w)")
 #: an age of 90 or more written in words, in running text
-AGE_OVER_89_IN_WORDS = re.compile(rf"(?i)\b(?:ninety(?:[ -]{_UNITS})?|(?:one|a)[ -]hundred)\b")
+AGE_OVER_89_IN_WORDS = re.compile(
+    rf"(?i)\b(?:ninety(?:[ -]{_UNITS})?|(?:one|a)[ -]hundred|nineties|{AGE_OVER_89_NOUNS})\b"
+)
 #: an age written in words, in running text
 AGE_IN_WORDS = re.compile(rf"(?i)\b{AGE_WORDS}\b")
 
@@ -148,12 +156,26 @@ def acronym(name: str) -> str:
     return "".join(w[0] for w in name.split() if w[:1].isupper())
 
 
+#: a kinship or proxy word ("daughter", "Mom", "HCP"): a relative's name or age may follow
+KINSHIP_WORDS = (
+    r"(?:wife|husband|sons?|daughters?|dtrs?|sisters?|brothers?|mother|father|mom|dad|niece|nephew|friend|grandson|"
+    r"granddaughter|grandaughter|sibling|aunt|uncle|cousin|fianc[eé]e?|girlfriend|boyfriend|proxy|hcp|named|"
+    r"neighbou?r|son-in-law|daughter-in-law|sil|dil|significant[ \t]+other)"
+)
+
 #: words that name a kind of care facility
 FACILITY_WORDS = (
     r"(?:hospital|hosp|medical center|med center|rehab|regional|heart center|campus|clinic|rehabilitation)"
 )
 #: a name ending in a facility word ("St. Jude Medical Center"): the word says what kind of place it is
 FACILITY_END = re.compile(rf"[ \t]+({FACILITY_WORDS})\.?$", re.IGNORECASE)
+
+#: words that name a kind of institution ("İzmir Assize Court", "Ege University Hospital"), case-folded: a
+#: person span that holds one does not spread it as a name part ("the Court" is no person)
+INSTITUTION_WORDS = frozenset(
+    "academy agency assembly bank clinic college commission committee council court department government "  # noqa: SIM905
+    "hospital institute ministry office parliament police prison school tribunal university".split()
+)
 
 #: words of a form's fields that follow a name on its line ("SMITH, JOHN DOB 1/2/1950"), case-folded: never
 #: part of a name

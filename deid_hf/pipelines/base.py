@@ -9,6 +9,7 @@ same folder. Pipeline modules use absolute imports: transformers copies them as 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from deid_hf.errors import DeidError, InputError, each_alone_on_failure, first_line
@@ -170,45 +171,74 @@ class SavableOptionsMixin:
 
         return (self.model, self.tokenizer) if is_language_model(self.model) else (None, None)
 
+    def saved_model(self) -> tuple:
+        """(model, tokenizer, model classes) of a saved folder whose pipeline holds no language model: the
+        default LM (`deid-substitution` saves the shipped detector where its options need no LM)."""
+        from deid_hf.models import load_causal_lm
+
+        return (*load_causal_lm(), language_model_classes())
+
     def save_pretrained(self, save_directory, **kwargs):
         """A Hub repo that ``transformers.pipeline(model=folder, trust_remote_code=True)`` reloads: the
-        options in the language model's config (a pipeline built without one saves the default LM)."""
+        options in the config of the pipeline's language model, else of `saved_model`'s."""
         from deid_hf.lm import is_language_model
 
         if is_language_model(self.model):
-            return self._save_with_language_model(save_directory, **kwargs)
-        from deid_hf.models import load_causal_lm
-
+            return self._save_with_model(save_directory, language_model_classes(), **kwargs)
         own = self.model, self.tokenizer
-        self.model, self.tokenizer = load_causal_lm()
+        self.model, self.tokenizer, classes = self.saved_model()
         try:
-            return self._save_with_language_model(save_directory, **kwargs)
+            return self._save_with_model(save_directory, classes, **kwargs)
         finally:
             self.model, self.tokenizer = own
 
-    def _save_with_language_model(self, save_directory, **kwargs):
+    def _save_with_model(self, save_directory, classes: tuple, **kwargs):
         from deid_hf.export.cards import display_name, write_card
-        from deid_hf.lm import lm_kind
+        from deid_hf.lm import is_language_model, lm_kind
+        from deid_hf.models import LEARNED_MODEL
 
-        self.model.config.deid_hf = {k: _json_option(k, v) for k, v in self.options.items()}
+        self.model.config.deid_hf = options = {k: _json_option(k, v) for k, v in self.options.items()}
         registered = getattr(self, "_registered_impl", None) or {}
-        # the saved folder holds a language model: it reloads with the LM classes, and names no default
+        # the saved folder reloads with the classes of the model it holds, and names no default
         self._registered_impl = {
-            task: {**{k: v for k, v in impl.items() if k != "default"}, "pt": language_model_classes()}
+            task: {**{k: v for k, v in impl.items() if k != "default"}, "pt": classes}
             for task, impl in registered.items()
         }
         super().save_pretrained(save_directory, **kwargs)
-        base = getattr(self.model.config, "_name_or_path", "") or type(self.model).__name__
+        if is_language_model(self.model):
+            base = getattr(self.model.config, "_name_or_path", "") or type(self.model).__name__
+            kind = "fill-mask" if lm_kind(self.model) == "masked" else "causal-lm"
+            held, model_name = f"`{display_name(base)}`", None
+        else:  # the shipped detector (`saved_model`)
+            base, kind = LEARNED_MODEL, "token-classification"
+            held = f"the shipped detector `{LEARNED_MODEL}` (its options need no language model)"
+            model_name = f"{LEARNED_MODEL} ({kind})"
         write_card(
             Path(save_directory),
-            kind="fill-mask" if lm_kind(self.model) == "masked" else "causal-lm",
+            kind=kind,
             base_model=base,
+            model_name=model_name,
             pipeline_tag=self.hub_pipeline_tag,
             text={
                 "title": f"{self.task_name} pipeline for deid-hf",
-                "summary": f"A saved deid-hf `{self.task_name}` pipeline on `{display_name(base)}`; load it "
+                "summary": f"A saved deid-hf `{self.task_name}` pipeline on {held}; load it "
                 f"with `transformers.pipeline(model=<this folder>, trust_remote_code=True)`.",
                 "usage": 'pipe = transformers.pipeline(model="<this folder>", trust_remote_code=True)',
-                "privacy": f"Options {self.model.config.deid_hf}. " + getattr(self, "privacy_summary", ""),
+                "privacy": card_options(options) + getattr(self, "privacy_summary", ""),
             },
         )
+
+
+def card_options(options: dict) -> str:
+    """The options as a saved pipeline's card states them: the deny and allow lists and the patterns as
+    counts (`config.reportable_configuration`), and where those terms are (config.json, in full)."""
+    from deid_hf.config import TERM_OPTIONS, reportable_configuration
+
+    shown = f"Options {json.dumps(reportable_configuration(options), sort_keys=True)}. "
+    terms = [name for name in TERM_OPTIONS if options.get(name)]
+    if terms:
+        shown += (
+            f"config.json holds the terms of {', '.join(terms)} in full, as the pipeline reloads them from "
+            "it: share this folder only with those allowed to read them. "
+        )
+    return shown

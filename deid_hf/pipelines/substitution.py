@@ -40,6 +40,7 @@ from deid_hf.pipelines.base import (
     given_options,
     items_of,
     run_items,
+    saved_options,
 )
 from deid_hf.replace import get_strategy
 from deid_hf.replace import needs_language_model as strategy_needs
@@ -80,13 +81,32 @@ def needs_language_model(options: dict) -> bool:
 
 
 def is_shipped_detector(model) -> bool:
-    """Whether ``model`` is the shipped detector (its int8 graph or its weights: the task's default model)."""
+    """Whether ``model`` is the shipped detector (its int8 graph or its weights: the task's default model),
+    or the copy of its weights a saved pipeline holds (`shipped_detector_copy`: a token classifier whose
+    config holds saved options)."""
     from pathlib import Path
 
+    from deid_hf.lm import is_token_classifier
     from deid_hf.models import LEARNED_MODEL, model_path
 
-    name = str(getattr(getattr(model, "config", None), "_name_or_path", "") or "")
+    config = getattr(model, "config", None)
+    if is_token_classifier(config) and saved_options(model):
+        return True
+    name = str(getattr(config, "_name_or_path", "") or "")
     return bool(name) and Path(name).resolve() == Path(model_path(LEARNED_MODEL)).resolve()
+
+
+def shipped_detector_copy() -> tuple:
+    """(model, tokenizer) of the shipped detector's weights, loaded afresh: the model a saved pipeline whose
+    options need no language model holds (the copy its learned detectors share stays unchanged)."""
+    from pathlib import Path
+
+    from transformers import AutoModelForTokenClassification
+
+    from deid_hf.models import LEARNED_MODEL, load_tokenizer, model_path, verified_folder
+
+    folder = str(verified_folder(Path(model_path(LEARNED_MODEL))).resolve())
+    return AutoModelForTokenClassification.from_pretrained(folder), load_tokenizer(folder)
 
 
 def check_model_role(model) -> None:
@@ -155,6 +175,15 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
         )
         self.table = SubstitutionTable() if config.shared_table else None
         self._session_secret = secrets.token_bytes(32)
+
+    def saved_model(self) -> tuple:
+        """What a saved folder holds where the pipeline's model is no language model: the default LM where
+        the options need one (`needs_language_model`), else the shipped detector's weights."""
+        from transformers import AutoModelForTokenClassification
+
+        if needs_language_model(self.options):
+            return super().saved_model()
+        return (*shipped_detector_copy(), (AutoModelForTokenClassification,))
 
     def _group_seed(self, group: str, seed: int | None) -> str:
         """The seed of a group's draws (date offset, pseudonyms), shared by its documents: HMAC-SHA256

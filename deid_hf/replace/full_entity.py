@@ -21,12 +21,19 @@ from datetime import date, timedelta
 
 from ..detect.lexicon import is_name_word, zipf
 from ..detect.mentions import TITLE
-from ..detect.text_shape import AGE_IN_WORDS, FACILITY_END, SHORT_WORD_LOWERCASE_ZIPF, acronym
+from ..detect.text_shape import (
+    AGE_IN_WORDS,
+    AGE_OVER_89_STATED,
+    FACILITY_END,
+    SHORT_WORD_LOWERCASE_ZIPF,
+    acronym,
+)
 from ..errors import InputError
 from .base import Strategy
 from .date_shift import check_max_days, shift_date_span
 from .dates import rewrite_date_span, rewrite_dates
 from .names import keyed_rng, locale_lists, pseudonym, register
+from .per_label import stated_age
 from .quasi import QUASI_SURROGATES
 from .shape import random_like, random_phone_like
 
@@ -76,6 +83,19 @@ def _random_initialism(original: str, rng: random.Random) -> str:
             return drawn + kept
 
 
+def _age(original: str, rng: random.Random) -> str:
+    """The age's number, in digits or in words, redrawn ("aged sixty-seven" -> "aged 41"); so is a decade
+    or a word that states an age ("in his late 90s" -> "in his 40s", "a nonagenarian" -> "a 41-year-old")."""
+    drawn_age = rng.randint(18, 89)
+    stated = AGE_OVER_89_STATED.search(original)
+    if stated:
+        written = stated_age(stated.group(), str(drawn_age), f"{max(20, drawn_age // 10 * 10)}s")
+        return original[: stated.start()] + written + original[stated.end() :]
+    if any(ch.isdigit() for ch in original):
+        return re.sub(r"\d+", str(drawn_age), original, count=1)
+    return AGE_IN_WORDS.sub(str(drawn_age), original, count=1)
+
+
 class FullEntity(Strategy):
     """``dates``: "shift" (default: one offset per table, intervals kept, `deid_hf.replace.date_shift`) or
     "random" (each date drawn on its own, 1960-2019); ``max_days``: the largest shift."""
@@ -121,11 +141,8 @@ class FullEntity(Strategy):
             return address_like(original, fake, rng)
         if label == "IP":
             return fake.ipv6() if ":" in original else fake.ipv4()
-        if label == "AGE":  # the number, in digits or in words ("aged sixty-seven" -> "aged 41")
-            drawn_age = str(rng.randint(18, 89))
-            if any(ch.isdigit() for ch in original):
-                return re.sub(r"\d+", drawn_age, original, count=1)
-            return AGE_IN_WORDS.sub(drawn_age, original, count=1)
+        if label == "AGE":
+            return _age(original, rng)
         if label == "DATE_TIME":
             rewritten = rewrite_dates(original, lambda old, has_year: _random_date(old, has_year, rng))
             if rewritten is not None:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from datetime import date
 
-from ..detect.text_shape import AGE_IN_WORDS, AGE_OVER_89_IN_WORDS
+from ..detect.text_shape import AGE_IN_WORDS, AGE_OVER_89_IN_WORDS, AGE_OVER_89_NOUNS, AGE_OVER_89_STATED
 from ..errors import InputError
 from ..spans import LABELS
 from .base import Strategy
@@ -20,6 +20,7 @@ from .dates import CONTEXT_CHARS, rewrite_dates
 
 DEFAULT_OPERATOR = "full_entity"
 HIPAA_AGE_LIMIT = 89
+_AGE_NOUN = re.compile(AGE_OVER_89_NOUNS, re.IGNORECASE)
 
 
 class PerLabel(Strategy):
@@ -52,12 +53,28 @@ class HipaaCap(Strategy):
         return self.inner.surrogate(original, label, rng)
 
 
+def stated_age(stated: str, age: str, decade: str) -> str:
+    """What replaces a decade or a word that states an age (`AGE_OVER_89_STATED`): ``decade`` for a decade
+    ("late 90s"), "``age``-year-old(s)" for a word ("centenarians" -> "90+-year-olds")."""
+    if _AGE_NOUN.fullmatch(stated) is None:
+        return decade
+    return f"{age}-year-old" + ("s" if stated[-1] in "sS" else "")
+
+
 class HipaaAge(HipaaCap):
     """Ages over 89 -> "90+" (the number inside the span, in digits or words; "92 years old", "ninety-two
-    years old" -> "90+ years old"); other ages go to the wrapped operator."""
+    years old" -> "90+ years old"; a decade, "late 90s" -> "90+"; "a nonagenarian" -> "a 90+-year-old");
+    other ages go to the wrapped operator."""
 
     def replace(self, text: str, start: int, end: int, label: str, rng: random.Random, table) -> str | None:
         original = text[start:end]
+        stated = AGE_OVER_89_STATED.search(original)  # no single number to cap
+        if stated:
+            return (
+                original[: stated.start()]
+                + stated_age(stated.group(), "90+", "90+")
+                + original[stated.end() :]
+            )
         number = re.search(r"\d+", original)
         if number and int(number.group(0)) > HIPAA_AGE_LIMIT:
             return original[: number.start()] + "90+" + original[number.end() :]

@@ -115,6 +115,119 @@ def test_an_age_after_age_in_any_case(text, ages):
     assert {text[s.start : s.end] for s in spans if s.label == "AGE"} == ages
 
 
+def ages_found(text):
+    return {text[s.start : s.end] for s in PatternDetector().detect(text) if s.label == "AGE"}
+
+
+#: what a note writes near a number and is no age (vital signs, labs, ventilator settings, rooms, weights)
+NOT_AGES = [
+    ("HR 97, T 101F, BP 140/94, SpO2 96%; FiO2 .40/PEEP 5; AC 500/14/5/40%", set()),
+    ("K 4.1, 97 mEq; Rm 96; bed 4, 93 kg; F/U in 2 wks; M/R; O2 sat F/96; Plan: F/U 2 wks", set()),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "ages"),
+    [
+        ("Pt: F, 97, admitted with CHF", {"97"}),
+        ("M, 94, with falls\nPatient female, 96.", {"94", "96"}),
+        ("Pt F, 67, admitted", {"67"}),  # an age under 90 is an age too (hipaa keeps it in clear)
+        ("M/94\nSex/Age: F/96\nPt: M/91 admitted", {"94", "96", "91"}),
+        ("Pt: F, 93 kg; Temp: F, 97.8; A: F, 2 mg", set()),  # a number with a unit
+        ("Sat M, 94, stable; 4F, 97, placed; xF/96", set()),  # the sex letter is no standalone token
+        *NOT_AGES,
+    ],
+)
+def test_an_age_after_a_sex(text, ages):
+    assert ages_found(text) == ages
+
+
+@pytest.mark.parametrize(
+    ("text", "ages"),
+    [
+        ("Age/Sex: 96/F\nAGE/SEX 93 M", {"96", "93"}),
+        ("Age/Sex: 96/F/PEEP 5", {"96"}),
+        ("HR/Sat: 96/F; ratio 96/F", set()),  # no Age/Sex header
+        *NOT_AGES,
+    ],
+)
+def test_an_age_before_a_sex(text, ages):
+    assert ages_found(text) == ages
+
+
+@pytest.mark.parametrize(
+    ("text", "ages"),
+    [
+        ("Mom, 96, lives alone. Her husband, 94.", {"96", "94"}),
+        ("Lives with daughter, 67; son-in-law, 70", {"67", "70"}),
+        ("sons, 2, daughters, 3; mother, 2 dogs; daughter, 555-1234", set()),  # a count, a phone number
+        ("Mom 96 lives alone; wife, 97 mEq", set()),  # no comma, a unit
+        *NOT_AGES,
+    ],
+)
+def test_a_relatives_age_after_a_kinship_word(text, ages):
+    assert ages_found(text) == ages
+
+
+@pytest.mark.parametrize(
+    ("text", "ages"),
+    [
+        ("She is now 93. Her mother, who is now 96, lives alone.", {"93", "96"}),
+        ("HR is now 93. Sat is now 96%. Pt is now 93 kg.", set()),
+        ("she was 98.6 this morning; he is 5 days post-op", set()),  # a temperature, a count
+        *NOT_AGES,
+    ],
+)
+def test_an_age_after_is_now(text, ages):
+    assert ages_found(text) == ages
+
+
+@pytest.mark.parametrize(
+    ("text", "ages"),
+    [
+        ("a man in his late 90s, a woman in her early 90s", {"late 90s", "early 90s"}),
+        ("in his mid-90s; in their 90's; in her late nineties", {"mid-90s", "90's", "late nineties"}),
+        ("SBP in the mid-90s, sats in the low 90s, in his late 80s", set()),  # no age cue; under 90
+        ("the mid-90s; in his 1990s; in her 90 days", set()),
+        *NOT_AGES,
+    ],
+)
+def test_an_age_decade_of_90_or_more(text, ages):
+    assert ages_found(text) == ages
+
+
+@pytest.mark.parametrize(
+    ("text", "ages"),
+    [
+        (
+            "A nonagenarian with falls. Centenarians, supercentenarian.",
+            {"nonagenarian", "Centenarians", "supercentenarian"},
+        ),
+        ("centenary celebrations; a nonagenarianism", set()),
+        *NOT_AGES,
+    ],
+)
+def test_a_word_that_states_an_age_over_89(text, ages):
+    assert ages_found(text) == ages
+
+
+@pytest.mark.slow  # the default detector (its model and spaCy)
+def test_hipaa_caps_the_new_age_forms_end_to_end():
+    """hipaa writes "90+" for an age over 89 in these forms and keeps younger ages and look-alikes."""
+    import deid_hf
+
+    pipe = deid_hf.pipeline("deid-substitution")
+    for text, written in [
+        ("Pt: F, 97, admitted with CHF.", "Pt: F, 90+, admitted with CHF."),
+        ("A man in his late 90s was seen. HR 97, BP 140/94.", "A man in his 90+ was seen. HR 97, BP 140/94."),
+        ("Sex/Age: F/96\nMom, 94, lives alone.", "Sex/Age: F/90+\nMom, 90+, lives alone."),
+        ("She is now 93. A nonagenarian with falls.", "She is now 90+. A 90+-year-old with falls."),
+    ]:
+        assert pipe(text, seed=1)["text"] == written
+    kept = "Pt: F, 67, admitted with CHF. HR 97, BP 140/94, SpO2 96%."
+    assert pipe(kept, seed=1)["text"] == kept
+
+
 @pytest.mark.parametrize(
     ("text", "numbers"),
     [
@@ -364,6 +477,16 @@ def test_a_detected_names_parts_are_marked_in_lower_case_unless_everyday_words()
     spans = [Span(4, 10, "PERSON", 0.9, "model")]
     marked = {text[s.start : s.end] for s in add_name_mentions(text, spans) if s.source == "repeat"}
     assert marked == {"Ng"}  # a unit's "ng" is no name (too short to be marked in lower case)
+
+
+def test_a_court_read_as_a_person_spreads_no_institution_word():
+    from deid_hf.detect.mentions import add_name_mentions
+    from deid_hf.spans import Span
+
+    text = "The Izmir Assize Court convicted him. The Court held that Izmir Assize erred."
+    spans = [Span(4, 22, "PERSON", 0.9, "model")]
+    marked = {text[s.start : s.end] for s in add_name_mentions(text, spans) if s.source == "repeat"}
+    assert marked == {"Izmir", "Assize"}  # its other words spread; "Court" is the Court, no person
 
 
 @pytest.mark.parametrize(

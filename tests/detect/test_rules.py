@@ -53,6 +53,12 @@ DATE_CASES = [
     ("date.year-of-birth", "Eleanor Voss (1931-2024), Ida Moss (1929-)", {"1931-2024", "1929-"}),
     ("date.year-of-birth", "seen at 1930, BP 120/80 at 1931 hrs, (1931 mg)", set()),
     ("date.apostrophe-year", "MI in '91", {"'91"}),
+    (
+        "date.year-range",
+        "senator 2005–2011 and mayor 1998 — 2004, season 2019–20.",
+        {"2005–2011", "1998 — 2004", "2019–20"},
+    ),
+    ("date.year-range", "shift 0700-1900, 2000–2200 quiet, v2019–2020.1, pages 2010–2015–2020", set()),
     ("date.not-a-pain-score", "pain 7/10 at rest", set()),
     ("date.not-a-ventilator-setting", "PS 10/5 and PEEP/PS 5/10", set()),
     ("date.not-a-ventilator-setting", "changed to PSV of 10/5, 60%", set()),
@@ -261,6 +267,11 @@ IDENTIFIER_CASES = [
         {"4839"},
     ),  # no size
     ("number.identifying-digits", "sample 3348121 sent", "3348121", "NUMBER", 0.4, "spacy", {"3348121"}),
+    # a law's number is a public text's, no person's; a case's or an invoice's number is an identifier
+    ("number.identifying-digits", "section 5 of Law no. 3713 and", "3713", "NUMBER", 0.4, "patterns", set()),
+    ("number.identifying-digits", "under Act No. 4471, the", "4471", "NUMBER", 0.4, "patterns", set()),
+    ("number.identifying-digits", "invoice no. 4471 sent", "4471", "NUMBER", 0.4, "patterns", {"4471"}),
+    ("number.identifying-digits", "case no. 2214 of", "2214", "NUMBER", 0.4, "patterns", {"2214"}),
 ]
 
 
@@ -349,6 +360,18 @@ LEARNED_CASES = [
     ("learned.date-under-a-date-rule", "seen 4/12/2020 here", "4/12/2020", "DATE_TIME", set()),
     ("learned.date-without-a-date-word", "back on Friday evening", "Friday evening", "DATE_TIME", set()),
     ("learned.kept", "with Imre Szabo today", "Imre Szabo", "PERSON", {"Imre Szabo"}),
+    (
+        "learned.lower-case-words",
+        "He claimed EUR 500 for non-pecuniary damage.",
+        "pecuniary",
+        "LOCATION",
+        set(),
+    ),
+    ("learned.lower-case-words", "The Court found no cogent reasons.", "cogent reasons", "ORG", set()),
+    # a listed person name, a rare word, or a text that writes names in lower case: kept
+    ("learned.kept", "The applicant met john at noon.", "john", "PERSON", {"john"}),
+    ("learned.kept", "The applicant met wojcik at noon.", "wojcik", "PERSON", {"wojcik"}),
+    ("learned.kept", "hi, i met tanaka at noon", "tanaka", "PERSON", {"tanaka"}),
 ]
 
 
@@ -373,6 +396,11 @@ CONTEXT_CASES = [
     ("context.after-clinician-title", "pt seen by nurse halvorsen, stable.", {"halvorsen"}),  # no capitals
     ("context.after-clinician-title", "Plan reviewed with NP von Trapp.", {"von Trapp"}),
     ("context.initial-and-surname", "signed R. Lindqvist", {"R. Lindqvist"}),
+    ("context.initial-and-surname", "SEEN BY R. LINDQVIST TODAY", {"R. LINDQVIST"}),
+    ("context.initial-and-surname", "Signed by K. Alleged.", {"K. Alleged"}),  # casing tells names here
+    ("context.initial-and-surname", "I. ALLEGED VIOLATION OF ARTICLE 5", set()),  # a heading's numeral
+    ("context.initial-and-surname", "NOTED BY\n EARL N. RAND, RRT", {"N. RAND"}),
+    ("context.initial-and-surname", "V. BUTKEVYCH, JUDGE", {"V. BUTKEVYCH"}),  # a rare word: a name
     ("context.signature", "note by Laura Pennington, RN", {"Laura Pennington"}),
     ("context.signature", "note by Laura Pennington, R.N.", {"Laura Pennington"}),
     ("context.after-patient-title", "Mrs. Abernathy is resting", {"Abernathy"}),
@@ -517,6 +545,9 @@ GDPR_CASES = [
     # without a currency a short number is no identifier (the identifier rules decide)
     ("number.identifying-digits", "in 5,000 cases", "5,000", "NUMBER", set()),
     ("gdpr.every-age", "the applicant, aged 34, said", "aged 34", "AGE", {"aged 34"}),
+    ("gdpr.law-number", "section 5 of Law no. 3713 and", "3713", "DATE_TIME", set()),
+    ("gdpr.law-number", "under Act No. 45, the", "45", "NUMBER", set()),
+    ("gdpr.calendar-date", "in application no. 1998 he", "1998", "DATE_TIME", {"1998"}),
     ("gdpr.calendar-date", "on 12 May 1998 he", "12 May 1998", "DATE_TIME", {"12 May 1998"}),
     ("gdpr.calendar-date", "arrested in March", "March", "DATE_TIME", {"March"}),
     ("gdpr.calendar-date", "released on Monday", "Monday", "DATE_TIME", {"Monday"}),
@@ -525,6 +556,7 @@ GDPR_CASES = [
     ("gdpr.quasi-identifier", "a Turkish national", "Turkish", "DEMOGRAPHIC", {"Turkish"}),
     ("gdpr.quasi-identifier", "a police officer in", "police officer", "OCCUPATION", {"police officer"}),
     ("gdpr.quasi-identifier", "paid 5,000 euros", "5,000 euros", "QUANTITY", {"5,000 euros"}),
+    ("gdpr.quasi-identifier", "(no. 10987/10, §§ 8-10)", "§", "DEMOGRAPHIC", set()),
     (
         "gdpr.quasi-identifier",
         "paid two million dollars",

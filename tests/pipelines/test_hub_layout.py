@@ -44,19 +44,46 @@ def test_saved_substitution_pipeline_is_a_hub_repo_and_reloads_identically(tmp_p
     config = json.loads((tmp_path / "config.json").read_text())
     assert config["custom_pipelines"]["deid-substitution"]["impl"] == "substitution.DeidSubstitutionPipeline"
     assert config["deid_hf"]["strategy"] == "typed"
-    # it holds a language model: reloaded with the LM classes, and without the task's default model's path
+    # no option needs a language model: it holds the shipped detector, reloaded as a token classifier, and
+    # names no default model (the task's default is a path on this machine)
     saved_task = config["custom_pipelines"]["deid-substitution"]
-    assert (
-        saved_task["pt"] == ["AutoModelForMaskedLM", "AutoModelForCausalLM"] and "default" not in saved_task
-    )
+    assert saved_task["pt"] == ["AutoModelForTokenClassification"] and "default" not in saved_task
     assert {"substitution.py", "model.safetensors", "tokenizer.json", "README.md"} <= set(
         os.listdir(tmp_path)
     )
     assert "de-identification" in (tmp_path / "README.md").read_text()
     card = check_hub_card(tmp_path / "README.md", forbidden=(str(tmp_path), str(cache_dir())))
-    assert card["base_model"] == "HuggingFaceTB/SmolLM2-135M-Instruct" and card["license"] == "apache-2.0"
+    assert card["base_model"] == "sentence-transformers/all-MiniLM-L6-v2" and card["license"] == "apache-2.0"
     assert card["pipeline_tag"] == "token-classification"
     assert reload_in_fresh_process("deid-substitution", tmp_path) == pipe(TEXT, seed=3)
+
+
+SYNTHETIC = "Pt John Smith seen 03/04/2021 at Mercy Hospital, call 617-555-0199."
+
+
+@pytest.mark.slow
+def test_default_pipeline_saves_no_language_model_and_its_card_counts_the_terms(
+    tmp_path, monkeypatch, registered_learned
+):
+    from deid_hf.detect import DETECTORS
+    from deid_hf.models import LEARNED_MODEL, model_path
+
+    monkeypatch.setitem(DETECTORS, "learned", registered_learned)  # the shipped model, as the reload runs it
+    deny = ["Smith", "Mercy", "Okonkwo"]
+    pipe = deid_hf.pipeline("deid-substitution", deny_list=deny, allow_list=["Pt"])
+    pipe.save_pretrained(tmp_path)
+    config = json.loads((tmp_path / "config.json").read_text())
+    assert config["architectures"] == ["BertForTokenClassification"]
+    shipped = os.path.getsize(os.path.join(model_path(LEARNED_MODEL), "model.safetensors"))
+    assert max(f.stat().st_size for f in tmp_path.iterdir()) < 2 * shipped  # no language model's weights
+    # config.json holds the terms (the pipeline reloads from it); the card gives their counts only
+    assert config["deid_hf"]["deny_list"] == {"OTHER": deny} and config["deid_hf"]["allow_list"] == ["Pt"]
+    card = (tmp_path / "README.md").read_text()
+    assert not any(term in card for term in ("Smith", "Mercy", "Okonkwo", '"Pt"'))
+    assert '"deny_list": {"count": 3}' in card and '"allow_list": {"count": 1}' in card
+    assert "config.json holds the terms of deny_list, allow_list in full" in card
+    check_hub_card(tmp_path / "README.md", forbidden=(str(tmp_path),))
+    assert reload_in_fresh_process("deid-substitution", tmp_path, SYNTHETIC) == pipe(SYNTHETIC, seed=3)
 
 
 @pytest.fixture(scope="module")

@@ -318,6 +318,19 @@ def test_hipaa_policy_caps_ages_over_89():
     assert run(placeholder, "She is 92.", [("92", "AGE")])[1]["92"].replacement == "<AGE>"
 
 
+def test_a_decade_or_a_word_that_states_an_age_is_capped_or_redrawn_whole():
+    """hipaa: "late 90s" -> "90+", "nonagenarian" -> "90+-year-old"; otherwise a decade or an age drawn."""
+    text = "in his late 90s; a nonagenarian; centenarians; in her nineties."
+    items = [("late 90s", "AGE"), ("nonagenarian", "AGE"), ("centenarians", "AGE"), ("nineties", "AGE")]
+    _, r = run(get_strategy("full_entity", policy="hipaa"), text, items)
+    assert [r[s].replacement for s, _ in items] == ["90+", "90+-year-old", "90+-year-olds", "90+"]
+    for seed in range(5):
+        _, r = run(get_strategy("full_entity", policy="gdpr"), text, items, seed=seed)
+        assert all(re.fullmatch(r"[2-8]0s", r[s].replacement) for s in ("late 90s", "nineties"))
+        assert re.fullmatch(r"\d\d-year-old", r["nonagenarian"].replacement)
+        assert re.fullmatch(r"\d\d-year-olds", r["centenarians"].replacement)
+
+
 @pytest.mark.parametrize(
     "strategy",
     ["full_entity", {"DATE_TIME": "date_shift", "default": "full_entity"}, {"DATE_TIME": "full_entity"}],

@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -277,6 +278,21 @@ def test_cli_trains_from_a_documents_file(tmp_path, minilm_tokenizer, capsys):
     assert "holds other files" in capsys.readouterr().err and (tmp_path / "mine" / "keep.txt").is_file()
     assert main([*args[:1], str(tmp_path), *args[2:]]) == 2
     assert "holds what it reads" in capsys.readouterr().err and docs.is_file()
+
+
+def test_cli_refuses_the_shipped_model_folder_and_any_folder_in_the_package(tmp_path, capsys):
+    from deid_hf.models import LEARNED_MODEL, model_path
+    from deid_hf.paths import PACKAGE
+
+    shipped = Path(model_path(LEARNED_MODEL))
+    before = {f.name: f.stat().st_mtime_ns for f in shipped.iterdir()}
+    for output in (shipped, PACKAGE / "hub" / "my-detector", PACKAGE):
+        assert main(["train-detector", str(output), "--documents", str(tmp_path / "none.jsonl")]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("deid-hf: error: train-detector:") and len(err.splitlines()) == 1
+        assert "inside the installed deid_hf package" in err
+    assert {f.name: f.stat().st_mtime_ns for f in shipped.iterdir()} == before
+    assert not (PACKAGE / "hub" / "my-detector").exists()
 
 
 def test_cli_reads_the_silver_sources_taken_whole(tmp_path, capsys):

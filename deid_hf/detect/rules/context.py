@@ -21,6 +21,7 @@ from ..text_shape import (
     uses_capitals,
 )
 from ..text_shape import FACILITY_WORDS as _FACILITY
+from ..text_shape import KINSHIP_WORDS as _KIN
 from . import Rule, register_rule
 from .names import INITIAL as _INITIAL
 from .names import NOT_NAMES as NOT_NAMES  # re-exported: `clinical` imports it from here
@@ -32,11 +33,6 @@ _W = ASCII_WORD
 _DOCTOR = r"(?:dr's|drs|doctor|dr)"
 _TITLE = r"(?:np|ho|md|nurse|attending|resident|fellow|physicians?|doctors?)"
 _CREDENTIAL = r"(?:RN|R\.N\.|MD|M\.D\.|NP|RRT|BSN|bsn/rn|LICSW|CNS|PA-C|RT)"
-_KIN = (
-    r"(?:wife|husband|sons?|daughters?|dtrs?|sisters?|brothers?|mother|father|mom|dad|niece|nephew|friend|grandson|"
-    r"granddaughter|grandaughter|sibling|aunt|uncle|cousin|fianc[eé]e?|girlfriend|boyfriend|proxy|hcp|named|"
-    r"neighbou?r|son-in-law|daughter-in-law|sil|dil|significant[ \t]+other)"
-)
 _CALL = r"(?:per|called|paged|notified|contacts?|contacted|informed|updated|spoke with|discussed with)"
 #: initialisms ending in H or MC that name no facility: generic ones (outside hospital, nursing home,
 #: long-term care), hemorrhages and hypertrophies (ICH, SDH, LVH, BPH) and hormones (TSH, ACTH, LDH)
@@ -130,8 +126,15 @@ def _after_title(regex: re.Pattern, strong: bool):
 
 
 def _initial_and_surname(text, vocabulary, bounds):
+    """An initial and a name word as rare as after a title; as rare as a name in running text after a
+    roman numeral that begins a line where casing tells nothing (a heading's "I. ALLEGED VIOLATION")."""
     for m in _INITIAL_RX.finditer(text):
-        run = name_run(text, m.end(), bounds.title_zipf, limit=1, vocabulary=vocabulary)
+        numeral = (
+            text[m.start()] in "IVX" and not text[text.rfind("\n", 0, m.start()) + 1 : m.start()].strip()
+        )
+        heading = numeral and not names_are_capitalised(text, m.end())
+        rarer_than = bounds.max_zipf if heading else bounds.title_zipf
+        run = name_run(text, m.end(), rarer_than, limit=1, vocabulary=vocabulary)
         if run and text[run[0]].isupper() and run[1] - run[0] >= 3:
             yield (m.start(), run[1])
 

@@ -121,6 +121,13 @@ DATE_RULES = [
         r"|(?<=\()(?:18|19|20)\d\d[ ]?[-–][ ]?(?:(?:18|19|20)\d\d)?(?=\))",
     ),
     _date(
+        name="date.year-range",
+        reason="two years joined by an en or em dash ('2005–2011', '1998—2004', '2019–20'): a span of years "
+        "in edited prose (times of day are written with a hyphen)",
+        examples=("2005–2011",),
+        pattern=r"(?<![\d.,/:–—-])(?:18|19|20)\d\d[ ]?[–—][ ]?(?:(?:18|19|20)\d\d|\d\d)(?![\d.,/:–—-]?\d)",
+    ),
+    _date(
         name="date.year-1960-1999",
         reason="1960-1999 cannot be a time of day (minutes above 59): a year wherever it stands",
         examples=("1975",),

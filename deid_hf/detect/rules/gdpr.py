@@ -33,6 +33,14 @@ _LAW = re.compile(
     r"\b(?:Act|Code|Convention|Constitution|Treaty|Protocol|Directive|Regulations?|Law)\b(?:\s+(?:No\.?\s*)?"
     r"\d+)?|\bArticles?\s+\d"
 )
+#: a law's or a rule's number ("Law no. 3713", "Act No. 45", "Decree no. 2011-1234"): a public text's, no
+#: person's identifier
+#: characters read before a number for a law's "no."
+LAW_NUMBER_BEFORE = 24
+_LAW_NUMBER_CUE = re.compile(
+    r"(?i)\b(?:law|act|code|decree|regulation|directive|ordinance|statute|resolution|protocol|bill|rule)s?"
+    r"[ \t]+no\.?[ \t:#.]*$"
+)
 _MONTH_OR_DAY = re.compile(
     r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.?(?!\w)|"
     r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
@@ -71,6 +79,11 @@ def public_body_or_law(piece: str) -> bool:
     return _PUBLIC_BODY.match(core) is not None or _LAW.search(core) is not None
 
 
+def law_number(text: str, start: int) -> bool:
+    """Whether the number at ``start`` is written as a law's or a rule's number ("Law no. 3713")."""
+    return _LAW_NUMBER_CUE.search(text[max(0, start - LAW_NUMBER_BEFORE) : start]) is not None
+
+
 def inside_public_body(text: str, span: Span) -> bool:
     """Whether ``span`` is the first words of a public body's name written in ``text`` (a model's "The
     European Court of Human" of "The European Court of Human Rights"): it starts where the name starts,
@@ -93,6 +106,11 @@ def calendar_date(piece: str) -> bool:
 def counted(piece: str) -> bool:
     """An amount with a number in digits or in words ("5,000 euros", "two million dollars")."""
     return any(ch.isdigit() for ch in piece) or _NUMBER_WORD.search(piece) is not None
+
+
+def _quasi_identifier(label: str, piece: str) -> bool:
+    """An amount with a number (`counted`), or a group or occupation written with a letter."""
+    return counted(piece) if label == "QUANTITY" else any(ch.isalpha() for ch in piece)
 
 
 def _register(name: str, labels: tuple[str, ...], reason: str, examples: tuple[str, ...], keep, applies):
@@ -135,6 +153,14 @@ _register(
     lambda seen, span, piece: True,
 )
 _register(
+    "gdpr.law-number",
+    ("DATE_TIME", "NUMBER", "ID"),
+    "a number written as a law's number is the law's, no personal data (an NER model may read it as a year)",
+    ("Law no. 3713",),
+    lambda seen, span: [],
+    lambda seen, span, piece: law_number(seen.text, span.start),
+)
+_register(
     "gdpr.calendar-date",
     ("DATE_TIME",),
     "a date with a digit, a month or a weekday is kept; a relative one ('today', 'two years later') is not",
@@ -145,10 +171,9 @@ _register(
 _register(
     "gdpr.quasi-identifier",
     ("DEMOGRAPHIC", "OCCUPATION", "QUANTITY"),
-    "nationality, ethnicity, religion, political group and occupation are kept; an amount needs a number",
+    "nationality, ethnicity, religion, political group and occupation are kept (a word, not a sign: "
+    "spaCy reads '§' as a group); an amount needs a number",
     ("Turkish", "police officer", "5,000 euros"),
-    lambda seen, span: (
-        [span] if span.label != "QUANTITY" or counted(seen.text[span.start : span.end]) else []
-    ),
+    lambda seen, span: [span] if _quasi_identifier(span.label, seen.text[span.start : span.end]) else [],
     lambda seen, span, piece: True,
 )
