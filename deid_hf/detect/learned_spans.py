@@ -39,9 +39,6 @@ _GREETING = re.compile(
     r"(?:hi|hello|hey|dear|thanks?(?:\s+you)?|regards|cheers|good\s+(?:morning|afternoon|evening))[\s,.!:]*",
     re.IGNORECASE,
 )
-#: a lower-case word at least this frequent in English is a word of the language where the text capitalises
-#: names (`learned.lower-case-words`); a rarer one may be a name written in lower case
-LOWER_CASE_WORD_MIN_ZIPF = 2.0
 #: a numeric date with dots ("04.03.2021", "3.4.21"), which the date rules leave to context
 _DOTTED_DATE = re.compile(r"^\d{1,2}\.\d{1,2}\.(?:\d{2}|\d{4})$")
 #: lower-case words of a name ("Staël de Holstein", "van Gogh"): kept in a learned name span
@@ -117,25 +114,6 @@ def only_function_words(piece: str) -> bool:
     """Every token of ``piece`` is a lower-case English stop word ("from", "of the"; not "May", "US")."""
     tokens = [t.strip(".,:;'’\"()") for t in piece.split()]
     return bool(tokens) and all(t.islower() and t in stop_words() for t in tokens)
-
-
-def _lower_case_words(text: str, span: Span) -> bool:
-    """Every word of ``span`` is a lower-case word of English (`LOWER_CASE_WORD_MIN_ZIPF`), no listed person
-    name nor name particle, in a text that capitalises names."""
-    words = [w.strip(NAME_EDGE_PUNCTUATION) for w in text[span.start : span.end].split()]
-    return (
-        bool(words)
-        and all(
-            w.isalpha()
-            and w.islower()
-            and zipf(w) >= LOWER_CASE_WORD_MIN_ZIPF
-            and w not in person_names()
-            and w not in NAME_PARTICLES
-            for w in words
-        )
-        and not lowercase_style(text)
-        and not careless_casing(text)
-    )
 
 
 def _no_date_word(piece: str) -> bool:
@@ -224,15 +202,6 @@ _drop_rule(
     "reads 'MRN' as 'mr' + 'n': a title and a name)",
     ("MRN", "DOB:", "Email"),
     lambda text, span, dates: _IDENTIFIER_CUE.fullmatch(text[span.start : span.end].strip()) is not None,
-)
-_drop_rule(
-    "learned.lower-case-words",
-    tuple(sorted(NAMED)),
-    "where the text capitalises names (no lower-case style, no careless casing), a name, place or "
-    "organisation written all in lower case that is a word of English ('pecuniary damage'; not a listed "
-    "person name): an uncased model cannot see that it is not capitalised",
-    ("non-pecuniary damage",),
-    lambda text, span, dates: _lower_case_words(text, span),
 )
 _drop_rule(
     "learned.age-89-or-under",

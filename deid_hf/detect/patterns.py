@@ -58,7 +58,7 @@ _CLAUSE_END = r"[ \t]*(?:[,;)]|\.(?!\d)|(?m:$))"
 #: the words a note goes on with after an age and a sex ("93F with CHF", "F/96 admitted")
 _NOTE_GOES_ON = r"[ \t]+(?:with|w/|presents|presenting|admitted|who|s/p|h/o|hx)\b"
 #: a sex letter or word standing alone where a line starts, after a colon or after "Pt" ("Pt: F")
-_SEX_CUE = r"(?:(?m:^)|(?<=:)|\b(?i:pt|patient)\b:?)[ \t]*(?:F|M|(?i:female|male))"
+_SEX_CUE = r"(?:(?m:^)|\b(?i:pt|patient|sex(?:/age)?|gender)\b:?)[ \t]*(?:F|M|(?i:female|male))"
 #: an age after a sex and a comma or slash: "Pt: F, 97, admitted", "M/94", "Sex/Age: F/96"
 AGE_AFTER_SEX = rf"{_SEX_CUE}(?:,[ \t]*|/)(?P<value>\d{{1,3}})(?={_CLAUSE_END}|{_NOTE_GOES_ON})"
 #: an age before a sex under an "Age/Sex" header: "Age/Sex: 96/F"

@@ -123,6 +123,7 @@ def ages_found(text):
 NOT_AGES = [
     ("HR 97, T 101F, BP 140/94, SpO2 96%; FiO2 .40/PEEP 5; AC 500/14/5/40%", set()),
     ("K 4.1, 97 mEq; Rm 96; bed 4, 93 kg; F/U in 2 wks; M/R; O2 sat F/96; Plan: F/U 2 wks", set()),
+    ("O2 sat: F/96. CPAP: F/96. Weight: M, 94, per scale. Bed: F, 97, left", set()),
 ]
 
 
@@ -487,6 +488,9 @@ def test_a_court_read_as_a_person_spreads_no_institution_word():
     spans = [Span(4, 22, "PERSON", 0.9, "model")]
     marked = {text[s.start : s.end] for s in add_name_mentions(text, spans) if s.source == "repeat"}
     assert marked == {"Izmir", "Assize"}  # its other words spread; "Court" is the Court, no person
+    text = "Margaret Court was seen. Her husband said Court fell; Mrs. Court is stable."
+    spans = add_name_mentions(text, [Span(0, 14, "PERSON", 0.9, "model")])
+    assert {text[s.start : s.end] for s in spans if s.source == "repeat"} == {"Court"}  # a given name first
 
 
 @pytest.mark.parametrize(

@@ -123,9 +123,10 @@ DATE_RULES = [
     _date(
         name="date.year-range",
         reason="two years joined by an en or em dash ('2005–2011', '1998—2004', '2019–20'): a span of years "
-        "in edited prose (times of day are written with a hyphen)",
+        "in edited prose (times of day are written with a hyphen); not before a unit ('1800–2000 units')",
         examples=("2005–2011",),
-        pattern=r"(?<![\d.,/:–—-])(?:18|19|20)\d\d[ ]?[–—][ ]?(?:(?:18|19|20)\d\d|\d\d)(?![\d.,/:–—-]?\d)",
+        pattern=r"(?<![\d.,/:–—-])(?:18|19|20)\d\d[ ]?[–—][ ]?(?:(?:18|19|20)\d\d|\d\d)(?![\d.,/:–—-]?\d)"
+        r"(?![ \t]*(?i:units?|ml|mg|mcg|cc|kg|g|mmhg|cal|kcal)\b)",
     ),
     _date(
         name="date.year-1960-1999",

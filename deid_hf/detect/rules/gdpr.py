@@ -33,13 +33,12 @@ _LAW = re.compile(
     r"\b(?:Act|Code|Convention|Constitution|Treaty|Protocol|Directive|Regulations?|Law)\b(?:\s+(?:No\.?\s*)?"
     r"\d+)?|\bArticles?\s+\d"
 )
-#: a law's or a rule's number ("Law no. 3713", "Act No. 45", "Decree no. 2011-1234"): a public text's, no
-#: person's identifier
 #: characters read before a number for a law's "no."
 LAW_NUMBER_BEFORE = 24
+#: a law's number ("Law no. 3713", "Act No. 45", "Decree no. 2011-1234"): a public text's, no person's
+#: identifier; the kind capitalised, as in a law's title ("bill no. 4471", "code no. 7731" are an account's)
 _LAW_NUMBER_CUE = re.compile(
-    r"(?i)\b(?:law|act|code|decree|regulation|directive|ordinance|statute|resolution|protocol|bill|rule)s?"
-    r"[ \t]+no\.?[ \t:#.]*$"
+    r"\b(?:Law|Act|Decree|Regulation|Directive|Ordinance|Statute|Resolution)s?[ \t]+(?i:no)\.?[ \t:#.]*$"
 )
 _MONTH_OR_DAY = re.compile(
     r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.?(?!\w)|"
@@ -154,7 +153,7 @@ _register(
 )
 _register(
     "gdpr.law-number",
-    ("DATE_TIME", "NUMBER", "ID"),
+    ("DATE_TIME", "NUMBER", "ID", "PHONE"),
     "a number written as a law's number is the law's, no personal data (an NER model may read it as a year)",
     ("Law no. 3713",),
     lambda seen, span: [],
