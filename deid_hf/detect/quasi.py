@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 from ..spans import Span
 from .base import Detector
@@ -27,15 +28,22 @@ QUASI_LABELS = {
 }
 #: an occupation scores below spaCy's names, so a name holding one ("Royal College of Surgeons") stays a name
 OCCUPATION_SCORE = 0.4
-#: heads of Faker's "Head, qualifier" titles that are no occupation on their own ("Copy, advertising")
-NOT_OCCUPATIONS = frozenset({"copy", "land", "make", "sub", "runner"})
+#: heads of Faker's "Head, qualifier" titles that are no occupation on their own ("Copy, advertising"), and
+#: WordNet's "minister" (a clergyman first; in a decision a member of a government)
+NOT_OCCUPATIONS = frozenset({"copy", "land", "make", "sub", "runner", "minister"})
+#: the occupations WordNet knows, one per line (package data)
+OCCUPATIONS_FILE = "occupations.txt"
+#: a word: letters, joined by hyphens or apostrophes ("able-bodied", "teacher-training", "o'clock")
+_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
+#: a character that joins a word to the one beside it (a digit, an underscore, a hyphen)
+_JOINED = re.compile(r"[\w-]")
 
 
 @functools.cache
-def occupations() -> tuple[str, ...]:
-    """Occupations in lower case, longest first: Faker's English job titles as written ("police officer"),
-    reordered where Faker writes "Head, qualifier" ("Journalist, newspaper" -> "newspaper journalist"), and
-    their heads ("journalist"); parentheses dropped, a slash read as "or" ("Secretary/administrator")."""
+def job_titles() -> tuple[str, ...]:
+    """Faker's English job titles in lower case, longest first, as written ("police officer"), reordered
+    where Faker writes "Head, qualifier" ("Journalist, newspaper" -> "newspaper journalist"), and their heads
+    ("journalist"); parentheses dropped, a slash read as "or" ("Secretary/administrator")."""
     from faker.providers.job.en_US import Provider
 
     found = set()
@@ -56,17 +64,67 @@ def occupations() -> tuple[str, ...]:
 
 
 @functools.cache
-def occupation_pattern() -> re.Pattern:
-    """Any of `occupations` as whole words, case-insensitive, with a plural "s"."""
-    alternatives = "|".join(re.escape(o) for o in occupations())
-    return re.compile(rf"(?<![\w-])(?:{alternatives})(?:e?s)?(?![\w-])", re.IGNORECASE)
+def occupations() -> tuple[str, ...]:
+    """Occupations in lower case, longest first: `job_titles` and the occupations WordNet 3.0 knows
+    (``data/occupations.txt``, built by ``benchmarks/wordnet_occupations.py``: "poet", "marine biologist")."""
+    listed = (Path(__file__).parents[1] / "data" / OCCUPATIONS_FILE).read_text(encoding="utf-8").splitlines()
+    wordnet = {line.strip() for line in listed if line.strip() and not line.startswith("#")} - NOT_OCCUPATIONS
+    return tuple(sorted(set(job_titles()) | wordnet, key=lambda o: (-len(o), o)))
+
+
+@functools.cache
+def _by_first_word() -> dict[str, tuple[tuple[str, ...], ...]]:
+    """Each occupation's words, grouped by its first word, longest first."""
+    grouped: dict[str, list[tuple[str, ...]]] = {}
+    for occupation in occupations():
+        words = tuple(occupation.split())
+        grouped.setdefault(words[0], []).append(words)
+    return {first: tuple(entries) for first, entries in grouped.items()}
+
+
+def _plural_or_word(word: str) -> tuple[str, ...]:
+    """``word`` and the singulars it may be the plural of ("teachers", "coaches")."""
+    forms = [word]
+    if word.endswith("es"):
+        forms.append(word[:-2])
+    if word.endswith("s"):
+        forms.append(word[:-1])
+    return tuple(forms)
+
+
+def _match(words: list[tuple[int, int, str]], i: int, text: str) -> int | None:
+    """The end (a word index) of the longest occupation that starts at word ``i``, its words one blank
+    apart and its last word maybe plural; None if none starts there."""
+    first = words[i][2]
+    entries = _by_first_word().get(first, ())
+    singular = [
+        e for form in _plural_or_word(first)[1:] for e in _by_first_word().get(form, ()) if len(e) == 1
+    ]
+    for entry in (*entries, *singular):
+        run = words[i : i + len(entry)]
+        if len(run) < len(entry) or any(text[a[1] : b[0]] not in (" ", "\t") for a, b in zip(run, run[1:])):
+            continue
+        if [w[2] for w in run[:-1]] == list(entry[:-1]) and entry[-1] in _plural_or_word(run[-1][2]):
+            return i + len(entry)
+    return None
 
 
 def find_occupations(text: str, source: str = "occupations") -> list[Span]:
-    return [
-        Span(m.start(), m.end(), "OCCUPATION", OCCUPATION_SCORE, source)
-        for m in occupation_pattern().finditer(text)
-    ]
+    """Every occupation of `occupations` written in ``text`` as whole words (not part of a hyphenated word:
+    "teacher-training"), in any casing, with a plural "s" or "es"; the longest where several start at one
+    word. A lookup of each word's following words, not one pattern of thousands of alternatives."""
+    words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text)]
+    found, i = [], 0
+    while i < len(words):
+        end_at = _match(words, i, text)
+        if end_at is None:
+            i += 1
+            continue
+        start, end = words[i][0], words[end_at - 1][1]
+        if not _JOINED.match(text[start - 1 : start]) and not _JOINED.match(text[end : end + 1]):
+            found.append(Span(start, end, "OCCUPATION", OCCUPATION_SCORE, source))
+        i = end_at
+    return found
 
 
 class QuasiIdentifierDetector(Detector):

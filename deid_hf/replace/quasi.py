@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import re
 
-from ..detect.quasi import occupations
+from ..detect.quasi import job_titles, occupations
 from .shape import fresh_digits
 
 #: nationality and ethnic adjectives a DEMOGRAPHIC surrogate is drawn from
@@ -86,14 +86,14 @@ def demographic_like(original: str, rng: random.Random) -> str:
 
 
 def occupation_like(original: str, rng: random.Random) -> str:
-    """Another occupation of Faker's job titles (`detect.quasi.occupations`), starting with a vowel where the
+    """Another occupation of Faker's job titles (`detect.quasi.job_titles`), starting with a vowel where the
     original does (so "a"/"an" before it still reads); plural stays plural."""
     folded = original.strip().casefold()
     known = set(occupations())
-    plural = folded not in known and folded[:-1] in known
+    plural = folded not in known and (folded[:-1] in known or folded[:-2] in known)
     vowel = folded[:1] in "aeiou"
     drawn = rng.choice(
-        [o for o in occupations() if o not in (folded, folded[:-1]) and (o[:1] in "aeiou") == vowel]
+        [o for o in job_titles() if o not in (folded, folded[:-1]) and (o[:1] in "aeiou") == vowel]
     )
     return _cased(original, drawn + ("s" if plural else ""))
 

@@ -6,20 +6,36 @@ import pytest
 
 from deid_hf.detect import get_detector
 from deid_hf.detect.ner import SpacyDetector
-from deid_hf.detect.quasi import NOT_OCCUPATIONS, QuasiIdentifierDetector, find_occupations, occupations
+from deid_hf.detect.quasi import (
+    NOT_OCCUPATIONS,
+    QuasiIdentifierDetector,
+    find_occupations,
+    job_titles,
+    occupations,
+)
 
 QUASI_LABELS = {"DEMOGRAPHIC", "OCCUPATION", "QUANTITY"}
 
 
-def test_occupations_come_from_fakers_job_titles():
+def test_job_titles_come_from_fakers_job_titles():
     from faker.providers.job.en_US import Provider
 
     words = {w for title in Provider.jobs for w in re.findall(r"[a-z']+", title.lower())}
-    found = occupations()
+    found = job_titles()
     assert {"police officer", "journalist", "newspaper journalist", "teacher", "lawyer"} <= set(found)
     assert not NOT_OCCUPATIONS & set(found)
     assert all(set(o.split()) <= words for o in found)
     assert list(found) == sorted(found, key=lambda o: (-len(o), o))
+
+
+def test_occupations_add_wordnets_and_leave_out_its_other_words():
+    found = set(occupations())
+    assert set(job_titles()) <= found
+    assert {"poet", "novelist", "politician", "composer", "biologist", "fisherman", "bishop"} <= found
+    # a parent first ("father"), an adjective ("major", "general"), more often a verb ("hire"): left out
+    assert not {"father", "major", "general", "official", "hire", "sweep"} & found
+    assert not {"prosecutor", "counsel", "notary", "minister"} & found  # roles in proceedings, offices
+    assert list(occupations()) == sorted(found, key=lambda o: (-len(o), o))
 
 
 @pytest.mark.parametrize(
@@ -28,6 +44,9 @@ def test_occupations_come_from_fakers_job_titles():
         ("two teachers and a police officer met", {"teachers", "police officer"}),
         ("She is a Journalist.", {"Journalist"}),
         ("the teacher-training college", set()),
+        ("a British molecular biologist and author", {"molecular biologist", "author"}),
+        ("Poets, NOVELISTS and a Police Officers' union", {"Poets", "NOVELISTS", "Police Officers"}),
+        ("a police\nofficer, a bus driver2, my co-author", {"officer"}),  # one line; whole words
         ("nothing here at all", set()),
     ],
 )

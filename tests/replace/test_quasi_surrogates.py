@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from deid_hf.detect.quasi import occupations
+from deid_hf.detect.quasi import job_titles
 from deid_hf.replace.quasi import (
     NATIONALITIES,
     RELIGIONS,
@@ -32,7 +32,7 @@ def test_a_nationality_becomes_another_and_a_religion_another_religion(seed):
 @pytest.mark.parametrize("seed", SEEDS)
 def test_an_occupation_becomes_another_with_its_article_and_number(seed):
     rng = random.Random(seed)
-    known = set(occupations())
+    known = set(job_titles())
     one = occupation_like("journalist", rng)
     assert one in known and one != "journalist" and one[0] not in "aeiou"
     assert occupation_like("engineer", rng)[0] in "aeiou"

