@@ -547,6 +547,9 @@ GDPR_CASES = [
     # without a currency a short number is no identifier (the identifier rules decide)
     ("number.identifying-digits", "in 5,000 cases", "5,000", "NUMBER", set()),
     ("gdpr.every-age", "the applicant, aged 34, said", "aged 34", "AGE", {"aged 34"}),
+    ("gdpr.law-kind", "section 5 of Law no. 3713 and", "Law", "PERSON", set()),
+    ("gdpr.law-kind", "LAW NO. 3713", "LAW", "ORG", set()),
+    ("name.needs-evidence", "starring Jude Law as the doctor", "Jude Law", "PERSON", {"Jude Law"}),
     ("gdpr.law-number", "section 5 of Law no. 3713 and", "3713", "DATE_TIME", set()),
     ("gdpr.law-number", "under Act No. 45, the", "45", "NUMBER", set()),
     ("gdpr.law-number", "Article 1 of Protocol No. 14 and", "14", "DATE_TIME", set()),

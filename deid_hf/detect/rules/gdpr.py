@@ -129,6 +129,21 @@ def _register(name: str, labels: tuple[str, ...], reason: str, examples: tuple[s
     )
 
 
+#: a law's kind before its number ("Law no. 3713"), which an NER model may read as a person's name
+_LAW_KIND_BEFORE_NUMBER = re.compile(
+    rf"(?:{'|'.join(k for kind in _LAW_KINDS for k in (kind, kind.upper()))})[ \t]+(?i:no)\.?[ \t]*\d"
+)
+_register(
+    "gdpr.law-kind",
+    ("PERSON", "ORG", "LOCATION", "OTHER"),
+    "the kind of a law written before its number ('Law' of 'Law no. 3713') is no name: NER reads it as one",
+    ("Law no. 3713",),
+    lambda seen, span: [],
+    lambda seen, span, piece: (
+        _LAW_KIND_BEFORE_NUMBER.match(seen.text, span.start) is not None
+        and piece.strip() in {k for kind in _LAW_KINDS for k in (kind, kind.upper())}
+    ),
+)
 PUBLIC_BODY_OR_LAW = _register(
     "gdpr.public-body-or-law",
     ("ORG", "LOCATION", "OTHER"),
