@@ -71,17 +71,28 @@ AGE_AFTER_KIN = rf"(?i:\b{KINSHIP_WORDS}\b)(?<![sS]),[ \t]*(?P<value>\d{{1,3}})(
 AGE_DECADE = rf"(?i:\bin[ \t]+(?:his|her|their)[ \t]+(?P<value>{DECADE_OVER_89}))(?!\w)"
 #: a word that states an age over 89: "nonagenarian", "centenarians"
 AGE_NOUN = rf"(?i:\b{AGE_OVER_89_NOUNS}\b)"
-#: a person's age ending a clause: "Pt is 93.", "she was 91,", "is now 93", "who is now 96,", "turned 92"
-#: (not "HR is 93", "Pt is 93 kg")
+#: a person's age ending a clause or before "and": "Pt is 93.", "she was 91,", "is now 93", "who is now 96,",
+#: "I'm 39 and", "she's 82,", "who's 19.", "turned 92" (not "HR is 93", "Pt is 93 kg", "I'm 5 min away")
 AGE_AFTER_PERSON = (
     r"(?i:"
     + "|".join(
         f"(?<=\\b{who} {verb} )"
-        for who in ("pt", "patient", "she", "he", "who")
-        for verb in ("is", "was", "is now")
+        for who in ("pt", "patient", "she", "he", "who", "i")
+        for verb in ("is", "was", "is now", "am", "am now")
+        if (who == "i") == verb.startswith("am")
     )
-    + rf"|(?<=\bturned ))\d{{1,3}}(?={_CLAUSE_END})"
+    + "|"
+    + "|".join(f"(?<=\\b{who}['’]s )" for who in ("she", "he", "who"))
+    + rf"|(?<=\bi['’]m )|(?<=\bturned ))\d{{1,3}}(?={_CLAUSE_END}|[ \t]+and\b)"
 )
+#: one to ninety-nine in words ("nine", "forty-two")
+_NUMBER_WORD = (
+    r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|"
+    r"seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+    r"fifteen|sixteen|seventeen|eighteen|nineteen)"
+)
+#: an age after "at the age of": "at the age of 85", "at the age of nine"
+AGE_AT_THE_AGE_OF = rf"(?i:\bat[ \t]+the[ \t]+age[ \t]+of[ \t]+(?P<value>\d{{1,3}}|{_NUMBER_WORD})\b)"
 
 EXTRA_PATTERNS: list[tuple[str, str, float]] = [
     # the full stop belongs to an abbreviated street type ("St."), not to "Street." ending a sentence
@@ -129,6 +140,7 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
         0.85,
     ),
     ("AGE", AGE_AFTER_PERSON, 0.85),
+    ("AGE", AGE_AT_THE_AGE_OF, 0.85),
     # a sex then an age ("Pt: F, 97", "M/94"), a relative's ("Mom, 96,"), a decade ("in his late 90s"), a word
     ("AGE", AGE_AFTER_SEX, 0.85),
     ("AGE", AGE_BEFORE_SEX, 0.85),

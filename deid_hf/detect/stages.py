@@ -33,7 +33,7 @@ from .mentions import (
 from .rules import decided, recording_active
 from .rules.boundaries import exact_boundaries
 from .rules.dates import find_dates
-from .rules.gdpr import PUBLIC_BODY_OR_LAW
+from .rules.gdpr import NOT_PERSONAL_DATA
 from .rules.identifiers import Seen, apply_policy, keep_identifiers
 from .rules.phones import find_phones
 from .user_filters import letterless_names, trim_allowed
@@ -153,10 +153,10 @@ def _identifier_policy(owner, document: Document) -> list[Span]:
             continue
         if owner.policy == member.trained_policy:
             kept = keep_trained(text, found, document.dates)
-        else:  # a hipaa-trained model under gdpr: every age is kept, public bodies and laws are not
+        else:  # a hipaa-trained model under gdpr: every age is kept, public bodies, laws, their numbers not
             kept = keep_trained(text, found, document.dates, skip=(HIPAA_AGE_RULE,))
             seen = Seen(text, vocabulary)
-            kept = [part for span in kept for part in keep_identifiers(seen, span, [PUBLIC_BODY_OR_LAW])]
+            kept = [part for span in kept for part in keep_identifiers(seen, span, list(NOT_PERSONAL_DATA))]
         spans += kept
     return spans
 

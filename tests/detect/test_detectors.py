@@ -186,6 +186,19 @@ def test_an_age_after_is_now(text, ages):
 @pytest.mark.parametrize(
     ("text", "ages"),
     [
+        ("I'm 39 and she's 82; my son, who's 19. I am 45.", {"39", "82", "19", "45"}),
+        ("He left at the age of 85; at the age of nine she moved.", {"85", "nine"}),
+        ("I'm 5 min away, she's 82 kg, who's 2 doors down; HR is 93 and rising", set()),
+        *NOT_AGES,
+    ],
+)
+def test_an_age_said_by_or_of_a_person(text, ages):
+    assert ages_found(text) == ages
+
+
+@pytest.mark.parametrize(
+    ("text", "ages"),
+    [
         ("a man in his late 90s, a woman in her early 90s", {"late 90s", "early 90s"}),
         ("in his mid-90s; in their 90's; in her late nineties", {"mid-90s", "90's", "late nineties"}),
         ("SBP in the mid-90s, sats in the low 90s, in his late 80s", set()),  # no age cue; under 90

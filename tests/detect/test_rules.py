@@ -497,6 +497,15 @@ GDPR_CASES = [
         set(),
     ),
     ("gdpr.public-body-or-law", "The Government contested it.", "The Government", "ORG", set()),
+    (
+        "gdpr.public-body-or-law",
+        "a letter of the Ministry of the Interior",
+        "Ministry of the Interior",
+        "ORG",
+        set(),
+    ),
+    ("gdpr.public-body-or-law", "sitting as a Chamber composed of", "Chamber", "ORG", set()),
+    ("gdpr.public-body-or-law", "and Mrs S. Dollé, Section Registrar,", "Section Registrar", "OTHER", set()),
     # a name after a public body's is no part of it: the court that tried the person stays masked
     (
         "name.needs-evidence",

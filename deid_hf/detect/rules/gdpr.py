@@ -15,10 +15,10 @@ from . import SpanRule, register_rule
 #: state; a court that tried someone ("the Ankara State Security Court") is none of these
 _PUBLIC_BODIES = (
     r"european\s+court\s+of\s+human\s+rights|(?:european\s+)?commission(?:\s+of\s+human\s+rights)?|court|"
-    r"grand\s+chamber|council\s+of\s+europe|committee\s+of\s+ministers|european\s+union|united\s+nations|"
-    r"(?:government|parliament|national\s+assembly)|council\s+of\s+state|"
+    r"(?:grand\s+)?chamber|(?:section\s+|deputy\s+)?registrar|council\s+of\s+europe|committee\s+of\s+ministers|"
+    r"european\s+union|united\s+nations|(?:government|parliament|national\s+assembly)|council\s+of\s+state|"
     # a ministry's name is its capitalised words ("the Ministry of Justice in Ankara": not "in Ankara")
-    r"ministry\s+of\s+(?-i:[A-Z][a-z]+(?:\s+(?:and\s+)?[A-Z][a-z]+)*)"
+    r"ministry\s+of\s+(?:the\s+)?(?-i:[A-Z][a-z]+(?:\s+(?:and\s+)?[A-Z][a-z]+)*)"
 )
 #: a name that is a public body as a whole; a country's or a people's government ("the Turkish Government")
 _PUBLIC_BODY = re.compile(
@@ -133,7 +133,7 @@ def _register(name: str, labels: tuple[str, ...], reason: str, examples: tuple[s
 _LAW_KIND_BEFORE_NUMBER = re.compile(
     rf"(?:{'|'.join(k for kind in _LAW_KINDS for k in (kind, kind.upper()))})[ \t]+(?i:no)\.?[ \t]*\d"
 )
-_register(
+LAW_KIND = _register(
     "gdpr.law-kind",
     ("PERSON", "ORG", "LOCATION", "OTHER"),
     "the kind of a law written before its number ('Law' of 'Law no. 3713') is no name: NER reads it as one",
@@ -169,7 +169,7 @@ _register(
     lambda seen, span: [span],
     lambda seen, span, piece: True,
 )
-_register(
+LAW_NUMBER = _register(
     "gdpr.law-number",
     ("DATE_TIME", "NUMBER", "ID", "PHONE"),
     "a number written as a law's number is the law's, no personal data (an NER model may read it as a year)",
@@ -194,3 +194,6 @@ _register(
     lambda seen, span: [span] if _quasi_identifier(span.label, seen.text[span.start : span.end]) else [],
     lambda seen, span, piece: True,
 )
+#: the gdpr rules that also judge the spans of a model trained on hipaa gold: a law's kind and number, and
+#: public bodies and laws, are no personal data whoever found them
+NOT_PERSONAL_DATA = (LAW_KIND, LAW_NUMBER, PUBLIC_BODY_OR_LAW)
