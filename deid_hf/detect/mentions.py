@@ -279,7 +279,7 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
     a title of office is a title; each part capitalised, not ALL CAPS, so that an NER "FOLEY" or
     "BP" in a clinical note spreads nowhere): the same word in title case or ALL CAPS, optionally
     possessive ("Tanaka", "TANAKA", "Tanaka's"), and in lower case where it is no everyday word
-    ("tanaka"), but no word of `INSTITUTION_WORDS` unless the name is a given name and a surname (a court
+    ("tanaka"), but no word of `INSTITUTION_WORDS` unless the name is given names and a surname (a court
     read as a person spreads no "Court", "Margaret Court" does); and
     relabel a detected span that is exactly such a part (spaCy's ORG "TANAKA") as PERSON.
     A very common English word ("Will") is not marked at the start of a sentence."""
@@ -292,9 +292,9 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
             names = [mention[s:e] for s, e, kind in words if kind == "name"]
             parts_or_particles = sum(kind in ("name", "particle") for _, _, kind in words)
             marks = ("title", "initial") if whole else ("title",)
-            # an institution's word spreads only from a given name and a surname ("Margaret Court"), not
-            # from a court or a hospital read as a person ("İzmir Assize Court", "Sofia City Court")
-            person = len(names) == 2 and folded(names[0]) in given_names()
+            # an institution's word spreads only from given names and a surname ("Margaret Court", "Mary
+            # Ellen Court"), not from a court or a hospital read as a person ("Sofia City Court")
+            person = len(names) >= 2 and all(folded(n) in given_names() for n in names[:-1])
             if parts_or_particles >= 2 or any(kind in marks for _, _, kind in words):
                 parts |= {
                     n

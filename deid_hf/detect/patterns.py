@@ -71,28 +71,28 @@ AGE_AFTER_KIN = rf"(?i:\b{KINSHIP_WORDS}\b)(?<![sS]),[ \t]*(?P<value>\d{{1,3}})(
 AGE_DECADE = rf"(?i:\bin[ \t]+(?:his|her|their)[ \t]+(?P<value>{DECADE_OVER_89}))(?!\w)"
 #: a word that states an age over 89: "nonagenarian", "centenarians"
 AGE_NOUN = rf"(?i:\b{AGE_OVER_89_NOUNS}\b)"
-#: a person's age ending a clause or before "and": "Pt is 93.", "she was 91,", "is now 93", "who is now 96,",
-#: "I'm 39 and", "she's 82,", "who's 19.", "turned 92" (not "HR is 93", "Pt is 93 kg", "I'm 5 min away")
+#: a person's age ending a clause: "Pt is 93.", "she was 91,", "is now 93", "who is now 96,", "turned 92"
+#: (not "HR is 93", "Pt is 93 kg")
 AGE_AFTER_PERSON = (
     r"(?i:"
     + "|".join(
         f"(?<=\\b{who} {verb} )"
-        for who in ("pt", "patient", "she", "he", "who", "i")
-        for verb in ("is", "was", "is now", "am", "am now")
-        if (who == "i") == verb.startswith("am")
+        for who in ("pt", "patient", "she", "he", "who")
+        for verb in ("is", "was", "is now")
     )
-    + "|"
-    + "|".join(f"(?<=\\b{who}['’]s )" for who in ("she", "he", "who"))
-    + rf"|(?<=\bi['’]m )|(?<=\bturned ))\d{{1,3}}(?={_CLAUSE_END}|[ \t]+and\b)"
+    + rf"|(?<=\bturned ))\d{{1,3}}(?={_CLAUSE_END})"
 )
-#: one to ninety-nine in words ("nine", "forty-two")
-_NUMBER_WORD = (
-    r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|"
-    r"seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
-    r"fifteen|sixteen|seventeen|eighteen|nineteen)"
+#: an age of at most 120 in digits (a larger number after a person's words is a lab value or a vital sign)
+_AGE_NUMBER = r"(?:1[01]\d|120|[1-9]?\d)(?!\d)"
+#: an age a person says, or says of someone named before: "I'm 39 and", "I am 45.", "Connor, who's 19,"
+#: (not "I'm 5 min away"; "she's 94," is left: in a note it is as often a saturation)
+AGE_SAID = rf"(?i:(?<=\bi['’]m )|(?<=\bi am )|(?<=\bwho['’]s )){_AGE_NUMBER}(?={_CLAUSE_END}|[ \t]+and\b)"
+#: an age after "at the age of": "at the age of 85", "at the age of nine", "at the age of one hundred and
+#: two" (not "at the age of 90 days", "100 mg")
+AGE_AT_THE_AGE_OF = (
+    rf"(?i:\bat[ \t]+the[ \t]+age[ \t]+of[ \t]+(?P<value>{_AGE_NUMBER}|{AGE_WORDS}\b)"
+    r"(?![ \t]*(?:days?|d|weeks?|wks?|months?|mos?|mg|mcg|g|kg|ml|%|percent|units?)\b))"
 )
-#: an age after "at the age of": "at the age of 85", "at the age of nine"
-AGE_AT_THE_AGE_OF = rf"(?i:\bat[ \t]+the[ \t]+age[ \t]+of[ \t]+(?P<value>\d{{1,3}}|{_NUMBER_WORD})\b)"
 
 EXTRA_PATTERNS: list[tuple[str, str, float]] = [
     # the full stop belongs to an abbreviated street type ("St."), not to "Street." ending a sentence
@@ -140,6 +140,7 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
         0.85,
     ),
     ("AGE", AGE_AFTER_PERSON, 0.85),
+    ("AGE", AGE_SAID, 0.85),
     ("AGE", AGE_AT_THE_AGE_OF, 0.85),
     # a sex then an age ("Pt: F, 97", "M/94"), a relative's ("Mom, 96,"), a decade ("in his late 90s"), a word
     ("AGE", AGE_AFTER_SEX, 0.85),

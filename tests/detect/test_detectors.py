@@ -186,9 +186,17 @@ def test_an_age_after_is_now(text, ages):
 @pytest.mark.parametrize(
     ("text", "ages"),
     [
-        ("I'm 39 and she's 82; my son, who's 19. I am 45.", {"39", "82", "19", "45"}),
-        ("He left at the age of 85; at the age of nine she moved.", {"85", "nine"}),
-        ("I'm 5 min away, she's 82 kg, who's 2 doors down; HR is 93 and rising", set()),
+        ("I'm 39 and my son, who's 19, says I am 45.", {"39", "19", "45"}),
+        (
+            "He left at the age of 85; at the age of nine; at the age of one hundred and two.",
+            {"85", "nine", "one hundred and two"},
+        ),
+        ("I'm 5 min away, who's 2 doors down; HR is 93 and rising; Sats: she's 94, on 2L", set()),
+        (
+            "BG he's 250 and rising. He was 180 and dropping. I'm 150 and",
+            set(),
+        ),  # no age: a lab, a vital sign
+        ("BCG at the age of 90 days; at the age of 100 mg", set()),
         *NOT_AGES,
     ],
 )
@@ -503,7 +511,10 @@ def test_a_court_read_as_a_person_spreads_no_institution_word():
     assert marked == {"Izmir", "Assize"}  # its other words spread; "Court" is the Court, no person
     text = "The Sofia City Court convicted him. The Court held that"
     marked = {text[s.start : s.end] for s in add_name_mentions(text, [Span(4, 21, "PERSON", 0.9, "model")])}
-    assert "Court" not in marked  # "Sofia" is a given name too, but three words name no person
+    assert "Court" not in marked  # "Sofia" is a given name too, but "City" is none
+    text = "Mary Ellen Court was seen. Ms. Court is stable; Court denies pain."
+    marked = {text[s.start : s.end] for s in add_name_mentions(text, [Span(0, 16, "PERSON", 0.9, "model")])}
+    assert "Court" in marked
     text = "Margaret Court was seen. Her husband said Court fell; Mrs. Court is stable."
     spans = add_name_mentions(text, [Span(0, 14, "PERSON", 0.9, "model")])
     assert {text[s.start : s.end] for s in spans if s.source == "repeat"} == {"Court"}  # a given name first

@@ -269,8 +269,25 @@ IDENTIFIER_CASES = [
     ),  # no size
     ("number.identifying-digits", "sample 3348121 sent", "3348121", "NUMBER", 0.4, "spacy", {"3348121"}),
     # a law's number is a public text's, no person's; a case's or an invoice's number is an identifier
-    ("number.identifying-digits", "section 5 of Law no. 3713 and", "3713", "NUMBER", 0.4, "patterns", set()),
-    ("number.identifying-digits", "under Act No. 4471, the", "4471", "NUMBER", 0.4, "patterns", set()),
+    # under hipaa a number after a law's "no." stays an ID (gdpr's own rule drops a law's number)
+    (
+        "number.identifying-digits",
+        "section 5 of Law no. 3713 and",
+        "3713",
+        "NUMBER",
+        0.4,
+        "patterns",
+        {"3713"},
+    ),
+    (
+        "number.identifying-digits",
+        "Code No. 4471 opens the door",
+        "4471",
+        "NUMBER",
+        0.4,
+        "patterns",
+        {"4471"},
+    ),
     ("number.identifying-digits", "invoice no. 4471 sent", "4471", "NUMBER", 0.4, "patterns", {"4471"}),
     (
         "number.identifying-digits",
@@ -561,8 +578,10 @@ GDPR_CASES = [
     ("name.needs-evidence", "starring Jude Law as the doctor", "Jude Law", "PERSON", {"Jude Law"}),
     ("gdpr.law-number", "section 5 of Law no. 3713 and", "3713", "DATE_TIME", set()),
     ("gdpr.law-number", "under Act No. 45, the", "45", "NUMBER", set()),
-    ("gdpr.law-number", "Article 1 of Protocol No. 14 and", "14", "DATE_TIME", set()),
-    ("gdpr.law-number", "Article 141 of the Code No. 5271", "5271", "ID", set()),
+    ("gdpr.law-number", "Article 1 of the Convention No. 14 and", "14", "DATE_TIME", set()),
+    ("gdpr.law-number", "Law no. 3713 reads", "3713", "PHONE", set()),  # a model's phone
+    ("number.identifying-digits", "enrolled in Protocol No. 2231", "2231", "NUMBER", {"2231"}),  # a study
+    ("number.identifying-digits", "Door Code No. 4471", "4471", "NUMBER", {"4471"}),
     ("gdpr.law-number", "UNDER LAW NO. 3713 THE", "3713", "ID", set()),
     ("number.identifying-digits", "Bill no. 4471 is unpaid", "4471", "NUMBER", {"4471"}),
     ("gdpr.calendar-date", "in application no. 1998 he", "1998", "DATE_TIME", {"1998"}),

@@ -15,7 +15,6 @@ from ..patterns import POSTAL_CODE
 from ..text_shape import AGE_OVER_89_IN_WORDS, FACILITY_END, WORD_ANY_SCRIPT
 from . import RULES, Rule, Seen, SpanRule, decided, recording_active, register_rule
 from . import gdpr as _gdpr_rules  # noqa: F401  (registers the gdpr family, tried first under gdpr)
-from .gdpr import law_number
 from .phones import PHONE_SHAPE, SSN_SHAPE, not_a_phone, phone_digits
 
 #: labels whose spans need identifier evidence under hipaa
@@ -79,7 +78,6 @@ def _identifying_digits(seen: Seen, span: Span) -> list[Span]:
         span.label in ("NUMBER", "ID")
         and len(piece.strip(".,;:")) >= 4
         and _ID_CONTEXT.search(text[max(0, span.start - ID_CONTEXT_BEFORE) : span.start])
-        and not law_number(text, span.start)
         and not _MEASUREMENT.match(text, span.start, span.end + UNIT_AFTER)
     ):
         # the context types it: an ID outranks another detector's guess in the merge ("MRN 4839201")
@@ -232,8 +230,7 @@ _register(
     "number.identifying-digits",
     ("NUMBER", "DATE_TIME", "ID"),
     "runs of 5+ digits are IDs, and a number of 4+ characters after an ID word ('MRN', '#', 'account', "
-    "'ticket') unless a unit follows or it is a law's number ('Law no. 3713'); other numbers, times and "
-    "durations are dropped",
+    "'ticket') unless a unit follows; other numbers, times and durations are dropped",
     ("MRN 48213377", "ref # 8336652", "bed 12"),
     _identifying_digits,
 )
