@@ -83,7 +83,7 @@ def public_body_or_law(piece: str) -> bool:
 
 
 def law_number(text: str, start: int) -> bool:
-    """Whether the number at ``start`` is written as a law's or a rule's number ("Law no. 3713")."""
+    """Whether the number at ``start`` is written as a law's number ("Law no. 3713", `_LAW_KINDS`)."""
     return _LAW_NUMBER_CUE.search(text[max(0, start - LAW_NUMBER_BEFORE) : start]) is not None
 
 
