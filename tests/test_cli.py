@@ -79,6 +79,25 @@ def test_train_paraphraser_stops_and_resumes(capsys, tmp_path, smollm2):
     assert main(["train-paraphraser", str(tmp_path / "x"), "--pairs", str(tmp_path / "none.jsonl")]) == 2
 
 
+def test_train_paraphraser_refuses_the_shipped_paraphraser_and_its_own_pairs(tmp_path, capsys):
+    from deid_hf.paths import PACKAGE
+    from deid_hf.pipelines import DEFAULT_MODELS
+
+    shipped = PACKAGE / "hub" / DEFAULT_MODELS["deid-paraphrase"]  # the adapter as it ships
+    before = {f.name: f.stat().st_mtime_ns for f in shipped.iterdir()}
+    assert main(["train-paraphraser", str(shipped), "--pairs", str(tmp_path / "none.jsonl")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert (
+        err.startswith("deid-hf: error: train-paraphraser:") and "inside the installed deid_hf package" in err
+    )
+    assert {f.name: f.stat().st_mtime_ns for f in shipped.iterdir()} == before
+    pairs = tmp_path / "data" / "pairs.jsonl"
+    pairs.parent.mkdir()
+    pairs.write_text("{}\n")
+    assert main(["train-paraphraser", str(tmp_path / "data"), "--pairs", str(pairs)]) == 2
+    assert "holds what it reads" in capsys.readouterr().err and pairs.is_file()
+
+
 def test_messages_are_never_wrapped_for_logs_and_pipes(capsys, tmp_path):
     """A long output path (deep temporary folders) must not break a message line (logs are grepped)."""
     import json

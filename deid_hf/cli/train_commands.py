@@ -18,8 +18,12 @@ def _print_stopped(metrics: dict) -> None:
 
 def cmd_train_paraphraser(args: argparse.Namespace) -> None:
     """Fine-tune a causal LM to paraphrase ("source => paraphrase"), with accelerate; resumable."""
-    from ..paths import data_root
+    from ..models import TRAINING_FILE
+    from ..paths import check_model_output, data_root
     from ..train.paraphraser import ParaphraserConfig, default_pairs, read_pairs, train_paraphraser
+
+    reads = [r for r in (args.model, args.pairs) if r]
+    check_model_output(args.output, "train-paraphraser", (TRAINING_FILE, "checkpoints"), reads=reads)
 
     config = ParaphraserConfig(
         model=args.model,
