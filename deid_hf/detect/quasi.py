@@ -97,11 +97,9 @@ def _plural_or_word(word: str) -> tuple[str, ...]:
 def _match(words: list[tuple[int, int, str]], i: int, text: str) -> int | None:
     """The end (a word index) of the longest occupation that starts at word ``i``, its words one blank
     apart and its last word maybe plural; None if none starts there."""
-    first = words[i][2]
-    entries = _by_first_word().get(first, ())
-    singular = [
-        e for form in _plural_or_word(first)[1:] for e in _by_first_word().get(form, ()) if len(e) == 1
-    ]
+    first, grouped = words[i][2], _by_first_word()
+    entries = grouped.get(first, ())
+    singular = [e for form in _plural_or_word(first)[1:] for e in grouped.get(form, ()) if len(e) == 1]
     for entry in (*entries, *singular):
         run = words[i : i + len(entry)]
         if len(run) < len(entry) or any(text[a[1] : b[0]] not in (" ", "\t") for a, b in zip(run, run[1:])):
