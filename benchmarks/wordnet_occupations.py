@@ -2,8 +2,11 @@
 OCCUPATION detector (`deid_hf.detect.quasi.occupations` reads the file beside Faker's job titles).
 
 A word or phrase is listed when it is a lower-case lemma of a synset under one of `ROOTS` (workers,
-professionals, creators, performers, scientists, writers, politicians, service members, clergy, athletes),
-not under `LEFT_OUT` (lawyers, officials, registrars: roles in a court's proceedings), that synset is the
+professionals, creators, performers, scientists, writers, politicians, service members, clergy, athletes,
+business people, financiers, spiritual and religious leaders, coaches, engineers, managers, students,
+advisers, analysts, therapists, specialists, interpreters, custodians, keepers, guards, monks and
+nuns), not under `LEFT_OUT` (lawyers, officials, registrars: roles in a court's proceedings) nor one of
+`LEFT_OUT_WORDS` ("owner", "supplier": a party to a deal more often than an occupation), that synset is the
 word's most frequent noun sense ("father", a parent first, and "sweep", a motion first, stay out), and
 the word is no adjective ("major"), no more often a verb ("hire") and no rarely attested person sense of a
 thing ("printer"; `_other_word`). WordNet 3.0 (Princeton University, the WordNet 3.0 licence) is read
@@ -30,10 +33,47 @@ ROOTS = (
     "serviceman.n.01",
     "clergyman.n.01",
     "athlete.n.01",
+    "businessperson.n.01",
+    "financier.n.01",
+    "spiritual_leader.n.01",
+    "trainer.n.01",
+    "engineer.n.01",
+    "director.n.01",
+    "student.n.01",
+    "adviser.n.01",
+    "analyst.n.01",
+    "therapist.n.01",
+    "specialist.n.01",
+    "interpreter.n.01",
+    "custodian.n.01",
+    "keeper.n.01",
+    "guard.n.01",
+    "religious.n.01",
+    "religious_leader.n.01",
+    "imam.n.01",
 )
 #: subtrees left out: the roles of a court's proceedings and the offices of a state ("prosecutor", "counsel",
 #: "registrar", "notary"), which in a decision name a public function, not a person's occupation
 LEFT_OUT = ("lawyer.n.01", "official.n.01", "registrar.n.01")
+#: words under `ROOTS` that in running text more often name a party to a deal or a company than a person's
+#: occupation ("the owner of the flat", "the supplier"), a public function or a role in proceedings ("the
+#: director of the prison", "amicus curiae", "syndic"), something else as often ("scout", "guard", "coach",
+#: "pupil", "caretaker government", "turnkey solution") or a trait rather than an occupation ("overachiever")
+LEFT_OUT_WORDS = frozenset(
+    {
+        "amicus curiae", "baby farmer", "backroom boy", "bargainer", "barterer", "brain truster", "caretaker",
+        "city man", "coach", "conservator", "consigner", "consignor", "director", "distributor", "educatee",
+        "enterpriser", "exporter", "fashionmonger", "friend of the court", "guard", "handler", "hermit",
+        "importer", "jobber", "keeper", "lease giver", "lessor", "licensee", "locater", "locator",
+        "lookout man", "mammy", "man of affairs", "matriculate", "media guru", "medico", "merchandiser",
+        "muffin man", "nonachiever", "nonreader", "overachiever", "owner", "patroller", "profit taker",
+        "provider", "provisioner", "pupil", "purveyor", "racetrack tout", "retailer", "sandboy", "scout",
+        "screener", "seller", "sentinel", "skipper", "specialiser", "specialist", "specializer", "stockist",
+        "supplier", "symboliser", "symbolizer", "syndic", "syndicator", "tipster", "transactor",
+        "transmigrante", "turnkey", "underachiever", "underseller", "vender", "vendor", "venturer", "votary",
+        "wholesaler",
+    }
+)  # fmt: skip
 #: tagged uses of a word's person sense (WordNet's sense counts) that keep a word that also names a thing
 MIN_PERSON_USES = 3
 HEADER = (
@@ -59,8 +99,9 @@ def occupations(wordnet) -> list[str]:
                 senses = wordnet.synsets(lemma, pos="n")
                 if synset in left_out or not senses or senses[0] != synset:
                     continue
-                if not _other_word(wordnet, lemma, len(senses)):
-                    found.add(lemma.replace("_", " "))
+                word = lemma.replace("_", " ")
+                if word not in LEFT_OUT_WORDS and not _other_word(wordnet, lemma, len(senses)):
+                    found.add(word)
     return sorted(found)
 
 

@@ -31,7 +31,10 @@ def lower_case_name_form(part: str) -> bool:
     )
 
 
-TITLE = re.compile(r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Madam|Rev|Fr|Sr|Jr|MD|PhD|RN)\.?", re.IGNORECASE)
+TITLE = re.compile(
+    r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Madam|Rev|Fr|Sr|Jr|MD|PhD|RN|QC|KC|MP|MEP|DBE|CBE|OBE|MBE|KBE|GBE|FRS|Esq)\.?",
+    re.IGNORECASE,
+)
 #: a title of office written before a name ("Judge Mahoney"): a title of the mention, kept by a pseudonym
 ROLE_TITLE = re.compile(
     r"(?:Judge|Justice|Professor|Lord|Lady|Dame|Captain|Colonel|Sergeant|Inspector|Detective|Senator|"
@@ -40,7 +43,7 @@ ROLE_TITLE = re.compile(
 #: a name particle, written in lower case inside a name ("van der Berg", "de la Cruz", "bin Salman")
 PARTICLE = re.compile(r"(?:van|von|der|den|de|del|della|di|da|du|la|le|dos|das|ter|ten|bin|ibn|al|el)")
 POSSESSIVE = re.compile(r"(?:['’]s|['’])$")
-INITIAL = re.compile(r"[A-Za-z]\.?")
+INITIAL = re.compile(r"[^\W\d_]\.?")  # any script's letter: "Ö. Demir"
 _NON_SPACE_RUN = re.compile(r"\S+")
 
 
@@ -224,6 +227,10 @@ def add_repeated_mentions(text: str, spans: list[Span]) -> list[Span]:
     everywhere in the document; ZSTS's substitution table then replaces it consistently); one inside a
     hyphenated word is widened to it ("Tanaka" of "Tanaka-Smith": `spans.snap_to_words`).
 
+    A detected number of up to three digits ("98" of "98 yo") is not marked where it is one piece of a
+    longer number: a range, a ratio, a decimal or a percentage ("sats 96-98", "120/98", "98.6", "98%");
+    a longer one (an ID's digits) is marked wherever it stands.
+
     One pass over the text (candidates indexed by their first two characters), so that a long document
     with thousands of distinct items stays linear instead of one search per item."""
     surfaces = {text[s.start : s.end]: s for s in spans if len(text[s.start : s.end].strip()) > 1}
@@ -240,6 +247,8 @@ def add_repeated_mentions(text: str, spans: list[Span]) -> list[Span]:
         for surface in by_prefix.get(text[i : i + 2], ()):
             end = i + len(surface)
             if text.startswith(surface, i) and not _WORD_CHAR.match(text, end):
+                if surface.isdigit() and len(surface) <= 3 and _inside_number(text, i, end):
+                    continue
                 k = bisect.bisect_right(starts, i) - 1
                 if k < 0 or covered[k].end < end:
                     span = surfaces[surface]
@@ -266,6 +275,15 @@ def one_label_per_surface(text: str, spans: list[Span]) -> list[Span]:
         span if label in ("OTHER", span.label) else replace(span, label=label)
         for span, label in zip(spans, labels)
     ]
+
+
+_NUMBER_BEFORE = re.compile(r"\d[-–/.:,]\Z")
+_NUMBER_AFTER = re.compile(r"[-–/.:,]\d|%")
+
+
+def _inside_number(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` (digits) is one piece of a longer number ("96-98", "120/98", "98.6")."""
+    return bool(_NUMBER_BEFORE.search(text[max(0, start - 2) : start]) or _NUMBER_AFTER.match(text, end))
 
 
 #: every position not preceded by a word character (the ``(?<!\w)`` of a whole-word occurrence)

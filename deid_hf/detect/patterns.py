@@ -164,6 +164,15 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
         r"(?<![\w:])(?:\d{1,2}:)?\d{2}-(?i:cv|cr|bk|mc|mj|md|ap|po|sw|ml|gj)-\d{3,6}(?:-[A-Z]{1,5}){0,3}(?![\w-])",
         0.85,
     ),
+    # a court's file number as German, Austrian, Czech or Slovak courts write it, after "no." or the file
+    # mark: chamber, register letters, number / year ("case no. 2 K 45/2009", "Az. 4 StR 123/15", "file no.
+    # I ZR 12/19", "sp. zn. 11 C 213/2013"); its group "value" is the span
+    (
+        "ID",
+        r"(?:\b(?i:no)\.?|\bAz\.|\bGZ|\b(?i:sp)\.[ \t]*(?i:zn)\.|\b(?i:č)\.[ \t]*(?i:j)\.)[ \t]*"
+        r"(?P<value>(?:\d{1,3}|[IVX]{1,4})[ \t]+[A-Z][A-Za-z]{0,3}[ \t]+\d{1,6}/(?:\d{4}|\d{2}))(?![\w/])",
+        0.85,
+    ),
     # starts at a token start or after "/" or "." (never after "x-", which the token's start already tried)
     # a thousands comma is inside the number ("3,200", "1,250.50"), a list's comma is not ("3, 4")
     ("NUMBER", r"(?<![\w@])(?<!\w-)(?=[\w-]*\d)[\w]+(?:[-/.][\w]+|,\d{3}(?!\w))*", 0.35),

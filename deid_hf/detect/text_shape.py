@@ -176,6 +176,14 @@ INSTITUTION_WORDS = frozenset(
     "academy agency assembly bank clinic college commission committee council court department government "  # noqa: SIM905
     "hospital institute ministry office parliament police prison school tribunal university".split()
 )
+#: a name's last words that say what kind of institution it is ("Tbilisi City Court", "Ankara State Security
+#: Court", "Ege University", "Izmir Court of Appeal"): the words before it name the place or the founder
+INSTITUTION_END = re.compile(
+    r"(?i)[ \t]+((?:(?:city|regional|district|county|provincial|municipal|supreme|high|constitutional|"
+    r"administrative|criminal|civil|assize|appeals?|magistrates['’]?|state|security|labou?r|commercial|"
+    r"military|juvenile|family|national|technical|public|prosecutor['’]s)[ \t]+)*"
+    rf"(?:{'|'.join(sorted(INSTITUTION_WORDS))})(?:[ \t]+of[ \t]+(?:appeals?|cassation|justice))?)$"
+)
 
 #: words of a form's fields that follow a name on its line ("SMITH, JOHN DOB 1/2/1950"), case-folded: never
 #: part of a name

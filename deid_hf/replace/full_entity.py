@@ -4,7 +4,9 @@ The original's format is kept where it can be read off: identifiers keep their s
 letter and digit (units such as "5mg" stay in numbers), phone numbers stay valid for their country code
 (phonenumbers), addresses keep their street, city, state and ZIP pieces, IPv4 vs IPv6; a nationality,
 religion, occupation or amount becomes another of its kind (`deid_hf.replace.quasi`). Dates move by the
-table's one offset in their own format (`deid_hf.replace.date_shift`; ``dates="random"``: drawn one by one).
+table's one offset in their own format (`deid_hf.replace.date_shift`; ``dates="random"``: drawn one by one);
+a length of time that a policy masks gets other numbers ("118 days" -> "217 days"), a time of day stays.
+A place's institution keeps its kind ("Tbilisi City Court" -> "Reno City Court"), as a care facility does.
 Through a pipeline the mapping is consistent within a substitution table: one pseudonym per person
 (`deid_hf.replace.names`: "Dr. Kenji Tanaka", "Tanaka", "TANAKA's" share one surname), organisations and
 places case-insensitively and by their acronym; in a group's table every surrogate is drawn from HMAC(group
@@ -25,6 +27,7 @@ from ..detect.text_shape import (
     AGE_IN_WORDS,
     AGE_OVER_89_STATED,
     FACILITY_END,
+    INSTITUTION_END,
     SHORT_WORD_LOWERCASE_ZIPF,
     acronym,
 )
@@ -41,6 +44,14 @@ _NAMED = ("ORG", "LOCATION")
 #: labels whose Faker surrogates are made from person names
 _COMPOSED = ("ORG", "LOCATION", "ADDRESS", "EMAIL", "URL", "OTHER")
 _NAME_WORD = re.compile(r"[^\W\d_]{3,}")
+#: a unit of a length of time ("118 days", "3 hours 12 minutes")
+_DURATION = re.compile(
+    r"(?i)\b(?:sec(?:ond)?s?|min(?:ute)?s?|h(?:ou)?rs?|days?|nights?|weeks?|wks?|months?|mos?|years?|yrs?)\b"
+)
+_DIGIT = re.compile(r"\d")
+_NUMBER_RUN = re.compile(r"\d+")
+#: a name's leading article ("The Izmir Court of Appeal"), kept before a facility's or institution's surrogate
+_THE = re.compile(r"(?i)the[ \t]+")
 REDRAWS = 20
 DATE_MODES = ("shift", "random")
 _DOTTED_DATE = re.compile(r"(?:0?[1-9]|[12]\d|3[01])\.(?:0?[1-9]|1[0-2])\.(?:\d{4}|\d{2})")
@@ -126,9 +137,14 @@ class FullEntity(Strategy):
             return state
         if label in _NAMED and is_initialism(original):  # "transferred to GH"
             return _random_initialism(original, rng)
+        the = _THE.match(original)
+        lead = the.group() if the else ""
         facility = FACILITY_END.search(original) if label in _NAMED else None
         if facility:  # a facility stays one of its kind: "St. Jude Medical Center" -> "Lopez Medical Center"
-            return f"{fake.last_name()} {facility.group(1)}"
+            return f"{lead}{fake.last_name()} {facility.group(1)}"
+        institution = INSTITUTION_END.search(original) if label in _NAMED else None
+        if institution:  # an institution too, named after a place: "Tbilisi City Court" -> "Reno City Court"
+            return f"{lead}{fake.city()} {institution.group(1)}"
         drawn = {
             "ORG": lambda: company(fake),
             "LOCATION": fake.city,
@@ -194,6 +210,14 @@ class FullEntity(Strategy):
         if label == "DATE_TIME" or (label in ("PHONE", "ID", "NUMBER") and _DOTTED_DATE.fullmatch(original)):
             # a dotted date ("12.05.1961") read as a phone or an ID is still a date
             dated = self._date(text, start, end, rng, table)
+            if (
+                dated is None
+                and label == "DATE_TIME"
+                and _DURATION.search(original)
+                and _DIGIT.search(original)
+            ):
+                # a length of time that a policy masks: "118 days" -> "870 days"
+                return _fresh_counts(original, rng)
             if dated is not None or label == "DATE_TIME":
                 return dated
         if not self.consistent:
@@ -253,6 +277,20 @@ class FullEntity(Strategy):
 
 
 _LAST_WORD = re.compile(r"(\S+)[ \t]+$")
+
+
+def _fresh_counts(original: str, rng: random.Random) -> str:
+    """Each number of a length of time redrawn with as many digits, at least 2 and never the original ("3
+    hours" -> "7 hours")."""
+
+    def redraw(match: re.Match) -> str:
+        low, high = max(2, 10 ** (len(match.group()) - 1)), 10 ** len(match.group()) - 1
+        while True:  # at least 8 values to draw from: ends within a few draws
+            drawn = str(rng.randint(low, high))
+            if drawn != match.group():
+                return drawn
+
+    return _NUMBER_RUN.sub(redraw, original)
 
 
 def title_before(text: str, start: int) -> str | None:

@@ -158,9 +158,12 @@ def _role(state: dict, part: str, position: str | None) -> str:
 
 @functools.cache
 def _pool(locale: str, role: str, gender: str, initial: str) -> tuple[list[str], list[float]]:
+    """The names a surrogate is drawn from: no word in lower case (Faker's de_DE lists hold "Dussen van",
+    "van der Dussen" and "auch Schlauchin": a particle would tell the culture, and a pseudonym drops it)."""
     female, male, last = locale_lists(locale)
     source = last if role == "last" else female if gender == "female" else male
-    names = [n for n in source if not initial or n.startswith(initial)] or list(source)
+    capitalised = [n for n in source if not any(w[:1].islower() for w in n.split())] or list(source)
+    names = [n for n in capitalised if not initial or n.startswith(initial)] or capitalised
     return names, [float(source[n]) for n in names]
 
 

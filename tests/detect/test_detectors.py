@@ -81,6 +81,25 @@ def test_us_federal_case_numbers_are_ids_whole(text, ids):
 
 
 @pytest.mark.parametrize(
+    ("text", "ids"),
+    [
+        ("The Regional Court (case no. 2 K 45/2009) held", {"2 K 45/2009"}),
+        ("file no. 3 T 112/2011 and No. 11 C 213/2013.", {"3 T 112/2011", "11 C 213/2013"}),
+        (
+            "BGH, Az. I ZR 12/19; GZ 4 StR 123/15; sp. zn. 5 Tdo 77/2014",
+            {"I ZR 12/19", "4 StR 123/15", "5 Tdo 77/2014"},
+        ),
+        # without "no." or a file mark: a procedure and its date, a dose, a vital sign, vent settings
+        ("s/p 2 CABG 12/2010; POD 3 CT 12/15; Lasix 40 IV 12/14; 2 ICU 11/21", set()),
+        ("HR 88 Art 110/60, 12 HR 110/75, PEEP 5 PS 15/10, Pain 8 VAS 10/10", set()),
+    ],
+)
+def test_court_file_numbers_are_ids_whole(text, ids):
+    spans = PatternDetector().detect(text)
+    assert {text[s.start : s.end] for s in spans if s.label == "ID" and s.score >= STRONG_ID} == ids
+
+
+@pytest.mark.parametrize(
     ("text", "ages"),
     [
         ("Age: 94\nSex: F", {"94"}),  # a form's capitalised header
@@ -558,3 +577,25 @@ def test_building_a_pipeline_says_nothing_of_its_device():
     finally:
         log.removeHandler(handler)
     assert not any(message.startswith("Device set to use") for message in said)
+
+
+@pytest.mark.parametrize(
+    ("text", "repeated"),
+    [
+        ("98 yo man. Sats 96-98 on RA.", []),  # a range of saturations
+        ("98 yo man. BP 120/98.", []),
+        ("98 yo man. Temp 98.6.", []),
+        ("98 yo man. Sats 98% on RA.", []),
+        ("98 yo man. Now 98 and frail.", ["98"]),
+        ("98 yo man. Age/Sex 98/M.", ["98"]),  # a letter after the slash: no number
+        ("MRN 123456 on file; ref 123456-7.", ["123456"]),  # an ID's digits are marked wherever they stand
+    ],
+)
+def test_a_repeated_number_is_not_marked_inside_a_longer_number(text, repeated):
+    from deid_hf.detect.base import add_repeated_mentions
+    from deid_hf.spans import Span
+
+    first = text.index("98") if "98" in text else text.index("123456")
+    end = first + (2 if "98" in text else 6)
+    spans = add_repeated_mentions(text, [Span(first, end, "AGE", 1.0, "patterns")])
+    assert [text[s.start : s.end] for s in spans if s.source == "repeat"] == repeated

@@ -35,6 +35,20 @@ def test_occupations_add_wordnets_and_leave_out_its_other_words():
     # a parent first ("father"), an adjective ("major", "general"), more often a verb ("hire"): left out
     assert not {"father", "major", "general", "official", "hire", "sweep", "printer", "server"} & found
     assert not {"prosecutor", "counsel", "attorney", "notary", "registrar", "minister"} & found  # proceedings
+    # business people, students, managers, coaches, engineers, religious leaders, carers of others
+    assert {
+        "businessman",
+        "student",
+        "manager",
+        "football coach",
+        "engineer",
+        "imam",
+        "rabbi",
+        "nun",
+    } <= found
+    assert {"accountant", "cashier", "consultant", "janitor", "interpreter", "security guard"} <= found
+    # a party to a deal, a public function, something else first
+    assert not {"owner", "supplier", "seller", "director", "guard", "scout", "keeper", "lessor"} & found
     assert list(occupations()) == sorted(found, key=lambda o: (-len(o), o))
 
 
@@ -48,6 +62,7 @@ def test_occupations_add_wordnets_and_leave_out_its_other_words():
         ("Poets, NOVELISTS and a Police Officers' union", {"Poets", "NOVELISTS", "Police Officers"}),
         ("a police\nofficer, a bus driver2, my co-author", {"officer"}),  # one line; whole words
         ("a teacher's pay; the Poles and the printer", {"teacher"}),  # possessive; no "pol"; a thing
+        ("a businessman and a law student; the owner and the supplier", {"businessman", "law student"}),
         ("nothing here at all", set()),
     ],
 )

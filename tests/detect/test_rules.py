@@ -558,6 +558,51 @@ GDPR_CASES = [
         set(),
     ),
     ("gdpr.public-body-or-law", "under Article 6 of the Convention", "Article 6", "OTHER", set()),
+    # a state's adjective before its body, a law's country
+    ("gdpr.public-body-or-law", "The Polish Government were represented", "Polish", "DEMOGRAPHIC", set()),
+    (
+        "gdpr.public-body-or-law",
+        "The Hungarian Ministry of Justice replied",
+        "Hungarian Ministry of Justice",
+        "ORG",
+        set(),
+    ),
+    (
+        "gdpr.public-body-or-law",
+        "the Prosecutor General's Office refused",
+        "Prosecutor General's Office",
+        "ORG",
+        set(),
+    ),
+    (
+        "gdpr.public-body-or-law",
+        "Article 105 of the Criminal Code of the Russian Federation",
+        "Russian Federation",
+        "LOCATION",
+        set(),
+    ),
+    ("gdpr.quasi-identifier", "a Polish national, the Government", "Polish", "DEMOGRAPHIC", {"Polish"}),
+    # what locates or describes the person stays: a group before other words, a city's government, a
+    # prosecutor's office, a university after a faculty of law
+    ("gdpr.quasi-identifier", "She is a Polish State employee", "Polish", "DEMOGRAPHIC", {"Polish"}),
+    ("gdpr.quasi-identifier", "a Catholic Parliament member", "Catholic", "DEMOGRAPHIC", {"Catholic"}),
+    ("gdpr.quasi-identifier", "later joined the Islamic State", "Islamic", "DEMOGRAPHIC", {"Islamic"}),
+    ("name.needs-evidence", "The Moscow Government evicted him", "Moscow", "LOCATION", {"Moscow"}),
+    (
+        "name.needs-evidence",
+        "the Ankara Public Prosecutor's Office indicted him",
+        "Ankara Public Prosecutor's Office",
+        "ORG",
+        {"Ankara Public Prosecutor's Office"},
+    ),
+    (
+        "name.needs-evidence",
+        "graduated from the Faculty of Law of Ankara University",
+        "Ankara University",
+        "ORG",
+        {"Ankara University"},
+    ),
+    ("name.needs-evidence", "lives in the State of Ohio", "State of Ohio", "LOCATION", {"State of Ohio"}),
     # the court that tried the person is no public body here: the name rule keeps it
     (
         "name.needs-evidence",
@@ -570,6 +615,24 @@ GDPR_CASES = [
     ("gdpr.amount-with-currency", "fined EUR 1,200 in", "1,200", "NUMBER", {"EUR 1,200"}),
     ("gdpr.amount-with-currency", "a fine of $300 only", "300", "NUMBER", {"$300"}),
     ("gdpr.amount-with-currency", "awarded PLN 30,000 in", "30,000", "NUMBER", {"PLN 30,000"}),
+    # a currency with its country's adjective, and the currencies of the states of a decision
+    (
+        "gdpr.amount-with-currency",
+        "to pay 45,000 Russian roubles and",
+        "45,000",
+        "NUMBER",
+        {"45,000 Russian roubles"},
+    ),
+    (
+        "gdpr.amount-with-currency",
+        "got 12,000 new Turkish liras.",
+        "12,000",
+        "NUMBER",
+        {"12,000 new Turkish liras"},
+    ),
+    ("gdpr.amount-with-currency", "fined 300 lei for", "300", "NUMBER", {"300 lei"}),
+    ("gdpr.amount-with-currency", "of 5,000 Bulgarian levs,", "5,000", "NUMBER", {"5,000 Bulgarian levs"}),
+    ("number.identifying-digits", "in 5,000 Russian villages", "5,000", "NUMBER", set()),
     # without a currency a short number is no identifier (the identifier rules decide)
     ("number.identifying-digits", "in 5,000 cases", "5,000", "NUMBER", set()),
     ("gdpr.every-age", "the applicant, aged 34, said", "aged 34", "AGE", {"aged 34"}),

@@ -48,6 +48,8 @@ def test_other_labels_are_not_widened():
         ("Judge Mahoney", ["title", "name"]),
         ("Jan van der Berg", ["name", "particle", "particle", "name"]),
         ("Ali de", ["name", "name"]),  # a particle is one only before another word
+        ("Mr Ö. Demir", ["title", "initial", "name"]),  # an initial of any script
+        ("Dame Fiona Abernethy-Kerr DBE", ["title", "name", "name", "title"]),  # a post-nominal
     ],
 )
 def test_split_mention_kinds(mention, kinds):

@@ -47,6 +47,25 @@ def test_a_facility_gets_a_facility_surrogate(full):
 
 
 @pytest.mark.parametrize(
+    ("original", "kind"),
+    [
+        ("Tbilisi City Court", "City Court"),
+        ("Ankara State Security Court", "State Security Court"),
+        ("Ege University", "University"),
+        ("Izmir Court of Appeal", "Court of Appeal"),
+        ("The Izmir Regional Administrative Court", "Regional Administrative Court"),
+        ("Kartal Prison", "Prison"),
+    ],
+)
+def test_an_institution_keeps_its_kind_and_loses_its_place(full, original, kind):
+    for label in ("ORG", "LOCATION"):
+        out = full.surrogate(original, label, random.Random(3))
+        place = original.removeprefix("The ").removesuffix(kind).split()
+        assert out.endswith(f" {kind}") and out.startswith("The ") == original.startswith("The ")
+        assert not set(place) & set(out.split())
+
+
+@pytest.mark.parametrize(
     ("original", "initials"),
     [
         ("GH", True),
@@ -123,3 +142,25 @@ def test_every_date_the_hipaa_policy_keeps_is_replaced(full):
     loose = get_strategy("full_entity", consistent=False)  # the same dates without a substitution table
     assert loose.replace("moved in 2022", 9, 13, "DATE_TIME", random.Random(0), None).isdigit()
     assert loose.replace("seen at 1930", 8, 12, "DATE_TIME", random.Random(0), None) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("He spent 118 days in detention.", "He spent  days in detention."),
+        ("It lasted 3 hours 12 minutes.", "It lasted  hours  minutes."),
+        ("Held for 1 day.", "Held for  day."),
+    ],
+)
+def test_a_length_of_time_gets_other_numbers(text, kept):
+    full = get_strategy("full_entity", consistent=False)
+    start = next(i for i, ch in enumerate(text) if ch.isdigit())
+    end = text.rindex(".")
+    for seed in range(5):
+        out = full.replace(text, start, end, "DATE_TIME", random.Random(seed), None)
+        whole = text[:start] + out + text[end:]
+        numbers = re.findall(r"\d+", out)
+        assert re.sub(r"\d+", "", whole) == kept and len(numbers) == len(re.findall(r"\d+", text[start:end]))
+        assert all(n != o and int(n) >= 2 for n, o in zip(numbers, re.findall(r"\d+", text[start:end])))
+    # a time of day or a relative expression stays as it was (no calendar date, no length of time)
+    assert full.replace("seen at 1930", 8, 12, "DATE_TIME", random.Random(0), None) is None

@@ -323,3 +323,15 @@ def test_strategies_that_cannot_run_are_not_offered_and_say_why():
     assert "custom" not in offered_strategies() and "Python function" in unavailable("custom")
     assert "hash" in offered_strategies(has_key=True) and "hash" not in offered_strategies(has_key=False)
     assert "secret key" in unavailable("encrypt", has_key=False)
+
+
+def test_a_drawn_surname_holds_no_particle():
+    from deid_hf.replace.names import draw_name, locale_lists
+
+    rng = random.Random(0)
+    drawn = {draw_name(rng, "last", None, set(), "", "de_DE") for _ in range(3000)}
+    # Faker's de_DE surnames include "Dussen van" and "auch Schlauchin": never drawn
+    assert any(" " in name and any(w.islower() for w in name.split()) for name in locale_lists("de_DE")[2])
+    assert not [name for name in drawn if any(w[:1].islower() for w in name.split())]
+    # names of a script without case are drawn as before
+    assert draw_name(random.Random(0), "first", "female", set(), "", "ar_AA")

@@ -11,21 +11,39 @@ import re
 from ...spans import Span
 from . import SpanRule, register_rule
 
+#: the bodies of a state, which a country's adjective may precede ("the Turkish Government", "the Hungarian
+#: Ministry of Justice"); a ministry's name is its capitalised words ("the Ministry of Justice in Ankara":
+#: not "in Ankara"); a prosecutor's office that dealt with the person is no such body (it locates them)
+_STATE_BODIES = (
+    r"government|parliament|national\s+assembly|"
+    r"ministry\s+of\s+(?:the\s+)?(?-i:[A-Z][a-z]+(?:\s+(?:and\s+)?[A-Z][a-z]+)*)|"
+    r"prosecutor\s+general['’]s\s+office"
+)
 #: the institutions a decision or an article speaks of rather than the people in it, and the bodies of a
 #: state; a court that tried someone ("the Ankara State Security Court") is none of these
 _PUBLIC_BODIES = (
     r"european\s+court\s+of\s+human\s+rights|(?:european\s+)?commission(?:\s+of\s+human\s+rights)?|court|"
     r"(?:grand\s+)?chamber|(?:section\s+|deputy\s+)?registrar|council\s+of\s+europe|committee\s+of\s+ministers|"
-    r"european\s+union|united\s+nations|(?:government|parliament|national\s+assembly)|council\s+of\s+state|"
-    # a ministry's name is its capitalised words ("the Ministry of Justice in Ankara": not "in Ankara")
-    r"ministry\s+of\s+(?:the\s+)?(?-i:[A-Z][a-z]+(?:\s+(?:and\s+)?[A-Z][a-z]+)*)"
+    rf"european\s+union|united\s+nations|council\s+of\s+state|{_STATE_BODIES}"
 )
-#: a name that is a public body as a whole; a country's or a people's government ("the Turkish Government")
+#: a state's body after a word ("the federal government", "the Turkish Government") in a detected name...
 _PUBLIC_BODY = re.compile(
-    rf"(?i)^(?:the\s+)?(?:[a-z]+\s+(?=government|parliament|national\s+assembly))?(?:{_PUBLIC_BODIES})['’]?s?$"
+    rf"(?i)^(?:the\s+)?(?:[a-z]+\s+(?=(?:{_STATE_BODIES})(?!\w)))?(?:{_PUBLIC_BODIES})['’]?s?$"
 )
+#: ...and in running text after "the" and a country's adjective on the same line ("Turkish " of "the Turkish
+#: Government"; not a city's "Moscow", nor "Adana" of "lived in Adana\nGovernment observations", nor
+#: "Catholic" of "a Catholic Parliament member")
+_COUNTRY_ADJECTIVE = r"(?-i:[A-Z][a-z]*(?:ish|ian|ean|an|ese|ic|i|ch|ss|ek))[ \t]+"
 #: a public body's name written in the text, where a detector's span may hold only its first words
-_PUBLIC_BODY_IN_TEXT = re.compile(rf"(?i)(?<!\w)(?P<the>the\s+)?(?:{_PUBLIC_BODIES})['’]?s?(?!\w)")
+_PUBLIC_BODY_IN_TEXT = re.compile(
+    rf"(?i)(?<!\w)(?P<the>the\s+)?(?(the)(?:{_COUNTRY_ADJECTIVE}(?=(?:{_STATE_BODIES})(?!\w)))?)"
+    rf"(?:{_PUBLIC_BODIES})['’]?s?(?!\w)"
+)
+#: a country written after its code or constitution ("the Criminal Code of the Russian Federation"): the
+#: law's, no person's (not "the Faculty of Law of Ankara University")
+_LAW_OF_COUNTRY = re.compile(
+    r"(?:\b[A-Z][a-z]+\s+Code|\bConstitution)\s+of\s+(?:the\s+)?(?P<country>[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2})"
+)
 #: characters read on each side of a span for the public body's name around it (the longest name fits)
 PUBLIC_BODY_AROUND = 60
 #: a law by its kind ("Criminal Code", "Prevention of Terrorism Act 1991", "Article 6 of the Convention")
@@ -53,10 +71,15 @@ _NUMBER_WORD = re.compile(
     r"forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|half|dozen)\b"
 )
 
-#: a currency written after an amount ("5,000 euros") or before it ("EUR 5,000", "$300")
+#: a currency written after an amount ("5,000 euros", with its country's adjective: "45,000 Russian roubles",
+#: "300 new Turkish liras") or before it ("EUR 5,000", "$300")
 _CURRENCY_AFTER = re.compile(
-    r"(?i)[ \t]*(?:euros?|eur|dollars?|usd|pounds?(?: sterling)?|gbp|liras?|try|francs?|chf|roubles?|rubles?|"
-    r"marks?|pesos?|yen|kron(?:a|or|er)|rupees?|z[lł]otys?|pln|sek|nok|dkk|forints?|huf|czk|hryvnias?|uah)\b"
+    r"(?i)[ \t]*(?:(?-i:new[ \t]+)?(?-i:[A-Z][a-z]+)[ \t]+)?"
+    r"(?:euros?|eur|dollars?|usd|pounds?(?: sterling)?|gbp|liras?|try|francs?|chf|roubles?|rubles?|"
+    r"pesos?|yen|kron(?:a|or|er)|rupees?|z[lł]otys?|pln|sek|nok|dkk|forints?|huf|czk|hryvnias?|uah|"
+    # in lower case or as an ISO code only: "Mark", "Lei", "Lari" are also given names
+    r"(?-i:marks?|(?<=Deutsche[ \t])Marks?|lei|leu|levs?|leva|kunas?|dinars?|denars?|lari|drams?|manats?|"
+    r"tenge|korun[ay]?|litai|litas|lats|lati|leks?|RON|BGN|HRK|GEL|LTL|LVL))\b"
 )
 #: ISO codes written before an amount (not "INR" or "CAD": lab values and a diagnosis in clinical notes)
 _CURRENCY_BEFORE = re.compile(
@@ -65,14 +88,19 @@ _CURRENCY_BEFORE = re.compile(
 )
 
 
+#: score of a number with its currency: its shape says amount, so it outranks a nationality read inside it
+#: ("Russian" of "45,000 Russian roubles") when spans merge
+AMOUNT_SCORE = 1.0
+
+
 def _amount(seen, span: Span) -> Span | None:
     """A number with its currency as a QUANTITY ("5,000 euros", "EUR 5,000"); None without one."""
     after = _CURRENCY_AFTER.match(seen.text, span.end)
     if after:
-        return Span(span.start, after.end(), "QUANTITY", span.score, span.source)
+        return Span(span.start, after.end(), "QUANTITY", AMOUNT_SCORE, span.source)
     before = _CURRENCY_BEFORE.search(seen.text, max(0, span.start - 6), span.start)
     if before:
-        return Span(before.start(), span.end, "QUANTITY", span.score, span.source)
+        return Span(before.start(), span.end, "QUANTITY", AMOUNT_SCORE, span.source)
     return None
 
 
@@ -89,8 +117,8 @@ def law_number(text: str, start: int) -> bool:
 
 def inside_public_body(text: str, span: Span) -> bool:
     """Whether ``span`` is the first words of a public body's name written in ``text`` (a model's "The
-    European Court of Human" of "The European Court of Human Rights"): it starts where the name starts,
-    with or without its "the", and ends inside it."""
+    European Court of Human" of "The European Court of Human Rights", "Polish" of "the Polish
+    Government"): it starts where the name starts, with or without its "the", and ends inside it."""
     start = max(0, span.start - PUBLIC_BODY_AROUND)
     around = text[start : span.end + PUBLIC_BODY_AROUND]
     for m in _PUBLIC_BODY_IN_TEXT.finditer(around):
@@ -98,6 +126,17 @@ def inside_public_body(text: str, span: Span) -> bool:
         if span.start in first and span.end <= start + m.end():
             return True
     return False
+
+
+def country_of_a_law(text: str, span: Span) -> bool:
+    """Whether ``span`` lies in the country named right after a code or a constitution ("Russian" and
+    "Federation" of "the Criminal Code of the Russian Federation")."""
+    start = max(0, span.start - PUBLIC_BODY_AROUND)
+    around = text[start : span.end + PUBLIC_BODY_AROUND]
+    return any(
+        start + m.start("country") <= span.start and span.end <= start + m.end("country")
+        for m in _LAW_OF_COUNTRY.finditer(around)
+    )
 
 
 def calendar_date(piece: str) -> bool:
@@ -143,12 +182,22 @@ LAW_KIND = _register(
 )
 PUBLIC_BODY_OR_LAW = _register(
     "gdpr.public-body-or-law",
-    ("ORG", "LOCATION", "OTHER"),
-    "a public body or a law, or the first words of a public body's name, is no personal data (the court that "
-    "tried the person is, and stays masked)",
-    ("the European Court of Human Rights", "the Government", "Criminal Code", "Article 6"),
+    ("ORG", "LOCATION", "OTHER", "DEMOGRAPHIC"),
+    "a public body or a law, the first words of a public body's name (a state's adjective: 'the Polish "
+    "Government') or a law's country, is no personal data (the court that tried the person is, and stays "
+    "masked)",
+    (
+        "the European Court of Human Rights",
+        "the Government",
+        "the Polish Government",
+        "Criminal Code",
+        "Article 6",
+        "the Criminal Code of the Russian Federation",
+    ),
     lambda seen, span: [],
-    lambda seen, span, piece: public_body_or_law(piece) or inside_public_body(seen.text, span),
+    lambda seen, span, piece: (
+        public_body_or_law(piece) or inside_public_body(seen.text, span) or country_of_a_law(seen.text, span)
+    ),
 )
 _register(
     "gdpr.amount-with-currency",
