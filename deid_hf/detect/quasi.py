@@ -9,13 +9,16 @@ last batches).
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
 import functools
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..spans import Span
+from ..spans import Span, merge_spans
 from .base import Detector
+from .lexicon import folded, given_names, person_names
 from .ner import NOT_FOR_NER, SPACY_NAME_SCORE, parse
 
 #: spaCy labels of quasi-identifiers -> the schema's labels
@@ -153,3 +156,31 @@ class QuasiIdentifierDetector(Detector):
             ]
             for text, doc in zip(texts, docs)
         ]
+
+
+def quasi_labels_win(text: str, spans: Sequence[Span]) -> list[Span]:
+    """``spans`` merged (`spans.merge_spans`), where a merged span is exactly a group (``DEMOGRAPHIC``) that
+    a detector found, or exactly an occupation written in lower case, labelled so: a model may type
+    "Nepali" a place, "Gujarati" a person or "physiotherapist" an organisation, and the label picks the
+    surrogate ("a Lake Logan nun"). A person stays one where the group's words are listed names
+    ("Christian"); a capitalised occupation may be a surname ("Baker said")."""
+    merged = merge_spans(spans)
+    starts = [m.start for m in merged]
+    label = {}
+    for span in spans:
+        i = bisect.bisect_right(starts, span.start) - 1
+        whole = merged[i]
+        if (span.start, span.end) != (whole.start, whole.end) or whole.label in ("DEMOGRAPHIC", "OCCUPATION"):
+            continue
+        group = span.label == "DEMOGRAPHIC" and (
+            whole.label != "PERSON" or not _a_name(text[span.start : span.end])
+        )
+        job = span.label == "OCCUPATION" and text[span.start : span.end].islower()
+        if group or job:
+            label[i] = span.label
+    return [dataclasses.replace(m, label=label[i]) if i in label else m for i, m in enumerate(merged)]
+
+
+def _a_name(piece: str) -> bool:
+    """Whether a word of ``piece`` is a listed given name or surname ("Christian", "Jordan")."""
+    return any(folded(w) in given_names() or w.lower() in person_names() for w in piece.split())

@@ -30,10 +30,11 @@ from .mentions import (
     consistent_mentions,
     whole_person_mentions,
 )
+from .quasi import quasi_labels_win
 from .rules import decided, recording_active
 from .rules.boundaries import exact_boundaries
 from .rules.dates import find_dates
-from .rules.gdpr import NOT_PERSONAL_DATA
+from .rules.gdpr import LAW_NUMBER, NOT_PERSONAL_DATA
 from .rules.identifiers import Seen, apply_policy, keep_identifiers
 from .rules.phones import find_phones
 from .user_filters import letterless_names, trim_allowed
@@ -168,17 +169,29 @@ def _context_rules(owner, document: Document) -> list[Span]:
 
 
 def _date_and_phone_rules(owner, document: Document) -> list[Span]:
+    """The dates and phone numbers found over the whole text; under gdpr not a law's number or year
+    ("the Employment Rights Act 1996", `rules.gdpr.LAW_NUMBER`)."""
     if owner.policy not in DATED_POLICIES:
         return document.spans
-    return document.spans + document.dates + find_phones(document.text)
+    dates = document.dates
+    if owner.policy == Policy.GDPR:
+        seen = Seen(document.text, owner.policy_vocabulary())
+        dates = [part for span in dates for part in keep_identifiers(seen, span, [LAW_NUMBER])]
+    return document.spans + dates + find_phones(document.text)
 
 
 def _merge(owner, document: Document) -> list[Span]:
-    """Overlaps merged (`spans.merge_spans`); with the context rules, places extended over a following
-    head word ("Daytona" + "Beach")."""
+    """Overlaps merged (`spans.merge_spans`; gdpr: a group or an occupation found whole keeps its label,
+    `quasi.quasi_labels_win`); with the context rules, places extended over a following head word
+    ("Daytona" + "Beach")."""
+    merged = (
+        quasi_labels_win(document.text, document.spans)
+        if owner.policy == Policy.GDPR
+        else merge_spans(document.spans)
+    )
     if owner.context is None:
-        return merge_spans(document.spans)
-    return merge_spans(extend_places(document.text, merge_spans(document.spans)))
+        return merged
+    return merge_spans(extend_places(document.text, merged))
 
 
 def _whole_mentions(owner, document: Document) -> list[Span]:

@@ -178,11 +178,12 @@ INSTITUTION_WORDS = frozenset(
 )
 #: a name's last words that say what kind of institution it is ("Tbilisi City Court", "Ankara State Security
 #: Court", "Ege University", "Izmir Court of Appeal"): the words before it name the place or the founder
+_INSTITUTION = "|".join(sorted(INSTITUTION_WORDS))
 INSTITUTION_END = re.compile(
-    r"(?i)[ \t]+((?:(?:city|regional|district|county|provincial|municipal|supreme|high|constitutional|"
+    r"(?i)(?:^|[ \t]+)((?:(?:city|regional|district|county|provincial|municipal|supreme|high|constitutional|"
     r"administrative|criminal|civil|assize|appeals?|magistrates['’]?|state|security|labou?r|commercial|"
-    r"military|juvenile|family|national|technical|public|prosecutor['’]s)[ \t]+)*"
-    rf"(?:{'|'.join(sorted(INSTITUTION_WORDS))})(?:[ \t]+of[ \t]+(?:appeals?|cassation|justice))?)$"
+    rf"military|juvenile|family|national|technical|public|prosecutor['’]s|fire|{_INSTITUTION})[ \t]+)*"
+    rf"(?:{_INSTITUTION})(?:[ \t]+of[ \t]+(?:appeals?|cassation|justice))?)$"
 )
 
 #: words of a form's fields that follow a name on its line ("SMITH, JOHN DOB 1/2/1950"), case-folded: never

@@ -5,7 +5,8 @@ letter and digit (units such as "5mg" stay in numbers), phone numbers stay valid
 (phonenumbers), addresses keep their street, city, state and ZIP pieces, IPv4 vs IPv6; a nationality,
 religion, occupation or amount becomes another of its kind (`deid_hf.replace.quasi`). Dates move by the
 table's one offset in their own format (`deid_hf.replace.date_shift`; ``dates="random"``: drawn one by one);
-a length of time that a policy masks gets other numbers ("118 days" -> "217 days"), a time of day stays.
+a time or a length of time that a policy masks gets other numbers ("118 days" -> "217 days", "9:40" ->
+"17:05"); under hipaa no such span is masked.
 A place's institution keeps its kind ("Tbilisi City Court" -> "Reno City Court"), as a care facility does.
 Through a pipeline the mapping is consistent within a substitution table: one pseudonym per person
 (`deid_hf.replace.names`: "Dr. Kenji Tanaka", "Tanaka", "TANAKA's" share one surname), organisations and
@@ -44,12 +45,17 @@ _NAMED = ("ORG", "LOCATION")
 #: labels whose Faker surrogates are made from person names
 _COMPOSED = ("ORG", "LOCATION", "ADDRESS", "EMAIL", "URL", "OTHER")
 _NAME_WORD = re.compile(r"[^\W\d_]{3,}")
-#: a unit of a length of time ("118 days", "3 hours 12 minutes")
-_DURATION = re.compile(
-    r"(?i)\b(?:sec(?:ond)?s?|min(?:ute)?s?|h(?:ou)?rs?|days?|nights?|weeks?|wks?|months?|mos?|years?|yrs?)\b"
-)
 _DIGIT = re.compile(r"\d")
 _NUMBER_RUN = re.compile(r"\d+")
+#: a time of day ("9:40", "21.15", "9:40pm") and a 24-hour clock written as four digits ("0900")
+_TIME_OF_DAY = re.compile(r"(?<!\d)(?P<hour>[01]?\d|2[0-3])(?P<sep>[:.h])[0-5]\d(?!\d)")
+_MILITARY_TIME = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d")
+_AM_PM = re.compile(r"[ \t]*(?i:[ap]\.?m\b)")
+#: what joins the two numbers of a range ("3-4 hours", "2 to 3 days")
+_RANGE = re.compile(r"[ \t]*(?:[-–]|to)[ \t]*")
+_ORDINAL = re.compile(r"(?i)(?:st|nd|rd|th)\b")
+#: a unit of time in the singular after a number and a blank ("1 day"; not "24-hour", an adjective)
+_SINGULAR_UNIT = re.compile(r"[ \t]+(?:second|minute|hour|day|night|week|month|year)(?!\w)")
 #: a name's leading article ("The Izmir Court of Appeal"), kept before a facility's or institution's surrogate
 _THE = re.compile(r"(?i)the[ \t]+")
 REDRAWS = 20
@@ -94,16 +100,25 @@ def _random_initialism(original: str, rng: random.Random) -> str:
             return drawn + kept
 
 
+#: stages of life an age in digits is redrawn within ("aged 7" stays a child's age, "aged 34" an adult's)
+AGE_BANDS = ((0, 17), (18, 64), (65, 89), (90, 110))
+
+
 def _age(original: str, rng: random.Random) -> str:
-    """The age's number, in digits or in words, redrawn ("aged sixty-seven" -> "aged 41"); so is a decade
-    or a word that states an age ("in his late 90s" -> "in his 40s", "a nonagenarian" -> "a 41-year-old")."""
+    """The age's number, in digits or in words, redrawn ("aged sixty-seven" -> "aged 41"); in digits within
+    its stage of life (`AGE_BANDS`: "aged 7" -> "aged 12", not 74); so is a decade or a word that states an
+    age ("in his late 90s" -> "in his 40s", "a nonagenarian" -> "a 41-year-old")."""
     drawn_age = rng.randint(18, 89)
     stated = AGE_OVER_89_STATED.search(original)
     if stated:
         written = stated_age(stated.group(), str(drawn_age), f"{max(20, drawn_age // 10 * 10)}s")
         return original[: stated.start()] + written + original[stated.end() :]
-    if any(ch.isdigit() for ch in original):
-        return re.sub(r"\d+", str(drawn_age), original, count=1)
+    number = re.search(r"\d+", original)
+    if number:
+        age = int(number.group())
+        low, high = next(((lo, hi) for lo, hi in AGE_BANDS if lo <= age <= hi), (18, 89))
+        drawn = rng.choice([a for a in range(low, high + 1) if a != age])
+        return original[: number.start()] + str(drawn) + original[number.end() :]
     return AGE_IN_WORDS.sub(str(drawn_age), original, count=1)
 
 
@@ -137,14 +152,8 @@ class FullEntity(Strategy):
             return state
         if label in _NAMED and is_initialism(original):  # "transferred to GH"
             return _random_initialism(original, rng)
-        the = _THE.match(original)
-        lead = the.group() if the else ""
-        facility = FACILITY_END.search(original) if label in _NAMED else None
-        if facility:  # a facility stays one of its kind: "St. Jude Medical Center" -> "Lopez Medical Center"
-            return f"{lead}{fake.last_name()} {facility.group(1)}"
-        institution = INSTITUTION_END.search(original) if label in _NAMED else None
-        if institution:  # an institution too, named after a place: "Tbilisi City Court" -> "Reno City Court"
-            return f"{lead}{fake.city()} {institution.group(1)}"
+        if label in _NAMED and (of_its_kind := _of_its_kind(original, fake)):
+            return of_its_kind
         drawn = {
             "ORG": lambda: company(fake),
             "LOCATION": fake.city,
@@ -210,14 +219,14 @@ class FullEntity(Strategy):
         if label == "DATE_TIME" or (label in ("PHONE", "ID", "NUMBER") and _DOTTED_DATE.fullmatch(original)):
             # a dotted date ("12.05.1961") read as a phone or an ID is still a date
             dated = self._date(text, start, end, rng, table)
-            if (
-                dated is None
-                and label == "DATE_TIME"
-                and _DURATION.search(original)
-                and _DIGIT.search(original)
-            ):
-                # a length of time that a policy masks: "118 days" -> "870 days"
-                return _fresh_counts(original, rng)
+            if dated is None and label == "DATE_TIME" and _DIGIT.search(original):
+                # a time or a length of time that a policy masks: "118 days" -> "870 days", once per table
+                if table is None or not self.consistent:
+                    return _fresh_numbers(original, rng)
+                key = ("DATE_TIME", original)
+                if key not in table.entries:
+                    table.entries[key] = _fresh_numbers(original, keyed_rng(table.state, *key) or rng)
+                return table.entries[key]
             if dated is not None or label == "DATE_TIME":
                 return dated
         if not self.consistent:
@@ -247,13 +256,18 @@ class FullEntity(Strategy):
         possessive = re.search(r"['’]s$", original)
         core = original[: possessive.start()] if possessive else original
         suffix = possessive.group(0) if possessive else ""
+        article = (
+            _THE.match(core) if len(core.split()) >= 2 else None
+        )  # "The Johns Hopkins Hospital", "the ..."
+        lead = article.group() if article else ""
+        core = core[len(lead) :]
         # one key for an organisation and a place: a name read as either keeps one surrogate in a document;
         # in the other documents of its group a facility, an initialism or a state does (their keyed draw
         # does not depend on the label), another name only where it is read alike
         kind = "/".join(_NAMED) if label in _NAMED else label
         key = (kind, core.casefold())
         if key not in folded and core.isupper() and core in acronyms:
-            return acronyms[core] + suffix
+            return lead + acronyms[core] + suffix
         if key not in folded and len(core) >= 3:
             words = core.casefold().split()
             for (known_kind, known), surrogate in folded.items():
@@ -266,31 +280,90 @@ class FullEntity(Strategy):
                         for i in range(len(known_words) - len(words) + 1)
                     )
                 ):
-                    return _case_like(core, surrogate) + suffix
+                    return lead + _case_like(core, surrogate) + suffix
         if key not in folded:
             own = keyed_rng(table.state, kind, core.casefold()) or rng
             surrogate = self._draw(core, label, own, table)
             folded[key] = surrogate
             if len(core.split()) >= 2 and len(acronym(core)) >= 2:
                 acronyms.setdefault(acronym(core), acronym(surrogate) or surrogate.upper())
-        return _case_like(core, folded[key]) + suffix
+        return lead + _case_like(core, folded[key]) + suffix
+
+
+def _of_its_kind(original: str, fake) -> str | None:
+    """A care facility or an institution of another name ("St. Jude Medical Center" -> "Lopez Medical
+    Center", "Tbilisi City Court" -> "Reno City Court"), its "The" kept; the kind alone ("The Court") as it
+    is, since it names no one; None for other names."""
+    the = _THE.match(original)
+    lead = the.group() if the else ""
+    facility = FACILITY_END.search(original)
+    if facility:
+        return f"{lead}{fake.last_name()} {facility.group(1)}"
+    institution = INSTITUTION_END.search(original[len(lead) :])
+    if institution and institution.start() == 0:
+        return original
+    return f"{lead}{fake.city()} {institution.group(1)}" if institution else None
 
 
 _LAST_WORD = re.compile(r"(\S+)[ \t]+$")
 
 
+def _fresh_numbers(original: str, rng: random.Random) -> str:
+    """The numbers of a time or a length of time that is no calendar date, redrawn: a time of day another
+    valid one ("9:40" -> "17:05", "0900" -> "1432"), the other numbers by `_fresh_counts`."""
+    if _MILITARY_TIME.fullmatch(original):
+        return f"{rng.choice([h for h in range(24) if h != int(original[:2])]):02d}{rng.randrange(60):02d}"
+    out, cursor = [], 0
+    for time in _TIME_OF_DAY.finditer(original):
+        twelve = bool(_AM_PM.match(original, time.end()))
+        hours = [h for h in (range(1, 13) if twelve else range(24)) if h != int(time.group("hour"))]
+        hour = str(rng.choice(hours)).zfill(len(time.group("hour")))
+        out += [_fresh_counts(original[cursor : time.start()], rng), hour, time.group("sep")]
+        out.append(f"{rng.randrange(60):02d}")
+        cursor = time.end()
+    return "".join(out) + _fresh_counts(original[cursor:], rng)
+
+
 def _fresh_counts(original: str, rng: random.Random) -> str:
     """Each number of a length of time redrawn with as many digits, at least 2 and never the original ("3
-    hours" -> "7 hours")."""
+    hours" -> "7 hours"); a range keeps its order ("3-4 hours" -> "5-8 hours"), an ordinal its suffix ("the
+    2nd day" -> "the 7th day"; a day of the month stays one), a unit after a one its plural ("1 day" -> "6
+    days")."""
+    numbers = list(_NUMBER_RUN.finditer(original))
+    if not numbers:
+        return original
+    written = [m.group() for m in numbers]
+    # a day of the month is an ordinal of one or two digits ("the 12th"): 1 to 28
+    bounds = [
+        (1, 28)
+        if len(n) <= 2 and _ORDINAL.match(original, m.end())
+        else (max(2, 10 ** (len(n) - 1)), 10 ** len(n) - 1)
+        for n, m in zip(written, numbers)
+    ]
+    is_range = len(numbers) == 2 and _RANGE.fullmatch(original, numbers[0].end(), numbers[1].start())
+    while True:  # at least 8 values for each number: ends within a few draws
+        drawn = [rng.randint(low, high) for low, high in bounds]
+        if is_range:
+            drawn.sort()
+        if all(str(v) != n for v, n in zip(drawn, written)) and not (is_range and drawn[0] == drawn[1]):
+            break
+    out, cursor = [], 0
+    for match, value in zip(numbers, drawn):
+        out += [original[cursor : match.start()], str(value)]
+        cursor = match.end()
+        ordinal = _ORDINAL.match(original, cursor)
+        if ordinal:
+            suffix = _ordinal_suffix(value)
+            out.append(suffix.upper() if ordinal.group().isupper() else suffix)
+            cursor = ordinal.end()
+        elif match.group() == "1" and (unit := _SINGULAR_UNIT.match(original, cursor)):
+            out.append(unit.group() + "s")
+            cursor = unit.end()
+    return "".join(out) + original[cursor:]
 
-    def redraw(match: re.Match) -> str:
-        low, high = max(2, 10 ** (len(match.group()) - 1)), 10 ** len(match.group()) - 1
-        while True:  # at least 8 values to draw from: ends within a few draws
-            drawn = str(rng.randint(low, high))
-            if drawn != match.group():
-                return drawn
 
-    return _NUMBER_RUN.sub(redraw, original)
+def _ordinal_suffix(value: int) -> str:
+    return "th" if 11 <= value % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(value % 10, "th")
 
 
 def title_before(text: str, start: int) -> str | None:

@@ -100,6 +100,19 @@ def test_court_file_numbers_are_ids_whole(text, ids):
 
 
 @pytest.mark.parametrize(
+    ("text", "ids"),
+    [
+        ("NI number AB 12 34 56 D, ni no AB123456C.", {"AB 12 34 56 D", "AB123456C"}),
+        ("NHS number 943 476 5919 on the form", {"943 476 5919"}),  # its checksum holds
+        ("ref QQ 12 34 56 C, 943 476 5918", set()),  # a prefix never issued; a wrong checksum
+    ],
+)
+def test_uk_national_insurance_and_nhs_numbers_are_ids(text, ids):
+    spans = PatternDetector().detect(text)
+    assert {text[s.start : s.end] for s in spans if s.label == "ID" and s.score >= 0.5} == ids
+
+
+@pytest.mark.parametrize(
     ("text", "ages"),
     [
         ("Age: 94\nSex: F", {"94"}),  # a form's capitalised header

@@ -12,7 +12,9 @@ from deid_hf.detect.quasi import (
     find_occupations,
     job_titles,
     occupations,
+    quasi_labels_win,
 )
+from deid_hf.spans import Span
 
 QUASI_LABELS = {"DEMOGRAPHIC", "OCCUPATION", "QUANTITY"}
 
@@ -49,6 +51,9 @@ def test_occupations_add_wordnets_and_leave_out_its_other_words():
     assert {"accountant", "cashier", "consultant", "janitor", "interpreter", "security guard"} <= found
     # a party to a deal, a public function, something else first
     assert not {"owner", "supplier", "seller", "director", "guard", "scout", "keeper", "lessor"} & found
+    # everyday jobs WordNet files under another sense or lacks; words for anyone at work are none
+    assert {"cleaner", "bus driver", "carer", "care worker", "teaching assistant", "supervisor"} <= found
+    assert not {"employee", "worker", "candidate", "driver"} & found
     assert list(occupations()) == sorted(found, key=lambda o: (-len(o), o))
 
 
@@ -100,3 +105,37 @@ def test_hipaa_keeps_quasi_identifiers_that_gdpr_masks(text):
     assert {s.label for s in gdpr} & QUASI_LABELS
     masked = {text[s.start : s.end] for s in hipaa}
     assert not any(word in piece for piece in masked for word in ("officer", "teacher", "euros", "%"))
+
+
+def _at(text, piece, label, score):
+    start = text.index(piece)
+    return Span(start, start + len(piece), label, score, "test")
+
+
+@pytest.mark.parametrize(
+    ("text", "found", "labels"),
+    [
+        # a group or a lower-case occupation found whole keeps its label over the model's higher-scored type
+        (
+            "a South African priest",
+            [("South African", "LOCATION", 0.9), ("South African", "DEMOGRAPHIC", 0.5)],
+            ["DEMOGRAPHIC"],
+        ),
+        (
+            "works as a physiotherapist",
+            [("physiotherapist", "ORG", 0.9), ("physiotherapist", "OCCUPATION", 0.4)],
+            ["OCCUPATION"],
+        ),
+        # not a person, not a capitalised occupation (a surname), not a part of a longer name
+        ("Christian said", [("Christian", "PERSON", 0.9), ("Christian", "DEMOGRAPHIC", 0.5)], ["PERSON"]),
+        ("Baker said", [("Baker", "PERSON", 0.9), ("Baker", "OCCUPATION", 0.4)], ["PERSON"]),
+        (
+            "the Royal College of Surgeons",
+            [("Royal College of Surgeons", "ORG", 0.9), ("Surgeons", "OCCUPATION", 0.4)],
+            ["ORG"],
+        ),
+    ],
+)
+def test_a_group_or_occupation_found_whole_keeps_its_label(text, found, labels):
+    spans = [_at(text, piece, label, score) for piece, label, score in found]
+    assert [s.label for s in quasi_labels_win(text, spans)] == labels

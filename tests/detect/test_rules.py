@@ -582,6 +582,19 @@ GDPR_CASES = [
         set(),
     ),
     ("gdpr.quasi-identifier", "a Polish national, the Government", "Polish", "DEMOGRAPHIC", {"Polish"}),
+    # a statute's name and year, the bodies of a tribunal's decision
+    ("gdpr.public-body-or-law", "under the Employment Rights Act 1996", "Employment Rights", "ORG", set()),
+    ("gdpr.public-body-or-law", "the Trade Union and Labour Relations Act", "Labour Relations", "ORG", set()),
+    ("gdpr.law-number", "under the Equality Act 2010 she", "2010", "DATE_TIME", set()),
+    ("gdpr.public-body-or-law", "The Tribunal finds that", "Tribunal", "ORG", set()),
+    ("gdpr.public-body-or-law", "The Home Office refused", "Home Office", "ORG", set()),
+    (
+        "gdpr.public-body-or-law",
+        "the Department for Work and Pensions paid",
+        "Department for Work and Pensions",
+        "ORG",
+        set(),
+    ),
     # what locates or describes the person stays: a group before other words, a city's government, a
     # prosecutor's office, a university after a faculty of law
     ("gdpr.quasi-identifier", "She is a Polish State employee", "Polish", "DEMOGRAPHIC", {"Polish"}),

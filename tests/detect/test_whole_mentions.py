@@ -49,7 +49,8 @@ def test_other_labels_are_not_widened():
         ("Jan van der Berg", ["name", "particle", "particle", "name"]),
         ("Ali de", ["name", "name"]),  # a particle is one only before another word
         ("Mr Ö. Demir", ["title", "initial", "name"]),  # an initial of any script
-        ("Dame Fiona Abernethy-Kerr DBE", ["title", "name", "name", "title"]),  # a post-nominal
+        ("Mr 王 伟", ["title", "name", "name"]),  # a one-character part of a script without capitals
+        ("Ram KC", ["name", "name"]),  # a surname, not a post-nominal
     ],
 )
 def test_split_mention_kinds(mention, kinds):
@@ -58,3 +59,13 @@ def test_split_mention_kinds(mention, kinds):
 
 def test_titles_of_office_are_names_to_hipaas_propagation():
     assert [kind for _, _, kind in split_mention("Judge Mahoney", offices=False)] == ["name", "name"]
+
+
+def test_a_capitalised_occupation_that_is_a_name_part_is_the_person():
+    from deid_hf.detect.mentions import add_name_mentions
+
+    text = "Mr John Baker arrived. Baker said the baker was late."
+    spans = [Span(3, 13, "PERSON", 0.9, "model"), Span(23, 28, "OCCUPATION", 0.4, "quasi")]
+    spans.append(Span(text.index("baker"), text.index("baker") + 5, "OCCUPATION", 0.4, "quasi"))
+    found = {s.text(text): s.label for s in add_name_mentions(text, spans, whole=True)}
+    assert found["Baker"] == "PERSON" and found["baker"] == "OCCUPATION"

@@ -71,3 +71,20 @@ def test_hipaa_output_is_that_without_gdprs_stage(text, monkeypatch):
     )
     without = deid_hf.pipeline("deid-substitution", detector="fast")(text, seed=4)["text"]
     assert with_stage == without
+
+
+def test_a_statutes_name_and_year_are_no_personal_data(gdpr):
+    text = (
+        "The claimant, Ms Amina Farouk, a bus driver, was dismissed on 3 May 2019. She claimed under the "
+        "Employment Rights Act 1996 and the Trade Union and Labour Relations (Consolidation) Act 1992. The "
+        "Tribunal finds that the Home Office was not her employer."
+    )
+    out = gdpr(text, seed=0)["text"]
+    for kept in (
+        "Employment Rights Act 1996",
+        "Labour Relations (Consolidation) Act 1992",
+        "The Tribunal finds",
+    ):
+        assert kept in out, out
+    for masked in ("Farouk", "bus driver", "3 May 2019"):
+        assert masked not in out, out

@@ -5,6 +5,8 @@ from datetime import datetime
 import pytest
 
 from deid_hf.replace import get_strategy
+from deid_hf.replace.apply import SubstitutionTable, apply_strategy
+from deid_hf.spans import Span
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +48,11 @@ def test_a_facility_gets_a_facility_surrogate(full):
             assert out.endswith(head) and out[: -len(head)] not in original
 
 
+def test_the_kind_alone_names_no_one(full):
+    for original in ("The Court", "the Tribunal", "Police Department"):
+        assert full.surrogate(original, "ORG", random.Random(0)) == original
+
+
 @pytest.mark.parametrize(
     ("original", "kind"),
     [
@@ -55,6 +62,7 @@ def test_a_facility_gets_a_facility_surrogate(full):
         ("Izmir Court of Appeal", "Court of Appeal"),
         ("The Izmir Regional Administrative Court", "Regional Administrative Court"),
         ("Kartal Prison", "Prison"),
+        ("Baltimore County Police Department", "County Police Department"),
     ],
 )
 def test_an_institution_keeps_its_kind_and_loses_its_place(full, original, kind):
@@ -91,7 +99,6 @@ def test_initials_are_told_from_a_name_in_capitals(original, initials):
 def test_a_place_in_capitals_gets_a_place_not_initials(full):
     """In an ALL-CAPS note "PARIS" is a city written in capitals: it gets a city, in capitals, where it
     became five random capitals; "MGH" stays initials."""
-    from deid_hf.replace.apply import SubstitutionTable, apply_strategy
     from deid_hf.spans import Span
 
     text = "PT TRANSFERRED TO MGH FROM PARIS."
@@ -106,7 +113,6 @@ def test_a_place_in_capitals_gets_a_place_not_initials(full):
 def test_surrogates_never_carry_a_name_of_the_document(full):
     """Faker builds places, companies, streets and e-mails from surnames ("Gonzalezhaven" once replaced
     "Paris" in a note about Maria Gonzalez); such a draw is redrawn."""
-    from deid_hf.replace.apply import SubstitutionTable, apply_strategy
     from deid_hf.spans import Span
 
     text = "Ann Smith lives in Paris at 12 Elm Street, works at Acme Corp; mail ann@acme.org."
@@ -126,7 +132,6 @@ def test_every_date_the_hipaa_policy_keeps_is_replaced(full):
     """Partial dates (a month, a year, month/year, an impossible day) were detected under hipaa and then
     left in the text because no calendar date could be read from them; a time of day stays as it is."""
     from deid_hf.detect.policy import find_dates
-    from deid_hf.replace.apply import SubstitutionTable, apply_strategy
 
     text = (
         "PMH: AMI 7/81, CAD 8/84; ON 2/31/14 PT; CVA 74'. MI in '81, resection 1977; cx from 10/15-10/16; "
@@ -141,7 +146,9 @@ def test_every_date_the_hipaa_policy_keeps_is_replaced(full):
     assert out.endswith("Seen at 2000.") and out.count("2022") <= 2  # a redraw may repeat a year by chance
     loose = get_strategy("full_entity", consistent=False)  # the same dates without a substitution table
     assert loose.replace("moved in 2022", 9, 13, "DATE_TIME", random.Random(0), None).isdigit()
-    assert loose.replace("seen at 1930", 8, 12, "DATE_TIME", random.Random(0), None) is None
+    # a time of day a policy kept (gdpr keeps every time written with a digit) gets another valid one
+    time = loose.replace("seen at 1930", 8, 12, "DATE_TIME", random.Random(0), None)
+    assert re.fullmatch(r"(?:[01]\d|2[0-3])[0-5]\d", time) and time != "1930"
 
 
 @pytest.mark.parametrize(
@@ -149,7 +156,8 @@ def test_every_date_the_hipaa_policy_keeps_is_replaced(full):
     [
         ("He spent 118 days in detention.", "He spent  days in detention."),
         ("It lasted 3 hours 12 minutes.", "It lasted  hours  minutes."),
-        ("Held for 1 day.", "Held for  day."),
+        ("Held for 1 day.", "Held for  days."),  # another number, a plural unit
+        ("On the 2nd day.", "On the  day."),  # an ordinal keeps a suffix of its own
     ],
 )
 def test_a_length_of_time_gets_other_numbers(text, kept):
@@ -160,7 +168,56 @@ def test_a_length_of_time_gets_other_numbers(text, kept):
         out = full.replace(text, start, end, "DATE_TIME", random.Random(seed), None)
         whole = text[:start] + out + text[end:]
         numbers = re.findall(r"\d+", out)
-        assert re.sub(r"\d+", "", whole) == kept and len(numbers) == len(re.findall(r"\d+", text[start:end]))
+        assert re.sub(r"\d+(?:st|nd|rd|th)?", "", whole) == kept, whole
+        assert len(numbers) == len(re.findall(r"\d+", text[start:end]))
         assert all(n != o and int(n) >= 2 for n, o in zip(numbers, re.findall(r"\d+", text[start:end])))
-    # a time of day or a relative expression stays as it was (no calendar date, no length of time)
-    assert full.replace("seen at 1930", 8, 12, "DATE_TIME", random.Random(0), None) is None
+        ordinal = re.search(r"(\d+)(st|nd|rd|th)", whole)
+        if ordinal:
+            n = int(ordinal.group(1))
+            assert ordinal.group(2) == (
+                "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+            )
+
+
+def test_a_range_of_time_keeps_its_order_and_a_table_its_surrogate():
+    full = get_strategy("full_entity")
+    for seed in range(20):
+        low, high = map(
+            int,
+            re.findall(r"\d+", full.replace("for 3-4 hours", 4, 13, "DATE_TIME", random.Random(seed), None)),
+        )
+        assert low < high and (low, high) != (3, 4)
+    table = SubstitutionTable()
+    text = "held 118 days, then 118 days more"
+    first = full.replace(text, 5, 13, "DATE_TIME", random.Random(0), table)
+    assert full.replace(text, 20, 28, "DATE_TIME", random.Random(1), table) == first != "118 days"
+
+
+def test_a_name_read_with_and_without_its_article_gets_one_surrogate():
+    text = "The Johns Hopkins Hospital admitted him. He left the Johns Hopkins Hospital."
+    spans = [Span(0, 26, "ORG", 0.9, "t"), Span(text.rindex("Johns"), len(text) - 1, "ORG", 0.9, "t")]
+    out, _ = apply_strategy(
+        text, spans, get_strategy("full_entity"), 1.0, random.Random(0), SubstitutionTable()
+    )
+    first = re.match(r"The (\w+) Hospital admitted", out)
+    assert first and out.endswith(f"left the {first.group(1)} Hospital."), out
+
+
+@pytest.mark.parametrize("time", ["9:40", "21.15", "9:40pm", "0900"])
+def test_a_time_of_day_a_policy_masks_gets_another_valid_time(time):
+    full = get_strategy("full_entity", consistent=False)
+    text = f"seen at {time} today"
+    for seed in range(10):
+        out = full.replace(text, 8, 8 + len(time), "DATE_TIME", random.Random(seed), None)
+        clock = re.fullmatch(r"(\d{1,2})[:.]?(\d{2})(pm)?", out)
+        assert clock and out != time, out
+        assert int(clock.group(1)) <= (12 if clock.group(3) else 23) and int(clock.group(2)) < 60
+
+
+@pytest.mark.parametrize(
+    ("original", "low", "high"), [("aged 7", 0, 17), ("34", 18, 64), ("aged 71", 65, 89)]
+)
+def test_an_age_is_redrawn_within_its_stage_of_life(full, original, low, high):
+    for seed in range(20):
+        age = int(re.search(r"\d+", full.surrogate(original, "AGE", random.Random(seed))).group())
+        assert low <= age <= high and str(age) not in original

@@ -24,6 +24,8 @@ _STATE_BODIES = (
 _PUBLIC_BODIES = (
     r"european\s+court\s+of\s+human\s+rights|(?:european\s+)?commission(?:\s+of\s+human\s+rights)?|court|"
     r"(?:grand\s+)?chamber|(?:section\s+|deputy\s+)?registrar|council\s+of\s+europe|committee\s+of\s+ministers|"
+    r"(?:employment\s+(?:appeal\s+)?)?tribunal|home\s+office|"
+    r"department\s+(?:for|of)\s+(?:the\s+)?(?-i:[A-Z][a-z]+(?:\s+(?:and\s+)?[A-Z][a-z]+)*)|"
     rf"european\s+union|united\s+nations|council\s+of\s+state|{_STATE_BODIES}"
 )
 #: a state's body after a word ("the federal government", "the Turkish Government") in a detected name...
@@ -59,7 +61,19 @@ LAW_NUMBER_BEFORE = 24
 _LAW_KINDS = ("Law", "Act", "Decree", "Regulation", "Directive", "Ordinance", "Statute", "Resolution")
 _LAW_KINDS += ("Convention", "Treaty")
 _LAW_KIND = "|".join(k for kind in _LAW_KINDS for k in (kind, kind.upper()))
-_LAW_NUMBER_CUE = re.compile(rf"\b(?:{_LAW_KIND})s?[ \t]+(?i:no)\.?[ \t:#.]*$")
+_LAW_NUMBER_CUE = re.compile(
+    rf"\b(?:{_LAW_KIND})s?[ \t]+(?i:no)\.?[ \t:#.]*$"
+    # or a statute's year after its name ("the Employment Rights Act 1996", "Equality Act 2010")
+    r"|\b[A-Z][a-z]+\)?[ \t]+(?:Act|Regulations|Order)[ \t]+$"
+)
+#: a statute's name: capitalised words (and "and", "of", "the", "for", a bracketed word) before "Act",
+#: "Regulations" or "Order" ("Trade Union and Labour Relations (Consolidation) Act 1992"), where a model
+#: may read "Labour Relations" as a company
+_STATUTE_WORD = r"(?:[A-Z][A-Za-z'’-]+|\([A-Z][A-Za-z]+\))"
+_STATUTE = re.compile(
+    rf"(?:[Tt]he[ \t]+)?{_STATUTE_WORD}(?:[ \t]+(?:{_STATUTE_WORD}|and|of|the|for)){{0,8}}"
+    r"[ \t]+(?:Act|Regulations|Order)\b"
+)
 #: a law's kind before its number ("Law no. 3713"), which an NER model may read as a person's name
 _LAW_KIND_BEFORE_NUMBER = re.compile(rf"(?:{_LAW_KIND})[ \t]+(?i:no)\.?[ \t]*\d")
 _MONTH_OR_DAY = re.compile(
@@ -126,6 +140,16 @@ def inside_public_body(text: str, span: Span) -> bool:
         if span.start in first and span.end <= start + m.end():
             return True
     return False
+
+
+def inside_statute(text: str, span: Span) -> bool:
+    """Whether ``span`` lies inside a statute's name before "Act" ("Employment Rights" of "the Employment
+    Rights Act 1996", `_STATUTE`)."""
+    start = max(0, span.start - PUBLIC_BODY_AROUND)
+    around = text[start : span.end + PUBLIC_BODY_AROUND]
+    return any(
+        start + m.start() <= span.start and span.end <= start + m.end() for m in _STATUTE.finditer(around)
+    )
 
 
 def country_of_a_law(text: str, span: Span) -> bool:
@@ -196,7 +220,10 @@ PUBLIC_BODY_OR_LAW = _register(
     ),
     lambda seen, span: [],
     lambda seen, span, piece: (
-        public_body_or_law(piece) or inside_public_body(seen.text, span) or country_of_a_law(seen.text, span)
+        public_body_or_law(piece)
+        or inside_public_body(seen.text, span)
+        or country_of_a_law(seen.text, span)
+        or inside_statute(seen.text, span)
     ),
 )
 _register(
