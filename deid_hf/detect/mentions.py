@@ -40,9 +40,9 @@ ROLE_TITLE = re.compile(
 #: a name particle, written in lower case inside a name ("van der Berg", "de la Cruz", "bin Salman")
 PARTICLE = re.compile(r"(?:van|von|der|den|de|del|della|di|da|du|la|le|dos|das|ter|ten|bin|ibn|al|el)")
 POSSESSIVE = re.compile(r"(?:['’]s|['’])$")
-#: a letter of a script with capitals (Latin, Greek, Cyrillic): an initial may be "Ö." of "Ö. Demir"; a
-#: Chinese or Korean name's one-character part is no initial
-CASED_LETTER = "A-Za-zÀ-ÖØ-öø-ɏͰ-ϿЀ-ӿ"
+#: a letter of a script with capitals (Latin with its extensions, Greek, Cyrillic): an initial may be "Ö."
+#: of "Ö. Demir" or "Ṭ." of "Ṭ. Singh"; a Chinese or Korean name's one-character part is no initial
+CASED_LETTER = "A-Za-zÀ-ÖØ-öø-ɏͰ-Ͽ\u0400-\u04ff\u1e00-\u1eff"
 INITIAL = re.compile(rf"[{CASED_LETTER}]\.?")
 _NON_SPACE_RUN = re.compile(r"\S+")
 

@@ -2,7 +2,7 @@
 
 From presidio (validated, with context-free scores): email, phone (phonenumbers), credit card (Luhn),
 IBAN (checksum), IP, URL, US SSN, dates, US driver licence/passport/bank numbers, UK National Insurance
-numbers (valid prefixes) and NHS numbers (checksum).
+numbers (valid prefixes) and NHS numbers (checksum, after "NHS").
 Added here because presidio has no such recognizer: street addresses (house number + street name with a
 street-type word, or a European "Name 12" form), apartment/suite/PO-box units, multi-line postal blocks,
 ZIP/postal codes (British and Canadian ones by their shape), MAC addresses, US federal and Central
@@ -189,6 +189,8 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
 #: surrogate a phone number) rather than, say, an ADDRESS. A bare run of digits keeps presidio's score (it
 #: may be an ID); a number after an ID context scores `policy.CONTEXT_ID_SCORE`, which is higher.
 PHONE_SCORE = 0.9
+#: an NHS number is taken where "NHS" is written just before it ("NHS number 943 476 5919", "NHS no:")
+_NHS_CUE = re.compile(r"\bNHS\b", re.IGNORECASE)
 _PHONE_FORMAT = re.compile(r"[(+]|\d[-. ]+\d")
 #: presidio's URL pattern tries its ~1,500 top-level domains at every dot within 253 characters of every
 #: position: on a dotted run ("a.a.a...") that is seconds per kilobyte. Its recognizer sees each run of host
@@ -267,6 +269,10 @@ class PatternDetector(Detector):
         for recognizer in self.recognizers:
             seen = url_text(text) if "URL" in recognizer.supported_entities else text
             for found in recognizer.analyze(seen, recognizer.supported_entities, None):
+                if found.entity_type == "UK_NHS" and not _NHS_CUE.search(
+                    text, max(0, found.start - 40), found.start
+                ):
+                    continue  # ten digits whose checksum holds: one US phone number in eleven
                 if found.end > found.start and found.entity_type in PRESIDIO_LABELS:
                     label = PRESIDIO_LABELS[found.entity_type]
                     score = float(found.score)

@@ -29,6 +29,7 @@ from ..detect.text_shape import (
     AGE_OVER_89_STATED,
     FACILITY_END,
     INSTITUTION_END,
+    INSTITUTION_WORDS,
     SHORT_WORD_LOWERCASE_ZIPF,
     acronym,
 )
@@ -48,11 +49,22 @@ _NAME_WORD = re.compile(r"[^\W\d_]{3,}")
 _DIGIT = re.compile(r"\d")
 _NUMBER_RUN = re.compile(r"\d+")
 #: a time of day ("9:40", "21.15", "9:40pm") and a 24-hour clock written as four digits ("0900")
-_TIME_OF_DAY = re.compile(r"(?<!\d)(?P<hour>[01]?\d|2[0-3])(?P<sep>[:.h])[0-5]\d(?!\d)")
-_MILITARY_TIME = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d")
+_TIME_OF_DAY = re.compile(r"(?<!\d)(?P<hour>[01]?\d|2[0-3])(?P<sep>[:.h])[0-5]\d(?![\d:])")
+#: what a time or a length of time is written with: numbers (a clock, an ordinal, "4pm"), units of time
+#: and the small words around them ("the 12th", "4pm on", "about 3 hours", "24"); not "SpO2", which a
+#: model may read as a date and a policy keep
+_TIME_WORDS = re.compile(
+    r"(?i)(?:\d+(?:st|nd|rd|th|am|pm|h|hrs?)?\b|[\s:.,\-–]|\b(?:[ap]\.?m\.?|the|on|at|for|about|around|of|"
+    r"to|and|until|from|by|some|over|under|nearly|almost|a|an|half|secs?|seconds?|mins?|minutes?|hrs?|"
+    r"hours?|days?|nights?|weeks?|wks?|months?|mos?|years?|yrs?|old|working|calendar)\b)+"
+)
+#: a year, a decade or a four-digit clock, a month, a slash: a time span that `_fresh_numbers` keeps
+_KEPT_AS_WRITTEN = re.compile(
+    r"\d{4}|/|(?i:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|spring|summer|autumn|fall|winter)"
+)
 _AM_PM = re.compile(r"[ \t]*(?i:[ap]\.?m\b)")
 #: what joins the two numbers of a range ("3-4 hours", "2 to 3 days")
-_RANGE = re.compile(r"[ \t]*(?:[-–]|to)[ \t]*")
+_RANGE = re.compile(r"(?i:st|nd|rd|th)?[ \t]*(?:[-–]|to)[ \t]*")
 _ORDINAL = re.compile(r"(?i)(?:st|nd|rd|th)\b")
 #: a unit of time in the singular after a number and a blank ("1 day"; not "24-hour", an adjective)
 _SINGULAR_UNIT = re.compile(r"[ \t]+(?:second|minute|hour|day|night|week|month|year)(?!\w)")
@@ -100,14 +112,18 @@ def _random_initialism(original: str, rng: random.Random) -> str:
             return drawn + kept
 
 
-#: stages of life an age in digits is redrawn within ("aged 7" stays a child's age, "aged 34" an adult's)
-AGE_BANDS = ((0, 17), (18, 64), (65, 89), (90, 110))
+#: stages of life an age in years is redrawn within ("aged 7" stays a child's age, "aged 34" an adult's);
+#: the last holds every age over 89 too, so that no surrogate tells one
+AGE_BANDS = ((1, 17), (18, 64), (65, 110))
+#: an age in days, weeks or months ("a 3-day-old", "6 months old"): redrawn from 1 to 11
+_AGE_IN_SMALL_UNITS = re.compile(r"(?i)\b(?:days?|weeks?|wks?|months?|mos?)\b")
 
 
 def _age(original: str, rng: random.Random) -> str:
     """The age's number, in digits or in words, redrawn ("aged sixty-seven" -> "aged 41"); in digits within
-    its stage of life (`AGE_BANDS`: "aged 7" -> "aged 12", not 74); so is a decade or a word that states an
-    age ("in his late 90s" -> "in his 40s", "a nonagenarian" -> "a 41-year-old")."""
+    its stage of life (`AGE_BANDS`: "aged 7" -> "aged 12", not 74; "94" -> one from 65 to 110); so is a
+    decade or a word that states an age ("in his late 90s" -> "in his 40s", "a nonagenarian" -> "a
+    41-year-old")."""
     drawn_age = rng.randint(18, 89)
     stated = AGE_OVER_89_STATED.search(original)
     if stated:
@@ -116,7 +132,9 @@ def _age(original: str, rng: random.Random) -> str:
     number = re.search(r"\d+", original)
     if number:
         age = int(number.group())
-        low, high = next(((lo, hi) for lo, hi in AGE_BANDS if lo <= age <= hi), (18, 89))
+        low, high = next(((lo, hi) for lo, hi in AGE_BANDS if lo <= age <= hi), AGE_BANDS[0])
+        if _AGE_IN_SMALL_UNITS.search(original):
+            low, high = 1, 11
         drawn = rng.choice([a for a in range(low, high + 1) if a != age])
         return original[: number.start()] + str(drawn) + original[number.end() :]
     return AGE_IN_WORDS.sub(str(drawn_age), original, count=1)
@@ -223,7 +241,7 @@ class FullEntity(Strategy):
                 # a time or a length of time that a policy masks: "118 days" -> "870 days", once per table
                 if table is None or not self.consistent:
                     return _fresh_numbers(original, rng)
-                key = ("DATE_TIME", original)
+                key = ("DATE_TIME numbers", original)  # not the date writer's key (``dates="random"``)
                 if key not in table.entries:
                     table.entries[key] = _fresh_numbers(original, keyed_rng(table.state, *key) or rng)
                 return table.entries[key]
@@ -292,29 +310,36 @@ class FullEntity(Strategy):
 
 def _of_its_kind(original: str, fake) -> str | None:
     """A care facility or an institution of another name ("St. Jude Medical Center" -> "Lopez Medical
-    Center", "Tbilisi City Court" -> "Reno City Court"), its "The" kept; the kind alone ("The Court") as it
-    is, since it names no one; None for other names."""
+    Center", "Tbilisi City Court" -> "Reno City Court", "National Bank" -> "Reno Bank"), its "The" kept;
+    one word of a kind alone ("The Court") as it is, since it names no one; None for other names."""
     the = _THE.match(original)
     lead = the.group() if the else ""
     facility = FACILITY_END.search(original)
     if facility:
         return f"{lead}{fake.last_name()} {facility.group(1)}"
-    institution = INSTITUTION_END.search(original[len(lead) :])
-    if institution and institution.start() == 0:
+    core = original[len(lead) :]
+    if core.strip().casefold() in INSTITUTION_WORDS:
         return original
+    institution = INSTITUTION_END.search(core)
+    if institution and institution.start() == 0:  # "National Bank", "State Prison": the kind's last word
+        return f"{lead}{fake.city()} {core.split()[-1]}"
     return f"{lead}{fake.city()} {institution.group(1)}" if institution else None
 
 
 _LAST_WORD = re.compile(r"(\S+)[ \t]+$")
 
 
-def _fresh_numbers(original: str, rng: random.Random) -> str:
+def _fresh_numbers(original: str, rng: random.Random) -> str | None:
     """The numbers of a time or a length of time that is no calendar date, redrawn: a time of day another
-    valid one ("9:40" -> "17:05", "0900" -> "1432"), the other numbers by `_fresh_counts`."""
-    if _MILITARY_TIME.fullmatch(original):
-        return f"{rng.choice([h for h in range(24) if h != int(original[:2])]):02d}{rng.randrange(60):02d}"
+    valid one ("9:40" -> "17:05", "4pm" -> "7pm"), the other numbers by `_fresh_counts`; None (kept as it
+    is) where it holds a year or a four-digit clock ("2019", "the 1990s", "0900"), a month or a slash, which
+    the date writer reads or a policy keeps on purpose, or other words (`_TIME_WORDS`: "SpO2")."""
+    if _KEPT_AS_WRITTEN.search(original) or not _TIME_WORDS.fullmatch(original):
+        return None
     out, cursor = [], 0
     for time in _TIME_OF_DAY.finditer(original):
+        if time.group("sep") == "." and not _AM_PM.match(original, time.end()):
+            continue  # "1.25 hours" is a decimal
         twelve = bool(_AM_PM.match(original, time.end()))
         hours = [h for h in (range(1, 13) if twelve else range(24)) if h != int(time.group("hour"))]
         hour = str(rng.choice(hours)).zfill(len(time.group("hour")))
@@ -336,7 +361,11 @@ def _fresh_counts(original: str, rng: random.Random) -> str:
     # a day of the month is an ordinal of one or two digits ("the 12th"): 1 to 28
     bounds = [
         (1, 28)
-        if len(n) <= 2 and _ORDINAL.match(original, m.end())
+        if int(n) <= 31 and _ORDINAL.match(original, m.end())
+        else (0, 59)  # the minutes or seconds of a clock ("24:00", "00:00:00")
+        if len(n) == 2 and original[m.start() - 1 : m.start()] == ":"
+        else (0, 23)  # its hours
+        if original[m.end() : m.end() + 1] == ":"
         else (max(2, 10 ** (len(n) - 1)), 10 ** len(n) - 1)
         for n, m in zip(written, numbers)
     ]
@@ -345,11 +374,14 @@ def _fresh_counts(original: str, rng: random.Random) -> str:
         drawn = [rng.randint(low, high) for low, high in bounds]
         if is_range:
             drawn.sort()
-        if all(str(v) != n for v, n in zip(drawn, written)) and not (is_range and drawn[0] == drawn[1]):
+        shown = [
+            str(v).zfill(len(n)) if low == 0 else str(v) for v, n, (low, _) in zip(drawn, written, bounds)
+        ]
+        if all(v != n for v, n in zip(shown, written)) and not (is_range and drawn[0] == drawn[1]):
             break
     out, cursor = [], 0
-    for match, value in zip(numbers, drawn):
-        out += [original[cursor : match.start()], str(value)]
+    for match, value, text in zip(numbers, drawn, shown):
+        out += [original[cursor : match.start()], text]
         cursor = match.end()
         ordinal = _ORDINAL.match(original, cursor)
         if ordinal:

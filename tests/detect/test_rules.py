@@ -586,6 +586,34 @@ GDPR_CASES = [
     ("gdpr.public-body-or-law", "under the Employment Rights Act 1996", "Employment Rights", "ORG", set()),
     ("gdpr.public-body-or-law", "the Trade Union and Labour Relations Act", "Labour Relations", "ORG", set()),
     ("gdpr.law-number", "under the Equality Act 2010 she", "2010", "DATE_TIME", set()),
+    ("gdpr.public-body-or-law", "Under the Mental Health Act 1983, Mr", "Act 1983", "ADDRESS", set()),
+    ("gdpr.public-body-or-law", "the Department of Health said", "Department of Health", "ORG", set()),
+    # a company before a statute, a religious order, a court's order and its date, an address, a company
+    # named as a department: the person's
+    (
+        "name.needs-evidence",
+        "Complaint against Barclays Bank and the Data Protection Act 2018.",
+        "Barclays Bank",
+        "ORG",
+        {"Barclays Bank"},
+    ),
+    (
+        "name.needs-evidence",
+        "a nun of the Carmelite Order since",
+        "Carmelite Order",
+        "ORG",
+        {"Carmelite Order"},
+    ),
+    ("gdpr.calendar-date", "Court Order 12/03/2019 against her", "12/03/2019", "DATE_TIME", {"12/03/2019"}),
+    ("gdpr.calendar-date", "Peter Walsh Act 2 May 2019 said", "2 May 2019", "DATE_TIME", {"2 May 2019"}),
+    ("address.needs-evidence", "lives at 12 Law Street now", "12 Law Street", "ADDRESS", {"12 Law Street"}),
+    (
+        "name.needs-evidence",
+        "I work at the Department of Coffee and Social Affairs in Leeds",
+        "Department of Coffee and Social Affairs",
+        "ORG",
+        {"Department of Coffee and Social Affairs"},
+    ),
     ("gdpr.public-body-or-law", "The Tribunal finds that", "Tribunal", "ORG", set()),
     ("gdpr.public-body-or-law", "The Home Office refused", "Home Office", "ORG", set()),
     (

@@ -25,7 +25,9 @@ _PUBLIC_BODIES = (
     r"european\s+court\s+of\s+human\s+rights|(?:european\s+)?commission(?:\s+of\s+human\s+rights)?|court|"
     r"(?:grand\s+)?chamber|(?:section\s+|deputy\s+)?registrar|council\s+of\s+europe|committee\s+of\s+ministers|"
     r"(?:employment\s+(?:appeal\s+)?)?tribunal|home\s+office|"
-    r"department\s+(?:for|of)\s+(?:the\s+)?(?-i:[A-Z][a-z]+(?:\s+(?:and\s+)?[A-Z][a-z]+)*)|"
+    r"department\s+for\s+(?-i:[A-Z][a-z]+(?:\s+(?:and\s+)?[A-Z][a-z]+)*)|department\s+of\s+(?:the\s+)?"
+    r"(?:justice|state|health|education|labou?r|defen[cs]e|homeland\s+security|transportation|energy|"
+    r"agriculture|commerce|treasury|veterans\s+affairs|interior|housing(?:\s+and\s+urban\s+development)?)|"
     rf"european\s+union|united\s+nations|council\s+of\s+state|{_STATE_BODIES}"
 )
 #: a state's body after a word ("the federal government", "the Turkish Government") in a detected name...
@@ -61,18 +63,18 @@ LAW_NUMBER_BEFORE = 24
 _LAW_KINDS = ("Law", "Act", "Decree", "Regulation", "Directive", "Ordinance", "Statute", "Resolution")
 _LAW_KINDS += ("Convention", "Treaty")
 _LAW_KIND = "|".join(k for kind in _LAW_KINDS for k in (kind, kind.upper()))
-_LAW_NUMBER_CUE = re.compile(
-    rf"\b(?:{_LAW_KIND})s?[ \t]+(?i:no)\.?[ \t:#.]*$"
-    # or a statute's year after its name ("the Employment Rights Act 1996", "Equality Act 2010")
-    r"|\b[A-Z][a-z]+\)?[ \t]+(?:Act|Regulations|Order)[ \t]+$"
-)
-#: a statute's name: capitalised words (and "and", "of", "the", "for", a bracketed word) before "Act",
-#: "Regulations" or "Order" ("Trade Union and Labour Relations (Consolidation) Act 1992"), where a model
-#: may read "Labour Relations" as a company
+_LAW_NUMBER_CUE = re.compile(rf"\b(?:{_LAW_KIND})s?[ \t]+(?i:no)\.?[ \t:#.]*$")
+#: a statute's year after its name ("the Employment Rights Act 1996", "Equality Act 2010"); not a court's
+#: order ("Court Order 12/03/2019" may be the person's)
+_STATUTE_YEAR = re.compile(r"\b[A-Z][a-z]+\)?[ \t]+(?:Act|Regulations)[ \t]+(?=(?:1[89]|20)\d\d\b)")
+#: a statute's name and year: capitalised words (and "and", "of", a bracketed word) before "Act" or
+#: "Regulations" ("Trade Union and Labour Relations (Consolidation) Act 1992"), where a model may read
+#: "Labour Relations" as a company; not "Barclays Bank and the Data Protection Act", nor an "Order" (a
+#: religious order: "the Carmelite Order")
 _STATUTE_WORD = r"(?:[A-Z][A-Za-z'’-]+|\([A-Z][A-Za-z]+\))"
 _STATUTE = re.compile(
-    rf"(?:[Tt]he[ \t]+)?{_STATUTE_WORD}(?:[ \t]+(?:{_STATUTE_WORD}|and|of|the|for)){{0,8}}"
-    r"[ \t]+(?:Act|Regulations|Order)\b"
+    rf"(?:[Tt]he[ \t]+)?{_STATUTE_WORD}(?:[ \t]+(?:{_STATUTE_WORD}|and|of)){{0,8}}"
+    r"[ \t]+(?:Act|Regulations)\b(?:[ \t]+(?:1[89]|20)\d\d\b)?"
 )
 #: a law's kind before its number ("Law no. 3713"), which an NER model may read as a person's name
 _LAW_KIND_BEFORE_NUMBER = re.compile(rf"(?:{_LAW_KIND})[ \t]+(?i:no)\.?[ \t]*\d")
@@ -124,9 +126,14 @@ def public_body_or_law(piece: str) -> bool:
     return _PUBLIC_BODY.match(core) is not None or _LAW.search(core) is not None
 
 
-def law_number(text: str, start: int) -> bool:
-    """Whether the number at ``start`` is written as a law's number ("Law no. 3713", `_LAW_KINDS`)."""
-    return _LAW_NUMBER_CUE.search(text[max(0, start - LAW_NUMBER_BEFORE) : start]) is not None
+def law_number(text: str, start: int, end: int | None = None) -> bool:
+    """Whether the number at ``start`` is written as a law's number ("Law no. 3713", `_LAW_KINDS`), or
+    (with its ``end``) is a year alone after a statute's name ("Equality Act 2010")."""
+    before = text[max(0, start - LAW_NUMBER_BEFORE) : start]
+    if _LAW_NUMBER_CUE.search(before):
+        return True
+    year = end is not None and re.fullmatch(r"(?:1[89]|20)\d\d", text[start:end].strip()) is not None
+    return year and _STATUTE_YEAR.search(before + text[start:end]) is not None
 
 
 def inside_public_body(text: str, span: Span) -> bool:
@@ -206,10 +213,10 @@ LAW_KIND = _register(
 )
 PUBLIC_BODY_OR_LAW = _register(
     "gdpr.public-body-or-law",
-    ("ORG", "LOCATION", "OTHER", "DEMOGRAPHIC"),
+    ("ORG", "LOCATION", "OTHER", "DEMOGRAPHIC", "ADDRESS"),
     "a public body or a law, the first words of a public body's name (a state's adjective: 'the Polish "
-    "Government') or a law's country, is no personal data (the court that tried the person is, and stays "
-    "masked)",
+    "Government'), a law's country or a piece of a statute's name, is no personal data (the court that "
+    "tried the person is, and stays masked)",
     (
         "the European Court of Human Rights",
         "the Government",
@@ -220,10 +227,13 @@ PUBLIC_BODY_OR_LAW = _register(
     ),
     lambda seen, span: [],
     lambda seen, span, piece: (
-        public_body_or_law(piece)
-        or inside_public_body(seen.text, span)
-        or country_of_a_law(seen.text, span)
-        or inside_statute(seen.text, span)
+        inside_statute(seen.text, span)
+        or span.label != "ADDRESS"  # an address may hold "Law" or "Court" ("12 Law Street")
+        and (
+            public_body_or_law(piece)
+            or inside_public_body(seen.text, span)
+            or country_of_a_law(seen.text, span)
+        )
     ),
 )
 _register(
@@ -249,7 +259,7 @@ LAW_NUMBER = _register(
     "phone number or an ID)",
     ("Law no. 3713",),
     lambda seen, span: [],
-    lambda seen, span, piece: law_number(seen.text, span.start),
+    lambda seen, span, piece: law_number(seen.text, span.start, span.end),
 )
 _register(
     "gdpr.calendar-date",
