@@ -276,6 +276,8 @@ class PatternDetector(Detector):
                 if found.end > found.start and found.entity_type in PRESIDIO_LABELS:
                     label = PRESIDIO_LABELS[found.entity_type]
                     score = float(found.score)
+                    if found.entity_type == "UK_NINO":  # its prefix is one issued: above a date's reading
+                        score = max(score, PHONE_SCORE)
                     if label == "PHONE" and _PHONE_FORMAT.search(text, found.start, found.end):
                         score = max(score, PHONE_SCORE)
                     spans.append(Span(found.start, found.end, label, score, self.name))

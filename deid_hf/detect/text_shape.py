@@ -179,10 +179,15 @@ INSTITUTION_WORDS = frozenset(
 #: a name's last words that say what kind of institution it is ("Tbilisi City Court", "Ankara State Security
 #: Court", "Ege University", "Izmir Court of Appeal"): the words before it name the place or the founder
 _INSTITUTION = "|".join(sorted(INSTITUTION_WORDS))
+_MODIFIERS = (
+    r"city|regional|district|county|provincial|municipal|supreme|high|constitutional|administrative|criminal|"
+    r"civil|assize|appeals?|magistrates['’]?|state|security|labou?r|commercial|military|juvenile|family|"
+    r"national|technical|public|prosecutor['’]s|fire"
+)
+#: the words before an institution's kind that may be part of its own name ("National" of "National Bank")
+INSTITUTION_MODIFIERS = re.compile(rf"(?i)^(?:(?:{_MODIFIERS})[ \t]+)+")
 INSTITUTION_END = re.compile(
-    r"(?i)(?:^|[ \t]+)((?:(?:city|regional|district|county|provincial|municipal|supreme|high|constitutional|"
-    r"administrative|criminal|civil|assize|appeals?|magistrates['’]?|state|security|labou?r|commercial|"
-    rf"military|juvenile|family|national|technical|public|prosecutor['’]s|fire|{_INSTITUTION})[ \t]+)*"
+    rf"(?i)(?:^|[ \t]+)((?:(?:{_MODIFIERS}|{_INSTITUTION})[ \t]+)*"
     rf"(?:{_INSTITUTION})(?:[ \t]+of[ \t]+(?:appeals?|cassation|justice))?)$"
 )
 

@@ -29,6 +29,7 @@ from ..detect.text_shape import (
     AGE_OVER_89_STATED,
     FACILITY_END,
     INSTITUTION_END,
+    INSTITUTION_MODIFIERS,
     INSTITUTION_WORDS,
     SHORT_WORD_LOWERCASE_ZIPF,
     acronym,
@@ -54,10 +55,13 @@ _TIME_OF_DAY = re.compile(r"(?<!\d)(?P<hour>[01]?\d|2[0-3])(?P<sep>[:.h])[0-5]\d
 #: and the small words around them ("the 12th", "4pm on", "about 3 hours", "24"); not "SpO2", which a
 #: model may read as a date and a policy keep
 _TIME_WORDS = re.compile(
-    r"(?i)(?:\d+(?:st|nd|rd|th|am|pm|h|hrs?)?\b|[\s:.,\-–]|\b(?:[ap]\.?m\.?|the|on|at|for|about|around|of|"
+    r"(?i)(?:\d+(?:st|nd|rd|th|s|am|pm|h|hrs?)?\b|[\s:.,\-–]|\b(?:[ap]\.?m\.?|the|on|at|for|about|around|of|"
     r"to|and|until|from|by|some|over|under|nearly|almost|a|an|half|secs?|seconds?|mins?|minutes?|hrs?|"
-    r"hours?|days?|nights?|weeks?|wks?|months?|mos?|years?|yrs?|old|working|calendar)\b)+"
+    r"hours?|days?|nights?|weeks?|wks?|months?|mos?|years?|yrs?|old|working|calendar|ago|later|earlier|"
+    r"past|last|next|previous|within|since|after|before|in|his|her|their|early|mid|late)\b)+"
 )
+#: six digits or more that the date writer could not read: an identifier (a National Insurance number)
+_IDENTIFIER_DIGITS = re.compile(r"(?:\d[ \t-]?){6,}")
 #: a year, a decade or a four-digit clock, a month, a slash: a time span that `_fresh_numbers` keeps
 _KEPT_AS_WRITTEN = re.compile(
     r"\d{4}|/|(?i:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|spring|summer|autumn|fall|winter)"
@@ -132,8 +136,8 @@ def _age(original: str, rng: random.Random) -> str:
     number = re.search(r"\d+", original)
     if number:
         age = int(number.group())
-        low, high = next(((lo, hi) for lo, hi in AGE_BANDS if lo <= age <= hi), AGE_BANDS[0])
-        if _AGE_IN_SMALL_UNITS.search(original):
+        low, high = next(((lo, hi) for lo, hi in AGE_BANDS if lo <= age <= hi), AGE_BANDS[-1])
+        if _AGE_IN_SMALL_UNITS.search(original) and not re.search(r"(?i)\b(?:years?|yrs?|y/?o)\b", original):
             low, high = 1, 11
         drawn = rng.choice([a for a in range(low, high + 1) if a != age])
         return original[: number.start()] + str(drawn) + original[number.end() :]
@@ -239,6 +243,10 @@ class FullEntity(Strategy):
             dated = self._date(text, start, end, rng, table)
             if dated is None and label == "DATE_TIME" and _DIGIT.search(original):
                 # a time or a length of time that a policy masks: "118 days" -> "870 days", once per table
+                if _IDENTIFIER_DIGITS.search(original) and not _KEPT_AS_WRITTEN.search(
+                    original.replace("/", "")
+                ):
+                    return random_like(original, rng)  # an identifier read as a date ("JG 10 37 59 A")
                 if table is None or not self.consistent:
                     return _fresh_numbers(original, rng)
                 key = ("DATE_TIME numbers", original)  # not the date writer's key (``dates="random"``)
@@ -321,8 +329,9 @@ def _of_its_kind(original: str, fake) -> str | None:
     if core.strip().casefold() in INSTITUTION_WORDS:
         return original
     institution = INSTITUTION_END.search(core)
-    if institution and institution.start() == 0:  # "National Bank", "State Prison": the kind's last word
-        return f"{lead}{fake.city()} {core.split()[-1]}"
+    if institution and institution.start() == 0:  # "National Bank", "State Prison": the kind without them
+        kind = INSTITUTION_MODIFIERS.sub("", core).strip()
+        return original if kind == core.strip() else f"{lead}{fake.city()} {kind}"
     return f"{lead}{fake.city()} {institution.group(1)}" if institution else None
 
 
@@ -362,6 +371,8 @@ def _fresh_counts(original: str, rng: random.Random) -> str:
     bounds = [
         (1, 28)
         if int(n) <= 31 and _ORDINAL.match(original, m.end())
+        else (2, 9)  # a decade ("in her 70s"): drawn as its tens
+        if len(n) == 2 and n.endswith("0") and original[m.end() : m.end() + 1] == "s"
         else (0, 59)  # the minutes or seconds of a clock ("24:00", "00:00:00")
         if len(n) == 2 and original[m.start() - 1 : m.start()] == ":"
         else (0, 23)  # its hours
@@ -375,7 +386,8 @@ def _fresh_counts(original: str, rng: random.Random) -> str:
         if is_range:
             drawn.sort()
         shown = [
-            str(v).zfill(len(n)) if low == 0 else str(v) for v, n, (low, _) in zip(drawn, written, bounds)
+            f"{v}0" if (low, high) == (2, 9) and len(n) == 2 else str(v).zfill(len(n)) if low == 0 else str(v)
+            for v, n, (low, high) in zip(drawn, written, bounds)
         ]
         if all(v != n for v, n in zip(shown, written)) and not (is_range and drawn[0] == drawn[1]):
             break

@@ -584,7 +584,21 @@ GDPR_CASES = [
     ("gdpr.quasi-identifier", "a Polish national, the Government", "Polish", "DEMOGRAPHIC", {"Polish"}),
     # a statute's name and year, the bodies of a tribunal's decision
     ("gdpr.public-body-or-law", "under the Employment Rights Act 1996", "Employment Rights", "ORG", set()),
-    ("gdpr.public-body-or-law", "the Trade Union and Labour Relations Act", "Labour Relations", "ORG", set()),
+    (
+        "gdpr.public-body-or-law",
+        "the Trade Union and Labour Relations Act 1992",
+        "Labour Relations",
+        "ORG",
+        set(),
+    ),
+    (
+        "name.needs-evidence",
+        "works at Acme Holdings and Equality Act training is",
+        "Acme Holdings",
+        "ORG",
+        {"Acme Holdings"},
+    ),
+    ("name.needs-evidence", "complained about Tesco's Equality Act policy", "Tesco's", "ORG", {"Tesco's"}),
     ("gdpr.law-number", "under the Equality Act 2010 she", "2010", "DATE_TIME", set()),
     ("gdpr.public-body-or-law", "Under the Mental Health Act 1983, Mr", "Act 1983", "ADDRESS", set()),
     ("gdpr.public-body-or-law", "the Department of Health said", "Department of Health", "ORG", set()),

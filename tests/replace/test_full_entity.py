@@ -235,3 +235,10 @@ def test_an_age_is_redrawn_within_its_stage_of_life(full, original, low, high):
     for seed in range(20):
         age = int(re.search(r"\d+", full.surrogate(original, "AGE", random.Random(seed))).group())
         assert low <= age <= high and str(age) not in original
+
+
+def test_an_identifier_read_as_a_date_is_replaced():
+    full = get_strategy("full_entity", consistent=False)
+    text = "NI: JG 10 37 59 A, lives"
+    out = full.replace(text, 4, 17, "DATE_TIME", random.Random(0), None)
+    assert out and len(out) == 13 and not set(re.findall(r"\d\d", out)) & {"10", "37", "59"}

@@ -67,14 +67,19 @@ _LAW_NUMBER_CUE = re.compile(rf"\b(?:{_LAW_KIND})s?[ \t]+(?i:no)\.?[ \t:#.]*$")
 #: a statute's year after its name ("the Employment Rights Act 1996", "Equality Act 2010"); not a court's
 #: order ("Court Order 12/03/2019" may be the person's)
 _STATUTE_YEAR = re.compile(r"\b[A-Z][a-z]+\)?[ \t]+(?:Act|Regulations)[ \t]+(?=(?:1[89]|20)\d\d\b)")
-#: a statute's name and year: capitalised words (and "and", "of", a bracketed word) before "Act" or
-#: "Regulations" ("Trade Union and Labour Relations (Consolidation) Act 1992"), where a model may read
-#: "Labour Relations" as a company; not "Barclays Bank and the Data Protection Act", nor an "Order" (a
-#: religious order: "the Carmelite Order")
-_STATUTE_WORD = r"(?:[A-Z][A-Za-z'’-]+|\([A-Z][A-Za-z]+\))"
+#: a statute's name: capitalised words (and "and", "of", a bracketed word) before "Act" or "Regulations"
+#: and its year ("Trade Union and Labour Relations (Consolidation) Act 1992"), or after "the" without "and"
+#: before "Act" ("the Equality Act"), where a model may read "Labour Relations" as a company; not "Barclays
+#: Bank and Data Protection Act duties", "Tesco's Equality Act policy", nor an "Order" (a religious order:
+#: "the Carmelite Order")
+_STATUTE_WORD = r"(?:[A-Z][A-Za-z-]+|\([A-Z][A-Za-z]+\))"
+_STATUTE_YEAR_AFTER = r"[ \t]+(?:1[89]|20)\d\d\b"
 _STATUTE = re.compile(
-    rf"(?:[Tt]he[ \t]+)?{_STATUTE_WORD}(?:[ \t]+(?:{_STATUTE_WORD}|and|of)){{0,8}}"
-    r"[ \t]+(?:Act|Regulations)\b(?:[ \t]+(?:1[89]|20)\d\d\b)?"
+    # its year written after it: "Trade Union and Labour Relations (Consolidation) Act 1992"
+    rf"(?:[Tt]he[ \t]+)?{_STATUTE_WORD}(?:[ \t]+(?:{_STATUTE_WORD}|and|of)){{0,8}}[ \t]+(?:Act|Regulations)"
+    rf"{_STATUTE_YEAR_AFTER}"
+    # or after "the", an Act of capitalised words and "of" ("the Prevention of Terrorism Act")
+    rf"|\b[Tt]he[ \t]+{_STATUTE_WORD}(?:[ \t]+(?:{_STATUTE_WORD}|of)){{0,8}}[ \t]+Act\b"
 )
 #: a law's kind before its number ("Law no. 3713"), which an NER model may read as a person's name
 _LAW_KIND_BEFORE_NUMBER = re.compile(rf"(?:{_LAW_KIND})[ \t]+(?i:no)\.?[ \t]*\d")
