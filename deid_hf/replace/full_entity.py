@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import random
 import re
+import string
 from datetime import date, timedelta
 
 from ..detect.lexicon import is_name_word, zipf
@@ -41,7 +42,7 @@ from .dates import rewrite_date_span, rewrite_dates
 from .names import keyed_rng, locale_lists, pseudonym, register
 from .per_label import stated_age
 from .quasi import QUASI_SURROGATES
-from .shape import random_like, random_phone_like
+from .shape import fresh_digits, random_like, random_phone_like
 
 _NAMED = ("ORG", "LOCATION")
 #: labels whose Faker surrogates are made from person names
@@ -62,6 +63,7 @@ _TIME_WORDS = re.compile(
 )
 #: six digits or more that the date writer could not read: an identifier (a National Insurance number)
 _IDENTIFIER_DIGITS = re.compile(r"(?:\d[ \t-]?){6,}")
+_SHORT_CAPITALS = re.compile(r"\b[A-Z]{1,3}\b")
 #: a year, a decade or a four-digit clock, a month, a slash: a time span that `_fresh_numbers` keeps
 _KEPT_AS_WRITTEN = re.compile(
     r"\d{4}|/|(?i:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|spring|summer|autumn|fall|winter)"
@@ -136,7 +138,9 @@ def _age(original: str, rng: random.Random) -> str:
     number = re.search(r"\d+", original)
     if number:
         age = int(number.group())
-        low, high = next(((lo, hi) for lo, hi in AGE_BANDS if lo <= age <= hi), AGE_BANDS[-1])
+        low, high = next(
+            ((lo, hi) for lo, hi in AGE_BANDS if lo <= age <= hi), AGE_BANDS[0 if age < 1 else -1]
+        )
         if _AGE_IN_SMALL_UNITS.search(original) and not re.search(r"(?i)\b(?:years?|yrs?|y/?o)\b", original):
             low, high = 1, 11
         drawn = rng.choice([a for a in range(low, high + 1) if a != age])
@@ -243,15 +247,15 @@ class FullEntity(Strategy):
             dated = self._date(text, start, end, rng, table)
             if dated is None and label == "DATE_TIME" and _DIGIT.search(original):
                 # a time or a length of time that a policy masks: "118 days" -> "870 days", once per table
-                if _IDENTIFIER_DIGITS.search(original) and not _KEPT_AS_WRITTEN.search(
+                identifier = _IDENTIFIER_DIGITS.search(original) and not _KEPT_AS_WRITTEN.search(
                     original.replace("/", "")
-                ):
-                    return random_like(original, rng)  # an identifier read as a date ("JG 10 37 59 A")
+                )
+                redraw = _fresh_identifier if identifier else _fresh_numbers  # "JG 10 37 59 A" read as a date
                 if table is None or not self.consistent:
-                    return _fresh_numbers(original, rng)
+                    return redraw(original, rng)
                 key = ("DATE_TIME numbers", original)  # not the date writer's key (``dates="random"``)
                 if key not in table.entries:
-                    table.entries[key] = _fresh_numbers(original, keyed_rng(table.state, *key) or rng)
+                    table.entries[key] = redraw(original, keyed_rng(table.state, *key) or rng)
                 return table.entries[key]
             if dated is not None or label == "DATE_TIME":
                 return dated
@@ -326,16 +330,31 @@ def _of_its_kind(original: str, fake) -> str | None:
     if facility:
         return f"{lead}{fake.last_name()} {facility.group(1)}"
     core = original[len(lead) :]
-    if core.strip().casefold() in INSTITUTION_WORDS:
+    if _KIND_ALONE.fullmatch(core.strip()):  # "The Court", "the Court of Appeal"
         return original
     institution = INSTITUTION_END.search(core)
-    if institution and institution.start() == 0:  # "National Bank", "State Prison": the kind without them
+    if institution and institution.start() == 0:  # "National Bank", "University College": the kind's words
         kind = INSTITUTION_MODIFIERS.sub("", core).strip()
-        return original if kind == core.strip() else f"{lead}{fake.city()} {kind}"
+        return f"{lead}{fake.city()} {kind}"
     return f"{lead}{fake.city()} {institution.group(1)}" if institution else None
 
 
+#: one word of an institution's kind alone, maybe with its court's "of Appeal" ("Court", "Court of Appeal")
+_KIND_ALONE = re.compile(
+    rf"(?i)(?:{'|'.join(sorted(INSTITUTION_WORDS))})(?:[ \t]+of[ \t]+(?:appeals?|cassation|justice))?"
+)
+
+
 _LAST_WORD = re.compile(r"(\S+)[ \t]+$")
+
+
+def _fresh_identifier(original: str, rng: random.Random) -> str:
+    """Another digit at every digit's place and another capital for each run of up to three capitals (the
+    letters of "JG 10 37 59 A"); words stay ("10 11 12 hour shifts")."""
+    return _SHORT_CAPITALS.sub(
+        lambda m: "".join(rng.choice(string.ascii_uppercase.replace(c, "")) for c in m.group()),
+        fresh_digits(original, rng),
+    )
 
 
 def _fresh_numbers(original: str, rng: random.Random) -> str | None:

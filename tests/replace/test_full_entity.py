@@ -229,6 +229,8 @@ def test_a_time_of_day_a_policy_masks_gets_another_valid_time(time):
         ("aged 71", 65, 110),
         ("94 years old", 65, 110),
         ("a 3-day-old", 1, 11),
+        ("aged 0", 1, 17),
+        ("aged 112", 65, 110),
     ],
 )
 def test_an_age_is_redrawn_within_its_stage_of_life(full, original, low, high):
@@ -242,3 +244,18 @@ def test_an_identifier_read_as_a_date_is_replaced():
     text = "NI: JG 10 37 59 A, lives"
     out = full.replace(text, 4, 17, "DATE_TIME", random.Random(0), None)
     assert out and len(out) == 13 and not set(re.findall(r"\d\d", out)) & {"10", "37", "59"}
+
+
+def test_an_identifier_read_as_a_date_gets_one_surrogate_and_keeps_its_words():
+    full = get_strategy("full_entity")
+    table = SubstitutionTable()
+    text = "on 12 03 19 and on 12 03 19; worked 10 11 12 hour shifts"
+    first = full.replace(text, 3, 11, "DATE_TIME", random.Random(0), table)
+    assert full.replace(text, 19, 27, "DATE_TIME", random.Random(1), table) == first != "12 03 19"
+    shifts = full.replace(text, 36, 49, "DATE_TIME", random.Random(0), table)
+    assert shifts.endswith(" hour") and shifts != "10 11 12 hour", shifts
+
+
+def test_two_kind_words_are_a_name():
+    out = get_strategy("full_entity").surrogate("University College", "ORG", random.Random(0))
+    assert out.endswith(" University College") and out != "University College"
