@@ -38,7 +38,7 @@ from ..detect.text_shape import (
 from ..errors import InputError
 from .base import Strategy
 from .date_shift import check_max_days, shift_date_span
-from .dates import rewrite_date_span, rewrite_dates
+from .dates import MONTHS, rewrite_date_span, rewrite_dates
 from .names import keyed_rng, locale_lists, pseudonym, register
 from .per_label import stated_age
 from .quasi import QUASI_SURROGATES
@@ -50,7 +50,7 @@ _COMPOSED = ("ORG", "LOCATION", "ADDRESS", "EMAIL", "URL", "OTHER")
 _NAME_WORD = re.compile(r"[^\W\d_]{3,}")
 _DIGIT = re.compile(r"\d")
 _NUMBER_RUN = re.compile(r"\d+")
-#: a time of day ("9:40", "21.15", "9:40pm") and a 24-hour clock written as four digits ("0900")
+#: a time of day ("9:40", "21:15", "9:40pm"; "10.30" only before "am" or "pm", see `_fresh_numbers`)
 _TIME_OF_DAY = re.compile(r"(?<!\d)(?P<hour>[01]?\d|2[0-3])(?P<sep>[:.h])[0-5]\d(?![\d:])")
 #: what a time or a length of time is written with: numbers (a clock, an ordinal, "4pm"), units of time
 #: and the small words around them ("the 12th", "4pm on", "about 3 hours", "24"); not "SpO2", which a
@@ -66,7 +66,7 @@ _IDENTIFIER_DIGITS = re.compile(r"(?:\d[ \t-]?){6,}")
 _SHORT_CAPITALS = re.compile(r"\b[A-Z]{1,3}\b")
 #: a year, a decade or a four-digit clock, a month, a slash: a time span that `_fresh_numbers` keeps
 _KEPT_AS_WRITTEN = re.compile(
-    r"\d{4}|/|(?i:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|spring|summer|autumn|fall|winter)"
+    rf"\d{{4}}|/|(?i:\b(?:{'|'.join(m[:3] for m in MONTHS)})[a-z]*\b|spring|summer|autumn|fall|winter)"
 )
 _AM_PM = re.compile(r"[ \t]*(?i:[ap]\.?m\b)")
 #: what joins the two numbers of a range ("3-4 hours", "2 to 3 days")
@@ -386,19 +386,7 @@ def _fresh_counts(original: str, rng: random.Random) -> str:
     if not numbers:
         return original
     written = [m.group() for m in numbers]
-    # a day of the month is an ordinal of one or two digits ("the 12th"): 1 to 28
-    bounds = [
-        (1, 28)
-        if int(n) <= 31 and _ORDINAL.match(original, m.end())
-        else (2, 9)  # a decade ("in her 70s"): drawn as its tens
-        if len(n) == 2 and n.endswith("0") and original[m.end() : m.end() + 1] == "s"
-        else (0, 59)  # the minutes or seconds of a clock ("24:00", "00:00:00")
-        if len(n) == 2 and original[m.start() - 1 : m.start()] == ":"
-        else (0, 23)  # its hours
-        if original[m.end() : m.end() + 1] == ":"
-        else (max(2, 10 ** (len(n) - 1)), 10 ** len(n) - 1)
-        for n, m in zip(written, numbers)
-    ]
+    bounds = [_count_bounds(original, m) for m in numbers]
     is_range = len(numbers) == 2 and _RANGE.fullmatch(original, numbers[0].end(), numbers[1].start())
     while True:  # at least 8 values for each number: ends within a few draws
         drawn = [rng.randint(low, high) for low, high in bounds]
@@ -423,6 +411,22 @@ def _fresh_counts(original: str, rng: random.Random) -> str:
             out.append(unit.group() + "s")
             cursor = unit.end()
     return "".join(out) + original[cursor:]
+
+
+def _count_bounds(original: str, number: re.Match) -> tuple[int, int]:
+    """The values a number of a time may be redrawn from: a day of the month (an ordinal of at most 31,
+    "the 12th") 1 to 28; a decade ("70s") its tens 2 to 9; a clock's minutes or seconds 0 to 59, its hours
+    0 to 23; another number as many digits, at least 2."""
+    written, before, after = number.group(), original[number.start() - 1 : number.start()], number.end()
+    if int(written) <= 31 and _ORDINAL.match(original, after):
+        return 1, 28
+    if len(written) == 2 and written.endswith("0") and original[after : after + 1] == "s":
+        return 2, 9
+    if len(written) == 2 and before == ":":
+        return 0, 59
+    if original[after : after + 1] == ":":
+        return 0, 23
+    return max(2, 10 ** (len(written) - 1)), 10 ** len(written) - 1
 
 
 def _ordinal_suffix(value: int) -> str:

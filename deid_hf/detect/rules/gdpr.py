@@ -66,14 +66,15 @@ _LAW_KIND = "|".join(k for kind in _LAW_KINDS for k in (kind, kind.upper()))
 _LAW_NUMBER_CUE = re.compile(rf"\b(?:{_LAW_KIND})s?[ \t]+(?i:no)\.?[ \t:#.]*$")
 #: a statute's year after its name ("the Employment Rights Act 1996", "Equality Act 2010"); not a court's
 #: order ("Court Order 12/03/2019" may be the person's)
-_STATUTE_YEAR = re.compile(r"\b[A-Z][a-z]+\)?[ \t]+(?:Act|Regulations)[ \t]+(?=(?:1[89]|20)\d\d\b)")
+_YEAR = r"(?:1[89]|20)\d\d"
+_STATUTE_YEAR = re.compile(rf"\b[A-Z][a-z]+\)?[ \t]+(?:Act|Regulations)[ \t]+(?={_YEAR}\b)")
 #: a statute's name: capitalised words (and "and", "of", a bracketed word) before "Act" or "Regulations"
 #: and its year ("Trade Union and Labour Relations (Consolidation) Act 1992"), or after "the" without "and"
 #: before "Act" ("the Equality Act"), where a model may read "Labour Relations" as a company; not "Barclays
 #: Bank and Data Protection Act duties", "Tesco's Equality Act policy", nor an "Order" (a religious order:
 #: "the Carmelite Order")
 _STATUTE_WORD = r"(?:[A-Z][A-Za-z-]+|\([A-Z][A-Za-z]+\))"
-_STATUTE_YEAR_AFTER = r"[ \t]+(?:1[89]|20)\d\d\b"
+_STATUTE_YEAR_AFTER = rf"[ \t]+{_YEAR}\b"
 _STATUTE = re.compile(
     # its year written after it: "Trade Union and Labour Relations (Consolidation) Act 1992"
     rf"(?:[Tt]he[ \t]+)?{_STATUTE_WORD}(?:[ \t]+(?:{_STATUTE_WORD}|and|of)){{0,8}}[ \t]+(?:Act|Regulations)"
@@ -137,7 +138,7 @@ def law_number(text: str, start: int, end: int | None = None) -> bool:
     before = text[max(0, start - LAW_NUMBER_BEFORE) : start]
     if _LAW_NUMBER_CUE.search(before):
         return True
-    year = end is not None and re.fullmatch(r"(?:1[89]|20)\d\d", text[start:end].strip()) is not None
+    year = end is not None and re.fullmatch(_YEAR, text[start:end].strip()) is not None
     return year and _STATUTE_YEAR.search(before + text[start:end]) is not None
 
 
@@ -157,21 +158,22 @@ def inside_public_body(text: str, span: Span) -> bool:
 def inside_statute(text: str, span: Span) -> bool:
     """Whether ``span`` lies inside a statute's name before "Act" ("Employment Rights" of "the Employment
     Rights Act 1996", `_STATUTE`)."""
-    start = max(0, span.start - PUBLIC_BODY_AROUND)
-    around = text[start : span.end + PUBLIC_BODY_AROUND]
-    return any(
-        start + m.start() <= span.start and span.end <= start + m.end() for m in _STATUTE.finditer(around)
-    )
+    return _inside_match(_STATUTE, text, span)
 
 
 def country_of_a_law(text: str, span: Span) -> bool:
     """Whether ``span`` lies in the country named right after a code or a constitution ("Russian" and
     "Federation" of "the Criminal Code of the Russian Federation")."""
+    return _inside_match(_LAW_OF_COUNTRY, text, span, "country")
+
+
+def _inside_match(pattern: re.Pattern, text: str, span: Span, group: int | str = 0) -> bool:
+    """Whether ``span`` lies inside ``group`` of a match of ``pattern`` around it (`PUBLIC_BODY_AROUND`)."""
     start = max(0, span.start - PUBLIC_BODY_AROUND)
     around = text[start : span.end + PUBLIC_BODY_AROUND]
     return any(
-        start + m.start("country") <= span.start and span.end <= start + m.end("country")
-        for m in _LAW_OF_COUNTRY.finditer(around)
+        start + m.start(group) <= span.start and span.end <= start + m.end(group)
+        for m in pattern.finditer(around)
     )
 
 
