@@ -13,6 +13,7 @@ from .evidence import TITLES, evidence_span
 from .lexicon import person_names, stop_words, zipf
 from .rules import RULES, Rule, decided, register_rule
 from .rules.identifiers import NAMED, over_89
+from .rules.phones import clock_time_alone
 from .text_shape import (
     CLITIC,
     COMMON_WORD_ZIPF,
@@ -224,6 +225,14 @@ _drop_rule(
     "date rule's span stands for it and keeps the date's label",
     ("2024",),
     lambda text, span, dates: any(d.start <= span.start and span.end <= d.end for d in dates),
+)
+_drop_rule(
+    "learned.clock-time-alone",
+    ("PHONE",),
+    "a four-digit time of day alone ('2200', '0600') with no phone word before it is a nurse's clock, no "
+    "phone (an address keeps such numbers: house numbers and postal codes)",
+    ("no calls between 2200 and 0600",),
+    lambda text, span, dates: clock_time_alone(text, span.start, span.end),
 )
 _drop_rule(
     "learned.date-without-a-date-word",

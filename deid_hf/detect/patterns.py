@@ -118,11 +118,11 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
     ),
     ("ADDRESS", _POSTAL_BLOCK, 0.7),
     ("ADDRESS", POSTAL_CODE, 0.7),
-    # "93 years old", "93 years of age", "93 yo", "93yoM", "93 y.o.m.", "93yF"; "95th birthday"
+    # "93 years old", "93 years of age", "93 yo", "93yoM", "93 y.o.m.", "93yF", "93 YO F"; "95th birthday"
     (
         "AGE",
-        r"\b\d{1,3}(?=[ -]?(?:years?|yrs?)[ -](?:old|of age)\b|[ -]?(?:yo|y/o)\b"
-        r"|[ -]?(?:yo|y/o|y\.o\.|y)[ ]?(?:[FM]\b|[fm]\.))"
+        r"\b\d{1,3}(?=[ -]?(?i:years?|yrs?)[ -](?i:old|of age)\b|[ -]?(?i:yo|y/o)\b"
+        r"|[ -]?(?:yo|y/o|y\.o\.|y|YO|Y/O|Y\.O\.|Y)[ ]?(?:[FM]\b|[fm]\.))"
         r"|\b\d{2,3}(?=(?:st|nd|rd|th) birthday\b)",
         0.9,
     ),
@@ -175,6 +175,14 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
         "ID",
         r"(?:\b(?i:no)\.?|\bAz\.|\bGZ|\b(?i:sp)\.[ \t]*(?i:zn)\.|\b(?i:č)\.[ \t]*(?i:j)\.)[ \t]*"
         r"(?P<value>(?:\d{1,3}|[IVX]{1,4})[ \t]+[A-Z][A-Za-z]{0,3}[ \t]+\d{1,6}/(?:\d{4}|\d{2}))(?![\w/])",
+        0.85,
+    ),
+    # an institution's number after its kind ("Correctional Colony no. 100", "City Hospital No. 40", "School
+    # No. 5"): it names the institution, which locates the person; its group "value" is the span
+    (
+        "ID",
+        r"\b(?i:colony|prison|camp|penitentiary|hospital|polyclinic|clinic|school|gymnasium|lyceum|orphanage|"
+        r"centre|center|institution|facility)[ \t]+(?i:no)\.?[ \t]*(?P<value>\d{1,4})(?![\w/-])",
         0.85,
     ),
     # starts at a token start or after "/" or "." (never after "x-", which the token's start already tried)

@@ -27,7 +27,7 @@ from .mentions import (
     add_given_names,
     add_name_mentions,
     add_repeated_mentions,
-    consistent_mentions,
+    one_label_per_surface,
     whole_person_mentions,
 )
 from .quasi import quasi_labels_win
@@ -223,7 +223,20 @@ def _patterns_and_deny_list(owner, document: Document) -> list[Span]:
 def _mentions(owner, document: Document) -> list[Span]:
     text = document.text
     found = add_given_names(text, add_acronym_mentions(text, document.spans))
-    return add_name_mentions(text, add_repeated_mentions(text, found))
+    return _personal_repeats(owner, text, add_name_mentions(text, add_repeated_mentions(text, found)))
+
+
+def _personal_repeats(owner, text: str, spans: list[Span]) -> list[Span]:
+    """``spans`` without, under gdpr, a further mention inside a public body or a law ("Turkish" of "the
+    Turkish Government" after "a Turkish national", `rules.gdpr.NOT_PERSONAL_DATA`)."""
+    if getattr(owner, "policy", None) != Policy.GDPR:
+        return spans
+    seen, rules = Seen(text), list(NOT_PERSONAL_DATA)
+    return [
+        part
+        for span in spans
+        for part in (keep_identifiers(seen, span, rules) if span.source == "repeat" else [span])
+    ]
 
 
 def _allow_list(owner, document: Document) -> list[Span]:
@@ -237,7 +250,10 @@ def _entity_filter(owner, document: Document) -> list[Span]:
 
 
 def _one_label_per_surface(owner, document: Document) -> list[Span]:
-    return consistent_mentions(document.text, document.spans)
+    text = document.text
+    return one_label_per_surface(
+        text, _personal_repeats(owner, text, add_repeated_mentions(text, document.spans))
+    )
 
 
 _each = Stage.per_document
@@ -323,6 +339,7 @@ def run_stages(owner, part: str, documents: list[Document]) -> list[Document]:
     return documents
 
 
-def finish_detection(text: str, spans: list[Span]) -> list[Span]:
-    """The replacement's stages on a document's detected spans (one label per surface)."""
-    return run_stages(None, "replacement", [Document(text, spans=list(spans))])[0].spans
+def finish_detection(text: str, spans: list[Span], owner=None) -> list[Span]:
+    """The replacement's stages on a document's detected spans (one label per surface); ``owner``: the
+    detector that found them (its ``policy``)."""
+    return run_stages(owner, "replacement", [Document(text, spans=list(spans))])[0].spans

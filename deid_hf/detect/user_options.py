@@ -139,6 +139,11 @@ class UserOptionsDetector(Detector):
         return self.base.trained_policy
 
     @property
+    def policy(self) -> Policy | str | None:
+        """The base detector's policy (None for a detector without one)."""
+        return getattr(self.base, "policy", None)
+
+    @property
     def vocabulary(self):
         return self.base.vocabulary
 

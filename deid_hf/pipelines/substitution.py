@@ -236,11 +236,11 @@ class DeidSubstitutionPipeline(SavableOptionsMixin, Pipeline):
         ``explain``, the decisions that led to them (one text at a time: batching changes no output)."""
         if not explain:
             found = self.detector.detect_batch(texts)
-            return [finish_detection(t, s) for t, s in zip(texts, found)], [None] * len(texts)
+            return [finish_detection(t, s, self.detector) for t, s in zip(texts, found)], [None] * len(texts)
         spans, decisions = [], []
         for text in texts:
             with recording() as log:
-                spans.append(finish_detection(text, self.detector.detect_batch([text])[0]))
+                spans.append(finish_detection(text, self.detector.detect_batch([text])[0], self.detector))
             decisions.append(log)
         return spans, decisions
 

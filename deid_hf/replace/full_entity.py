@@ -50,6 +50,16 @@ _COMPOSED = ("ORG", "LOCATION", "ADDRESS", "EMAIL", "URL", "OTHER")
 _NAME_WORD = re.compile(r"[^\W\d_]{3,}")
 _DIGIT = re.compile(r"\d")
 _NUMBER_RUN = re.compile(r"\d+")
+_UNITS = (
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "  # noqa: SIM905
+    "seventeen eighteen nineteen".split()
+)
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()  # noqa: SIM905
+#: a number from one to ninety-nine in words ("eleven", "twenty-one", "Forty two")
+_NUMBER_IN_WORDS = re.compile(
+    rf"(?i)\b(?:(?P<tens>{'|'.join(_TENS)})(?:[ -](?P<unit>{'|'.join(_UNITS[:9])}))?"
+    rf"|(?P<alone>{'|'.join(_UNITS)}))\b"
+)
 #: a time of day ("9:40", "21:15", "9:40pm"; "10.30" only before "am" or "pm", see `_fresh_numbers`)
 _TIME_OF_DAY = re.compile(r"(?<!\d)(?P<hour>[01]?\d|2[0-3])(?P<sep>[:.h])[0-5]\d(?![\d:])")
 #: what a time or a length of time is written with: numbers (a clock, an ordinal, "4pm"), units of time
@@ -245,6 +255,10 @@ class FullEntity(Strategy):
         if label == "DATE_TIME" or (label in ("PHONE", "ID", "NUMBER") and _DOTTED_DATE.fullmatch(original)):
             # a dotted date ("12.05.1961") read as a phone or an ID is still a date
             dated = self._date(text, start, end, rng, table)
+            if dated is None and label == "DATE_TIME" and not _DIGIT.search(original):
+                original = _in_digits(
+                    original
+                )  # "for eleven days" (a policy masks) -> "for 11 days" -> redrawn
             if dated is None and label == "DATE_TIME" and _DIGIT.search(original):
                 # a time or a length of time that a policy masks: "118 days" -> "870 days", once per table
                 identifier = _IDENTIFIER_DIGITS.search(original) and not _KEPT_AS_WRITTEN.search(
@@ -355,6 +369,18 @@ def _fresh_identifier(original: str, rng: random.Random) -> str:
         lambda m: "".join(rng.choice(string.ascii_uppercase.replace(c, "")) for c in m.group()),
         fresh_digits(original, rng),
     )
+
+
+def _in_digits(original: str) -> str:
+    """``original`` with its numbers in words written in digits ("eleven days" -> "11 days")."""
+
+    def digits(m: re.Match) -> str:
+        if m.group("alone"):
+            return str(_UNITS.index(m.group("alone").lower()) + 1)
+        unit = _UNITS.index(m.group("unit").lower()) + 1 if m.group("unit") else 0
+        return str(10 * (_TENS.index(m.group("tens").lower()) + 2) + unit)
+
+    return _NUMBER_IN_WORDS.sub(digits, original)
 
 
 def _fresh_numbers(original: str, rng: random.Random) -> str | None:

@@ -124,13 +124,15 @@ class Engine:
             )  # a bad item comes back with its own "error" (errors="report")
             return [ItemError(r["error"]) if r.get("error") else r for r in results]
         if options.task == "detect":
-            from ..detect.base import consistent_mentions
+            from ..detect.stages import finish_detection
             from ..pipelines.base import check_text
             from ..text import model_text
 
             texts = [model_text(check_text(text)) for text in texts]  # what the pipelines' detectors see
             found = pipe.detector.detect_batch(texts)
-            spans = [sorted(consistent_mentions(t, s), key=_position) for t, s in zip(texts, found)]
+            spans = [
+                sorted(finish_detection(t, s, pipe.detector), key=_position) for t, s in zip(texts, found)
+            ]
             return [{"spans": [span.to_dict() for span in item]} for item in spans]
         if options.task == "reidentify":
             return [{"text": pipe.reidentify(text)} for text in texts]

@@ -102,6 +102,20 @@ def test_court_file_numbers_are_ids_whole(text, ids):
 @pytest.mark.parametrize(
     ("text", "ids"),
     [
+        ("He served his sentence in Temnivka Correctional Colony no. 100.", {"100"}),
+        ("admitted to City Hospital No. 40 in Yekaterinburg; School No 5", {"40", "5"}),
+        # a law's, a room's, a page's number; a hospital's without "no."
+        ("Law no. 575; room no. 12; page no. 3; Hospital 4 days", set()),
+    ],
+)
+def test_an_institutions_number_is_an_id(text, ids):
+    spans = PatternDetector().detect(text)
+    assert {text[s.start : s.end] for s in spans if s.label == "ID" and s.score >= STRONG_ID} == ids
+
+
+@pytest.mark.parametrize(
+    ("text", "ids"),
+    [
         ("NI number AB 12 34 56 D, ni no AB123456C.", {"AB 12 34 56 D", "AB123456C"}),
         ("NHS number 943 476 5919 on the form", {"943 476 5919"}),  # its checksum holds
         ("ref QQ 12 34 56 C, 943 476 5918", set()),  # a prefix never issued; a wrong checksum
@@ -136,6 +150,9 @@ def test_uk_national_insurance_and_nhs_numbers_are_ids(text, ids):
             {"93", "94", "95", "96", "97", "98"},
         ),
         ("Age at death: 99. Her 100th birthday.", {"99", "100"}),
+        # an ALL-CAPS note writes the unit in capitals
+        ("PT IS 91 YO F. 92 Y/O M. 93 YEARS OLD. 94 YRS OF AGE. 95YOM.", {"91", "92", "93", "94", "95"}),
+        ("12 YARDS. RM 90 YOGA. 93 YOUNG.", set()),
         # not a vital sign, a temperature or a count
         ("HR is 93. Temp 98F. Sat was 95 on RA. (93 mg)", set()),
         ("Pt is 93 kg; she was 5 days post-op.", set()),

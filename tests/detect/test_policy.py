@@ -331,7 +331,7 @@ def test_a_trained_models_names_lose_edge_words_in_lower_case_and_a_persons_poss
 
 
 def test_a_trained_models_date_is_left_to_the_date_rule_that_overlaps_it():
-    text = "Born May 6 , 1913 at 11:34:35 in Ohio; seen on the 5th"
+    text = "Born May 6 , 1913 at 11:34:35 in Ohio; seen the 5th"
     model = _FixedSpans(
         "model", [("May 6 , 1913 at 11:34:35", "DATE_TIME", 0.9), ("the 5th", "DATE_TIME", 0.9)], "hipaa"
     )

@@ -41,10 +41,16 @@ DATE_CASES = [
     ("date.day-month-name", "on 03-May-2021 and 12-jan-20; reps 3-May", {"03-May-2021", "12-jan-20"}),
     ("date.day-month-name", "admitted 1-3 May 2021", {"3 May 2021"}),  # a range's last day, as before
     ("date.month-name-alone", "back in November; may walk", {"November"}),
+    ("date.day-of-month-alone", "Whipple on the 14th w/ Dr. Hale; Sat the 12th", {"14th", "12th"}),
+    ("date.day-of-month-alone", "FAMILY MTG ON THE 22ND. SINCE THE 3RD", {"22ND", "3RD"}),
+    ("date.day-of-month-alone", "on the 3rd day, by the 2nd attempt, ON THE 4TH FLOOR", set()),
+    ("date.day-of-month-alone", "WITH THE 1ST. THE 2ND THEN; on the 32nd", set()),
     ("date.year-in-context", "moved in 2004 since 2010", {"2004", "2010"}),
     ("date.year-in-context", "born in 1950 and 1953, took 1000 and 2000", {"1950", "1953"}),
     ("date.year-in-context", "platelets 1850 and 1900 since 1870 or 1871", {"1870", "1871"}),
     ("date.year-1960-1999", "CABG 1987.", {"1987"}),
+    ("date.year-1960-1999", "studied from 1997 to 2002, CABG 1998-2003", {"1997", "2002", "1998", "2003"}),
+    ("date.year-1960-1999", "shift 2000 to 2200, 1900-2100 quiet", set()),  # clock times
     (
         "date.year-of-birth",
         "Voss b. 1931, DOB: 1925, YOB 1930, born 1928, died 2019",
@@ -348,13 +354,25 @@ SUPPORT_CASES = [
     ("organisation.needs-model-support", "Transferred from UMASS today", "UMASS", "ORG", [], set()),
     ("organisation.needs-model-support", "Sent to Acme Labs for tests", "Acme Labs", "ORG", [], set()),
     ("name.needs-evidence", "Sent to Acme Labs for tests", "Acme Labs", "ORG", None, {"Acme Labs"}),
+    ("place.needs-model-support", "PA pressures in 40s, Wedge is 21", "Wedge", "LOCATION", [], set()),
+    ("place.needs-model-support", "freq PVCs, Trigem, pairs", "Trigem", "OTHER", [], set()),
+    ("name.needs-evidence", "Moved here from Lowell", "Lowell", "LOCATION", ["Lowell"], {"Lowell"}),
+    ("name.needs-evidence", "Moved here from Lowell", "Lowell", "LOCATION", None, {"Lowell"}),
+    (
+        "name.needs-evidence",
+        "Came from Harbor Hospital",
+        "Harbor Hospital",
+        "LOCATION",
+        [],
+        {"Harbor Hospital"},
+    ),
 ]
 
 
 @pytest.mark.parametrize(("rule", "text", "piece", "label", "support", "kept"), SUPPORT_CASES)
 def test_another_detectors_name_needs_the_trained_models_support(rule, text, piece, label, support, kept):
-    """Where a model trained on the policy's gold reads the text, a person name or an organisation (not a
-    facility) it does not find even at its support threshold is dropped; an overlap is support
+    """Where a model trained on the policy's gold reads the text, a person name, an organisation or a place
+    (not a facility) it does not find even at its support threshold is dropped; an overlap is support
     enough; without such a model (None) the rule is silent."""
     support = (
         None if support is None else [_span(text, p, label, 0.1, "token-classification") for p in support]
@@ -387,6 +405,10 @@ LEARNED_CASES = [
     ("learned.age-89-or-under", "a 54 years old man", "54 years old", "AGE", set()),
     ("learned.date-under-a-date-rule", "seen 4/12/2020 here", "4/12/2020", "DATE_TIME", set()),
     ("learned.date-without-a-date-word", "back on Friday evening", "Friday evening", "DATE_TIME", set()),
+    ("learned.clock-time-alone", "Son asks no calls between 2200 and 0600.", "2200", "PHONE", set()),
+    ("learned.kept", "Hafnarstraeti 5\n0104 Reykjavik", "0104", "ADDRESS", {"0104"}),  # a postal code
+    ("learned.kept", "pager 2215 for questions", "2215", "PHONE", {"2215"}),  # a phone word before it
+    ("learned.kept", "Call the ward on 2275 tonight", "2275", "PHONE", {"2275"}),  # no clock time
     ("learned.kept", "with Imre Szabo today", "Imre Szabo", "PERSON", {"Imre Szabo"}),
     # a name in lower case in a well-cased text stays the model's name ("pecuniary" too: see CHANGELOG)
     ("learned.kept", "The applicant met mehmet in izmir.", "mehmet", "PERSON", {"mehmet"}),
@@ -433,6 +455,9 @@ CONTEXT_CASES = [
     ),
     ("context.hospital-initialism", "transferred to BMC; due to SDH", {"BMC"}),
     ("context.lives-in", "she lives in Westbrook with family", {"Westbrook"}),
+    ("context.lives-in", "He lives in the village of Sadova.", set()),  # NER finds the name after "of"
+    ("context.lives-in", "pt lives in a nursing home", set()),
+    ("context.lives-in", "pt lives in lowell with wife", {"lowell"}),
 ]
 
 
@@ -514,6 +539,37 @@ GDPR_CASES = [
         set(),
     ),
     ("gdpr.public-body-or-law", "The Government contested it.", "The Government", "ORG", set()),
+    ("gdpr.public-body-or-law", "He paid it to the State.", "State", "ORG", set()),
+    (
+        "gdpr.public-body-or-law",
+        "Representative of the Russian Federation at the Court",
+        "Russian Federation",
+        "LOCATION",
+        set(),
+    ),
+    (
+        "gdpr.public-body-or-law",
+        "The Government of the Republic of Moldova said",
+        "Moldova",
+        "LOCATION",
+        set(),
+    ),
+    (
+        "gdpr.public-body-or-law",
+        "The Government of the Republic of Moldova said",
+        "Government of the Republic of Moldova",
+        "ORG",
+        set(),
+    ),
+    ("name.needs-evidence", "He is the President of Acme Corp", "Acme Corp", "ORG", {"Acme Corp"}),
+    ("name.needs-evidence", "the hottest city in the States", "States", "LOCATION", {"States"}),
+    (
+        "name.needs-evidence",
+        "He joined the Islamic State in 2014.",
+        "Islamic State",
+        "ORG",
+        {"Islamic State"},
+    ),
     (
         "gdpr.public-body-or-law",
         "a letter of the Ministry of the Interior",
@@ -686,6 +742,15 @@ GDPR_CASES = [
         {"12,000 new Turkish liras"},
     ),
     ("gdpr.amount-with-currency", "fined 300 lei for", "300", "NUMBER", {"300 lei"}),
+    ("gdpr.amount-with-currency", "awarded MDL 3,500 in", "3,500", "NUMBER", {"MDL 3,500"}),
+    (
+        "gdpr.amount-with-currency",
+        "paid 15,000 Turkish liras (TRY) to",
+        "15,000",
+        "NUMBER",
+        {"15,000 Turkish liras (TRY)"},
+    ),
+    ("number.identifying-digits", "ALL 300 LUMENS FLUSHED", "300", "NUMBER", set()),
     ("gdpr.amount-with-currency", "of 5,000 Bulgarian levs,", "5,000", "NUMBER", {"5,000 Bulgarian levs"}),
     ("number.identifying-digits", "in 5,000 Russian villages", "5,000", "NUMBER", set()),
     # without a currency a short number is no identifier (the identifier rules decide)
@@ -701,6 +766,10 @@ GDPR_CASES = [
     ("number.identifying-digits", "enrolled in Protocol No. 2231", "2231", "NUMBER", {"2231"}),  # a study
     ("number.identifying-digits", "Door Code No. 4471", "4471", "NUMBER", {"4471"}),
     ("gdpr.law-number", "UNDER LAW NO. 3713 THE", "3713", "ID", set()),
+    ("gdpr.law-number", "applied Law no. 575 of 31 May 1965 on", "31 May 1965", "DATE_TIME", set()),
+    ("gdpr.law-number", "under the Law of 18 July 1997, he", "18 July 1997", "DATE_TIME", set()),
+    # a court's decision in the person's case is no law: its date is the person's
+    ("gdpr.calendar-date", "by decision no. 12 of 5 May 2003", "5 May 2003", "DATE_TIME", {"5 May 2003"}),
     ("number.identifying-digits", "Bill no. 4471 is unpaid", "4471", "NUMBER", {"4471"}),
     ("gdpr.calendar-date", "in application no. 1998 he", "1998", "DATE_TIME", {"1998"}),
     ("gdpr.calendar-date", "on 12 May 1998 he", "12 May 1998", "DATE_TIME", {"12 May 1998"}),
@@ -708,6 +777,15 @@ GDPR_CASES = [
     ("gdpr.calendar-date", "released on Monday", "Monday", "DATE_TIME", {"Monday"}),
     ("gdpr.calendar-date", "he left today", "today", "DATE_TIME", set()),
     ("gdpr.calendar-date", "two years later he", "two years later", "DATE_TIME", set()),
+    ("gdpr.calendar-date", "in custody for eleven days", "eleven days", "DATE_TIME", {"eleven days"}),
+    ("gdpr.calendar-date", "sentenced to four years", "four years", "DATE_TIME", {"four years"}),
+    ("gdpr.calendar-date", "three years ago he", "three years ago", "DATE_TIME", set()),
+    ("gdpr.calendar-date", "Had it happened five hours earlier", "five hours", "DATE_TIME", set()),
+    ("gdpr.calendar-date", "One day, maybe you can", "One day", "DATE_TIME", set()),
+    ("gdpr.calendar-date", "Come back in two weeks.", "two weeks", "DATE_TIME", set()),
+    ("gdpr.calendar-date", "Come back in two weeks.", "in two weeks", "DATE_TIME", set()),
+    ("gdpr.calendar-date", "enter the first three months", "the first three months", "DATE_TIME", set()),
+    ("gdpr.law-number", "the Civil Rights Act of 1964 protects", "1964", "DATE_TIME", set()),
     ("gdpr.quasi-identifier", "a Turkish national", "Turkish", "DEMOGRAPHIC", {"Turkish"}),
     ("gdpr.quasi-identifier", "a police officer in", "police officer", "OCCUPATION", {"police officer"}),
     ("gdpr.quasi-identifier", "paid 5,000 euros", "5,000 euros", "QUANTITY", {"5,000 euros"}),

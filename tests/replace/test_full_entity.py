@@ -182,6 +182,22 @@ def test_a_length_of_time_gets_other_numbers(text, kept):
             )
 
 
+@pytest.mark.parametrize(
+    ("piece", "value"),
+    [("eleven days", 11), ("four years", 4), ("Twenty-one months", 21), ("forty two weeks", 42)],
+)
+def test_a_length_of_time_in_words_gets_another_number(piece, value):
+    """A length of time written in words that a policy masks (gdpr) is not kept: its number is redrawn, in
+    digits, with as many digits."""
+    full = get_strategy("full_entity", consistent=False)
+    text = f"held for {piece} in custody"
+    for seed in range(5):
+        out = full.replace(text, 9, 9 + len(piece), "DATE_TIME", random.Random(seed), None)
+        number, unit = out.split(" ", 1)
+        assert number.isdigit() and int(number) != value and len(number) == len(str(value))
+        assert unit == piece.split()[-1]
+
+
 def test_a_range_of_time_keeps_its_order_and_a_table_its_surrogate():
     full = get_strategy("full_entity")
     for seed in range(20):

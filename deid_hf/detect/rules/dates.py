@@ -41,6 +41,19 @@ _AFTER_A_YEAR_IN_CONTEXT = "|".join(
     for joint in ("and", "or")
 )
 
+#: "1997 to " / "1998-": a year that cannot be a time of day joined to the next one
+_AFTER_A_YEAR_1960_1999 = "|".join(
+    rf"(?<=\b19[6-9]\d{joint})" for joint in (" to ", " until ", " till ", " and ", " or ", "-", " - ")
+)
+#: a day of the month alone after a word that dates it: "on the 14th", "since the 3rd", "Sat the 12th"
+_DAY_ALONE_CUES = ("on", "since", "until", "till", "by", "from", "before", "after")
+_DAY_ALONE_CUES += ("mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun")
+_DAY_ALONE_CUES += tuple(f"{day}day" for day in ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun"))
+_AFTER_A_DAY_CUE = "|".join(rf"(?<=\b{cue} the )" for cue in _DAY_ALONE_CUES)
+#: what may follow a day of the month alone: not a noun ("on the 3rd day", "by the 2nd attempt", "the 4th
+#: floor"), only punctuation, a line's end or a small word ("on the 14th w/ Dr. Hale", "the 22nd at noon")
+_AFTER_A_DAY = r"(?![ \t]+(?!(?:at|w|and|or|when|for|with|per|in|to|of|am|pm|a\.m|p\.m)\b)[A-Za-z])"
+
 DATE_RULES = [
     _date(
         name="date.numeric",
@@ -98,6 +111,13 @@ DATE_RULES = [
         rf"(?:,?{_GAP}(?:19|20)\d\d)?|(?<![\d/.-]){_DAY}-{_MONTH_ANY}-(?:(?:19|20)\d\d|\d\d))\b",
     ),
     _date(
+        name="date.day-of-month-alone",
+        reason="an ordinal day of the month after 'on the', 'since the', 'until the' or a weekday and 'the', "
+        "not before a noun ('on the 3rd day')",
+        examples=("on the 14th", "Sat the 12th"),
+        pattern=rf"(?i)(?:{_AFTER_A_DAY_CUE})(?:3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)\b{_AFTER_A_DAY}",
+    ),
+    _date(
         name="date.month-name-alone",
         reason="a month name that is no common word ('may', 'march', 'dec' and 'aug' alone are not dates)",
         examples=("January", "Sept."),
@@ -130,9 +150,10 @@ DATE_RULES = [
     ),
     _date(
         name="date.year-1960-1999",
-        reason="1960-1999 cannot be a time of day (minutes above 59): a year wherever it stands",
-        examples=("1975",),
-        pattern=r"(?<![\d.,/:-])19[6-9]\d(?![\d.,/:]\d|\d)",
+        reason="1960-1999 cannot be a time of day (minutes above 59): a year wherever it stands, and so is a "
+        "year joined to it by 'to', 'until', 'and', 'or' or a hyphen ('from 1997 to 2002', '1998-2003')",
+        examples=("1975", "1997 to 2002"),
+        pattern=rf"(?:(?<![\d.,/:-])19[6-9]\d|(?:{_AFTER_A_YEAR_1960_1999})(?:18|19|20)\d\d)(?![\d.,/:]\d|\d)",
     ),
     _date(
         name="date.apostrophe-year",

@@ -15,12 +15,14 @@ from . import SpanRule, register_rule
 #: Ministry of Justice"); a ministry's name is its capitalised words ("the Ministry of Justice in Ankara":
 #: not "in Ankara"); a prosecutor's office that dealt with the person is no such body (it locates them)
 _STATE_BODIES = (
-    r"government|parliament|national\s+assembly|"
+    r"government(?:\s+of\s+(?:the\s+)?(?-i:[A-Z][a-z]+(?:\s+(?:of\s+)?[A-Z][a-z]+){0,3}))?|parliament|"
+    r"national\s+assembly|"
     r"ministry\s+of\s+(?:the\s+)?(?-i:[A-Z][a-z]+(?:\s+(?:and\s+)?[A-Z][a-z]+)*)|"
     r"prosecutor\s+general['’]s\s+office"
 )
-#: the institutions a decision or an article speaks of rather than the people in it, and the bodies of a
-#: state; a court that tried someone ("the Ankara State Security Court") is none of these
+#: the institutions a decision or an article speaks of rather than the people in it ("the State" alone; not
+#: "the Islamic State"), and the bodies of a state; a court that tried someone ("the Ankara State Security
+#: Court") is none of these
 _PUBLIC_BODIES = (
     r"european\s+court\s+of\s+human\s+rights|(?:european\s+)?commission(?:\s+of\s+human\s+rights)?|court|"
     r"(?:grand\s+)?chamber|(?:section\s+|deputy\s+)?registrar|council\s+of\s+europe|committee\s+of\s+ministers|"
@@ -28,7 +30,7 @@ _PUBLIC_BODIES = (
     r"department\s+for\s+(?-i:[A-Z][a-z]+(?:\s+(?:and\s+)?[A-Z][a-z]+)*)|department\s+of\s+(?:the\s+)?"
     r"(?:justice|state|health|education|labou?r|defen[cs]e|homeland\s+security|transportation|energy|"
     r"agriculture|commerce|treasury|veterans\s+affairs|interior|housing(?:\s+and\s+urban\s+development)?)|"
-    rf"european\s+union|united\s+nations|council\s+of\s+state|{_STATE_BODIES}"
+    rf"european\s+union|united\s+nations|council\s+of\s+state|state(?!s)|{_STATE_BODIES}"
 )
 #: a state's body after a word ("the federal government", "the Turkish Government") in a detected name...
 _PUBLIC_BODY = re.compile(
@@ -43,10 +45,12 @@ _PUBLIC_BODY_IN_TEXT = re.compile(
     rf"(?i)(?<!\w)(?P<the>the\s+)?(?(the)(?:{_COUNTRY_ADJECTIVE}(?=(?:{_STATE_BODIES})(?!\w)))?)"
     rf"(?:{_PUBLIC_BODIES})['’]?s?(?!\w)"
 )
-#: a country written after its code or constitution ("the Criminal Code of the Russian Federation"): the
-#: law's, no person's (not "the Faculty of Law of Ankara University")
+#: a country written after its code, its constitution, its government or its representative ("the Criminal
+#: Code of the Russian Federation", "Representative of the Republic of Moldova at the Court"): the law's or
+#: the state's, no person's (not "the Faculty of Law of Ankara University")
 _LAW_OF_COUNTRY = re.compile(
-    r"(?:\b[A-Z][a-z]+\s+Code|\bConstitution)\s+of\s+(?:the\s+)?(?P<country>[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2})"
+    r"(?:\b[A-Z][a-z]+\s+Code|\bConstitution|\bRepresentative|\bGovernment)\s+of\s+"
+    r"(?P<country>(?:the\s+)?[A-Z][a-z]+(?:\s+(?:of\s+)?[A-Z][a-z]+){0,2})"
 )
 #: characters read on each side of a span for the public body's name around it (the longest name fits)
 PUBLIC_BODY_AROUND = 60
@@ -64,6 +68,11 @@ _LAW_KINDS = ("Law", "Act", "Decree", "Regulation", "Directive", "Ordinance", "S
 _LAW_KINDS += ("Convention", "Treaty")
 _LAW_KIND = "|".join(k for kind in _LAW_KINDS for k in (kind, kind.upper()))
 _LAW_NUMBER_CUE = re.compile(rf"\b(?:{_LAW_KIND})s?[ \t]+(?i:no)\.?[ \t:#.]*$")
+#: a law's date after its kind and number ("Law no. 575 of 31 May 1965") or its kind alone ("the Law of 18
+#: July 1997", "Decree of 3 June 1990")
+_LAW_DATE_CUE = re.compile(rf"\b(?:{_LAW_KIND})(?:[ \t]+(?i:no)\.?[ \t]*[\w/.-]*\d[\w/.-]*)?[ \t]+of[ \t]+$")
+#: characters read before a date for a law's kind and number
+LAW_DATE_BEFORE = 40
 #: a statute's year after its name ("the Employment Rights Act 1996", "Equality Act 2010"); not a court's
 #: order ("Court Order 12/03/2019" may be the person's)
 _YEAR = r"(?:1[89]|20)\d\d"
@@ -88,10 +97,26 @@ _MONTH_OR_DAY = re.compile(
     r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.?(?!\w)|"
     r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
 )
-_NUMBER_WORD = re.compile(
-    r"(?i)\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[a-z]+teen|twenty|thirty|"
-    r"forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|half|dozen)\b"
+_NUMBER_WORDS = (
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[a-z]+teen|twenty|thirty|"
+    r"forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|half|dozen)"
 )
+_NUMBER_WORD = re.compile(rf"(?i)\b{_NUMBER_WORDS}\b")
+#: a length of time in words ("eleven days", "four years", "two and a half months"; not "one day", mostly
+#: an idiom), which a digit's ("11 days") would be...
+_DURATION_IN_WORDS = re.compile(
+    rf"(?i)\b(?!one\b){_NUMBER_WORDS}(?:[ -]{_NUMBER_WORDS})*(?:[ \t]+and[ \t]+a[ \t]+half)?[ \t]+"
+    r"(?:days|weeks|months|years|hours)\b"
+)
+#: ...unless it says when from another time ("two days later", "three years ago", in the span or after it)
+_RELATIVE_TIME = re.compile(r"(?i)\b(?:later|earlier|ago|before|after|afterwards|previously|beforehand)\b")
+#: characters read after a length of time for a word that makes it relative
+RELATIVE_AFTER = 12
+#: a word before a length of time that makes it relative ("in two weeks", "within three days")
+_RELATIVE_BEFORE = re.compile(r"(?i)\b(?:in|within)[ \t]+$")
+_RELATIVE_START = re.compile(r"(?i)(?:in|within)[ \t]")
+#: a length of time after "the" is one of a kind ("the first three months"), no one's
+_THE = re.compile(r"(?i)the\b")
 
 #: a currency written after an amount ("5,000 euros", with its country's adjective: "45,000 Russian roubles",
 #: "300 new Turkish liras") or before it ("EUR 5,000", "$300")
@@ -103,11 +128,16 @@ _CURRENCY_AFTER = re.compile(
     r"(?-i:marks?|(?<=Deutsche[ \t])Marks?|lei|leu|levs?|leva|kunas?|dinars?|denars?|lari|drams?|manats?|"
     r"tenge|korun[ay]?|litai|litas|lats|lati|leks?|RON|BGN|HRK|GEL|LTL|LVL))\b"
 )
-#: ISO codes written before an amount (not "INR" or "CAD": lab values and a diagnosis in clinical notes)
-_CURRENCY_BEFORE = re.compile(
-    r"(?:[$€£¥₹₽₺]|\b(?:EUR|USD|GBP|TRY|CHF|TRL|RUB|PLN|SEK|NOK|DKK|JPY|CNY|AUD|NZD|HUF|CZK|UAH|BGN|ZAR|BRL|"
-    r"MXN|HKD|SGD|AED)\b)[ \t]*$"
+#: ISO codes of currencies (not "INR" or "CAD": lab values and a diagnosis in clinical notes; not "ALL",
+#: "TOP": words in capitals)
+_ISO_CURRENCY = (
+    r"(?:EUR|USD|GBP|TRY|CHF|TRL|RUB|PLN|SEK|NOK|DKK|JPY|CNY|AUD|NZD|HUF|CZK|UAH|BGN|ZAR|BRL|MXN|HKD|SGD|AED|"
+    r"RON|MDL|GEL|HRK|RSD|AZN|AMD|BAM|MKD|BYN|KZT|LTL|LVL|EEK|SKK|ISK)"
 )
+#: a currency's ISO code or sign written before an amount ("EUR 5,000", "MDL 3,500", "$300")
+_CURRENCY_BEFORE = re.compile(rf"(?:[$€£¥₹₽₺]|\b{_ISO_CURRENCY}\b)[ \t]*$")
+#: a currency's ISO code in brackets after its name ("15,000 Turkish liras (TRY)"): part of the amount
+_BRACKETED_CURRENCY = re.compile(rf"[ \t]*\({_ISO_CURRENCY}\)")
 
 
 #: score of a number with its currency: its shape says amount, so it outranks a nationality read inside it
@@ -119,7 +149,8 @@ def _amount(seen, span: Span) -> Span | None:
     """A number with its currency as a QUANTITY ("5,000 euros", "EUR 5,000"); None without one."""
     after = _CURRENCY_AFTER.match(seen.text, span.end)
     if after:
-        return Span(span.start, after.end(), "QUANTITY", AMOUNT_SCORE, span.source)
+        code = _BRACKETED_CURRENCY.match(seen.text, after.end())
+        return Span(span.start, (code or after).end(), "QUANTITY", AMOUNT_SCORE, span.source)
     before = _CURRENCY_BEFORE.search(seen.text, max(0, span.start - 6), span.start)
     if before:
         return Span(before.start(), span.end, "QUANTITY", AMOUNT_SCORE, span.source)
@@ -133,10 +164,11 @@ def public_body_or_law(piece: str) -> bool:
 
 
 def law_number(text: str, start: int, end: int | None = None) -> bool:
-    """Whether the number at ``start`` is written as a law's number ("Law no. 3713", `_LAW_KINDS`), or
-    (with its ``end``) is a year alone after a statute's name ("Equality Act 2010")."""
+    """Whether the number at ``start`` is written as a law's number ("Law no. 3713", `_LAW_KINDS`) or
+    date ("Law no. 575 of 31 May 1965", "the Law of 18 July 1997"), or (with its ``end``) is a year alone
+    after a statute's name ("Equality Act 2010")."""
     before = text[max(0, start - LAW_NUMBER_BEFORE) : start]
-    if _LAW_NUMBER_CUE.search(before):
+    if _LAW_NUMBER_CUE.search(before) or _LAW_DATE_CUE.search(text, max(0, start - LAW_DATE_BEFORE), start):
         return True
     year = end is not None and re.fullmatch(_YEAR, text[start:end].strip()) is not None
     return year and _STATUTE_YEAR.search(before + text[start:end]) is not None
@@ -162,8 +194,8 @@ def inside_statute(text: str, span: Span) -> bool:
 
 
 def country_of_a_law(text: str, span: Span) -> bool:
-    """Whether ``span`` lies in the country named right after a code or a constitution ("Russian" and
-    "Federation" of "the Criminal Code of the Russian Federation")."""
+    """Whether ``span`` lies in the country named right after a code, a constitution, a government or a
+    representative ("Russian" and "Federation" of "the Criminal Code of the Russian Federation")."""
     return _inside_match(_LAW_OF_COUNTRY, text, span, "country")
 
 
@@ -177,10 +209,22 @@ def _inside_match(pattern: re.Pattern, text: str, span: Span, group: int | str =
     )
 
 
-def calendar_date(piece: str) -> bool:
-    """A date or time written with a digit, a month or a weekday ("12 May 1998", "May", "Monday"); not a
-    relative one ("today", "two days later", "the following year")."""
-    return any(ch.isdigit() for ch in piece) or _MONTH_OR_DAY.search(piece) is not None
+def calendar_date(piece: str, after: str = "", before: str = "") -> bool:
+    """A date or time written with a digit, a month or a weekday ("12 May 1998", "May", "Monday"), or a
+    length of time in words ("for eleven days"); not a relative one ("today", "two days later", "the
+    following year", "in two weeks"; ``after`` and ``before``: the text around the span) nor one after "the"
+    ("the first three months")."""
+    return (
+        any(ch.isdigit() for ch in piece)
+        or _MONTH_OR_DAY.search(piece) is not None
+        or (
+            _DURATION_IN_WORDS.search(piece) is not None
+            and _RELATIVE_TIME.search(piece + " " + after) is None
+            and _RELATIVE_BEFORE.search(before) is None
+            and _RELATIVE_START.match(piece) is None
+            and not _THE.match(piece)
+        )
+    )
 
 
 def counted(piece: str) -> bool:
@@ -262,18 +306,27 @@ _register(
 LAW_NUMBER = _register(
     "gdpr.law-number",
     ("DATE_TIME", "NUMBER", "ID", "PHONE"),
-    "a number written as a law's number is the law's, no personal data (NER reads it as a year, a model as a "
-    "phone number or an ID)",
-    ("Law no. 3713",),
+    "a number written as a law's number or date is the law's, no personal data (NER reads it as a year, a "
+    "model as a phone number or an ID)",
+    ("Law no. 3713", "Law no. 575 of 31 May 1965"),
     lambda seen, span: [],
     lambda seen, span, piece: law_number(seen.text, span.start, span.end),
 )
 _register(
     "gdpr.calendar-date",
     ("DATE_TIME",),
-    "a date with a digit, a month or a weekday is kept; a relative one ('today', 'two years later') is not",
-    ("12 May 1998", "in March", "today"),
-    lambda seen, span: [span] if calendar_date(seen.text[span.start : span.end]) else [],
+    "a date with a digit, a month or a weekday, and a length of time in words, are kept; a relative one "
+    "('today', 'two years later') is not",
+    ("12 May 1998", "in March", "for eleven days", "today"),
+    lambda seen, span: (
+        [span]
+        if calendar_date(
+            seen.text[span.start : span.end],
+            seen.text[span.end : span.end + RELATIVE_AFTER],
+            seen.text[max(0, span.start - RELATIVE_AFTER) : span.start],
+        )
+        else []
+    ),
     lambda seen, span, piece: True,
 )
 _register(

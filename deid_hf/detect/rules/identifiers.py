@@ -140,8 +140,7 @@ _register(
     "name.needs-model-support",
     ("PERSON",),
     "another detector's person name that the model trained on the policy's gold does not find even at its "
-    "support threshold is a drug, device or abbreviation more often than a name (places need no support: "
-    "spaCy finds towns the model misses)",
+    "support threshold is a drug, device or abbreviation more often than a name",
     ("Lasix given",),
     _dropped,
     applies=lambda seen, span, piece: _unsupported(seen, span),
@@ -153,6 +152,16 @@ _register(
     "support threshold, and that is not named as a facility, is a drug, device or clinical term more often "
     "than an organisation",
     ("Yankaur suction",),
+    _dropped,
+    applies=lambda seen, span, piece: _unsupported(seen, span) and not FACILITY_END.search(piece),
+)
+_register(
+    "place.needs-model-support",
+    ("LOCATION", "OTHER"),
+    "another detector's place or group (a nationality, a religion) that the model trained on the policy's "
+    "gold does not find even at its support threshold, and that is not named as a facility, is a clinical "
+    "term or abbreviation more often than a place",
+    ("Wedge is 21",),
     _dropped,
     applies=lambda seen, span, piece: _unsupported(seen, span) and not FACILITY_END.search(piece),
 )

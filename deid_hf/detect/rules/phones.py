@@ -26,8 +26,10 @@ PHONE_DIGITS = 8
 #: a phone span that is a blood pressure, a range or a lab series ("129/78--140/88", "174/26/7.42/17")
 NOT_PHONE = re.compile(r"^(?!\(?\d{3}\)?/\d{3}/\d{4}$).*(?:/|\.\d{1,2}$|--)")
 
+#: a 24-hour clock time written with four digits ("0600", "2215")
+CLOCK_TIME = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d")
 #: two 24-hour clock times joined by a hyphen ("0400-0600", "2300 - 0700", "2000-2400"): a time range
-TIME_RANGE = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d\s*-\s*(?:(?:[01]\d|2[0-3])[0-5]\d|2400)")
+TIME_RANGE = re.compile(rf"{CLOCK_TIME.pattern}\s*-\s*(?:{CLOCK_TIME.pattern}|2400)")
 #: the fewest digits of a phone number written without a country code (a local number, "555-1234")
 LOCAL_PHONE_DIGITS = 7
 #: a word that says a phone number follows ("tel", "call", "pager", "x" of an extension), read before a number
@@ -48,6 +50,13 @@ def not_a_phone(text: str, start: int, end: int) -> bool:
     return bool(
         TIME_RANGE.fullmatch(piece)
         or (not piece.startswith("+") and sum(c.isdigit() for c in piece) < LOCAL_PHONE_DIGITS)
+    )
+
+
+def clock_time_alone(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` is one four-digit clock time ("2200") with no phone word right before it."""
+    return CLOCK_TIME.fullmatch(text[start:end].strip()) is not None and not _PHONE_WORD.search(
+        text, max(0, start - PHONE_WORD_BEFORE), start
     )
 
 
