@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..policies import Policy
 from ..spans import Span, merge_spans
-from .mentions import add_repeated_mentions, consistent_mentions, one_label_per_surface
+from .mentions import add_repeated_mentions, one_label_per_surface
 
 if TYPE_CHECKING:
     from .lexicon import Vocabulary
@@ -23,7 +23,6 @@ __all__ = [
     "EnsembleDetector",
     "side_by_side",
     "add_repeated_mentions",
-    "consistent_mentions",
     "one_label_per_surface",
 ]
 

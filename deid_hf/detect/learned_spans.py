@@ -229,8 +229,8 @@ _drop_rule(
 _drop_rule(
     "learned.clock-time-alone",
     ("PHONE",),
-    "a four-digit time of day alone ('2200', '0600') with no phone word before it is a nurse's clock, no "
-    "phone (an address keeps such numbers: house numbers and postal codes)",
+    "a four-digit time of day alone ('2200', '0600') with no word of phones shortly before it ('pager is "
+    "2145') is a nurse's clock, no phone (an address keeps such numbers: house numbers and postal codes)",
     ("no calls between 2200 and 0600",),
     lambda text, span, dates: clock_time_alone(text, span.start, span.end),
 )

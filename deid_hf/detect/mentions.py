@@ -256,12 +256,6 @@ def add_repeated_mentions(text: str, spans: list[Span]) -> list[Span]:
     return merge_spans(found)
 
 
-def consistent_mentions(text: str, spans: list[Span]) -> list[Span]:
-    """What a replacement reads: `add_repeated_mentions`, then one label per surface (one type, so one
-    surrogate: "Priya" is not a company in one sentence and a person in the next)."""
-    return one_label_per_surface(text, add_repeated_mentions(text, spans))
-
-
 def one_label_per_surface(text: str, spans: list[Span]) -> list[Span]:
     """Merged ``spans``, every occurrence of one surface labelled as its best-scored typed occurrence (the
     merged span's score, the highest of its group's)."""

@@ -178,11 +178,12 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
         0.85,
     ),
     # an institution's number after its kind ("Correctional Colony no. 100", "City Hospital No. 40", "School
-    # No. 5"): it names the institution, which locates the person; its group "value" is the span
+    # No. 5"; not "the hospital no 3 times"): it names the institution, which locates the person; its group
+    # "value" is the span
     (
         "ID",
         r"\b(?i:colony|prison|camp|penitentiary|hospital|polyclinic|clinic|school|gymnasium|lyceum|orphanage|"
-        r"centre|center|institution|facility)[ \t]+(?i:no)\.?[ \t]*(?P<value>\d{1,4})(?![\w/-])",
+        r"centre|center|institution|facility)[ \t]+(?:No\.?|NO\.?|no\.|№)[ \t]*(?P<value>\d{1,4})(?![\w/-])",
         0.85,
     ),
     # starts at a token start or after "/" or "." (never after "x-", which the token's start already tried)

@@ -55,10 +55,11 @@ _UNITS = (
     "seventeen eighteen nineteen".split()
 )
 _TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()  # noqa: SIM905
-#: a number from one to ninety-nine in words ("eleven", "twenty-one", "Forty two")
+_MULTIPLIERS = {"dozen": 12, "hundred": 100, "thousand": 1000}
+_NUMBER_WORD = "|".join(sorted([*_UNITS, *_TENS, *_MULTIPLIERS], key=len, reverse=True))
+#: a number in words ("eleven", "twenty-one", "a hundred and twenty", "two dozen")
 _NUMBER_IN_WORDS = re.compile(
-    rf"(?i)\b(?:(?P<tens>{'|'.join(_TENS)})(?:[ -](?P<unit>{'|'.join(_UNITS[:9])}))?"
-    rf"|(?P<alone>{'|'.join(_UNITS)}))\b"
+    rf"(?i)\b(?:(?:a|an)[ -])?(?:{_NUMBER_WORD})(?:(?:[ -]|[ -]and[ -])(?:{_NUMBER_WORD}))*\b"
 )
 #: a time of day ("9:40", "21:15", "9:40pm"; "10.30" only before "am" or "pm", see `_fresh_numbers`)
 _TIME_OF_DAY = re.compile(r"(?<!\d)(?P<hour>[01]?\d|2[0-3])(?P<sep>[:.h])[0-5]\d(?![\d:])")
@@ -372,13 +373,21 @@ def _fresh_identifier(original: str, rng: random.Random) -> str:
 
 
 def _in_digits(original: str) -> str:
-    """``original`` with its numbers in words written in digits ("eleven days" -> "11 days")."""
+    """``original`` with its numbers in words written in digits ("eleven days" -> "11 days", "a hundred
+    and twenty days" -> "120 days")."""
 
     def digits(m: re.Match) -> str:
-        if m.group("alone"):
-            return str(_UNITS.index(m.group("alone").lower()) + 1)
-        unit = _UNITS.index(m.group("unit").lower()) + 1 if m.group("unit") else 0
-        return str(10 * (_TENS.index(m.group("tens").lower()) + 2) + unit)
+        total, current = 0, 0
+        for word in re.findall(r"[a-z]+", m.group().lower()):
+            if word in _UNITS:
+                current += _UNITS.index(word) + 1
+            elif word in _TENS:
+                current += 10 * (_TENS.index(word) + 2)
+            elif word in _MULTIPLIERS:
+                current = max(current, 1) * _MULTIPLIERS[word]
+                if word == "thousand":
+                    total, current = total + current, 0
+        return str(total + current)
 
     return _NUMBER_IN_WORDS.sub(digits, original)
 

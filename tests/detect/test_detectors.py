@@ -105,7 +105,7 @@ def test_court_file_numbers_are_ids_whole(text, ids):
         ("He served his sentence in Temnivka Correctional Colony no. 100.", {"100"}),
         ("admitted to City Hospital No. 40 in Yekaterinburg; School No 5", {"40", "5"}),
         # a law's, a room's, a page's number; a hospital's without "no."
-        ("Law no. 575; room no. 12; page no. 3; Hospital 4 days", set()),
+        ("Law no. 575; room no. 12; page no. 3; Hospital 4 days; to the hospital no 3 times", set()),
     ],
 )
 def test_an_institutions_number_is_an_id(text, ids):
@@ -397,7 +397,7 @@ def test_a_names_bracketed_acronym_is_marked_with_it(text, name, label, acronyms
 
 
 def test_one_surface_gets_one_label_and_so_one_surrogate_type():
-    from deid_hf.detect.base import consistent_mentions
+    from deid_hf.detect.stages import finish_detection
     from deid_hf.spans import Span
 
     text = "This is Priya. Hi Priya, Acme here. Priya"
@@ -406,7 +406,7 @@ def test_one_surface_gets_one_label_and_so_one_surrogate_type():
         Span(8, 13, "OTHER", 0.5, "spacy"),
         Span(18, 23, "PERSON", 0.81, "model"),
     ]
-    found = consistent_mentions(text, spans + [Span(25, 29, "ORG", 0.6, "model")])
+    found = finish_detection(text, spans + [Span(25, 29, "ORG", 0.6, "model")])
     assert [(text[s.start : s.end], s.label) for s in found] == [
         ("Priya", "PERSON"),
         ("Priya", "PERSON"),

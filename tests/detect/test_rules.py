@@ -45,6 +45,7 @@ DATE_CASES = [
     ("date.day-of-month-alone", "FAMILY MTG ON THE 22ND. SINCE THE 3RD", {"22ND", "3RD"}),
     ("date.day-of-month-alone", "on the 3rd day, by the 2nd attempt, ON THE 4TH FLOOR", set()),
     ("date.day-of-month-alone", "WITH THE 1ST. THE 2ND THEN; on the 32nd", set()),
+    ("date.day-of-month-alone", "Laceration on the 4th and 5th fingers, on the 5th or 6th rib", set()),
     ("date.year-in-context", "moved in 2004 since 2010", {"2004", "2010"}),
     ("date.year-in-context", "born in 1950 and 1953, took 1000 and 2000", {"1950", "1953"}),
     ("date.year-in-context", "platelets 1850 and 1900 since 1870 or 1871", {"1870", "1871"}),
@@ -408,6 +409,8 @@ LEARNED_CASES = [
     ("learned.clock-time-alone", "Son asks no calls between 2200 and 0600.", "2200", "PHONE", set()),
     ("learned.kept", "Hafnarstraeti 5\n0104 Reykjavik", "0104", "ADDRESS", {"0104"}),  # a postal code
     ("learned.kept", "pager 2215 for questions", "2215", "PHONE", {"2215"}),  # a phone word before it
+    ("learned.kept", "Dr. Smith's pager is 2145 if any concerns", "2145", "PHONE", {"2145"}),
+    ("learned.kept", "page Dr. Lee at 2145 w/ labs", "2145", "PHONE", {"2145"}),
     ("learned.kept", "Call the ward on 2275 tonight", "2275", "PHONE", {"2275"}),  # no clock time
     ("learned.kept", "with Imre Szabo today", "Imre Szabo", "PERSON", {"Imre Szabo"}),
     # a name in lower case in a well-cased text stays the model's name ("pecuniary" too: see CHANGELOG)
@@ -458,6 +461,8 @@ CONTEXT_CASES = [
     ("context.lives-in", "He lives in the village of Sadova.", set()),  # NER finds the name after "of"
     ("context.lives-in", "pt lives in a nursing home", set()),
     ("context.lives-in", "pt lives in lowell with wife", {"lowell"}),
+    ("context.lives-in", "LIVES IN QUINCY W/ DTR.", {"QUINCY"}),
+    ("context.lives-in", "Lives in Country Club Hills with son", {"Country Club"}),
 ]
 
 
@@ -562,6 +567,21 @@ GDPR_CASES = [
         set(),
     ),
     ("name.needs-evidence", "He is the President of Acme Corp", "Acme Corp", "ORG", {"Acme Corp"}),
+    ("gdpr.public-body-or-law", "the Criminal Code of Ukraine applies", "Ukraine", "LOCATION", set()),
+    (
+        "name.needs-evidence",
+        "Mr Popa, Representative of Orange Moldova, signed",
+        "Orange Moldova",
+        "ORG",
+        {"Orange Moldova"},
+    ),
+    (
+        "name.needs-evidence",
+        "He was paid by the Government of Nistru Holdings until 2004",
+        "Government of Nistru Holdings",
+        "ORG",
+        {"Government of Nistru Holdings"},
+    ),
     ("name.needs-evidence", "the hottest city in the States", "States", "LOCATION", {"States"}),
     (
         "name.needs-evidence",
@@ -768,6 +788,21 @@ GDPR_CASES = [
     ("gdpr.law-number", "UNDER LAW NO. 3713 THE", "3713", "ID", set()),
     ("gdpr.law-number", "applied Law no. 575 of 31 May 1965 on", "31 May 1965", "DATE_TIME", set()),
     ("gdpr.law-number", "under the Law of 18 July 1997, he", "18 July 1997", "DATE_TIME", set()),
+    ("gdpr.law-number", "Under the Law of 18 July 1997, Mr Lupu", "July 1997", "ADDRESS", set()),
+    (
+        "gdpr.calendar-date",
+        "By a Decree of 3 June 1990 the President",
+        "3 June 1990",
+        "DATE_TIME",
+        {"3 June 1990"},
+    ),
+    (
+        "gdpr.calendar-date",
+        "The Act of 14 June 2003, drawn up by",
+        "14 June 2003",
+        "DATE_TIME",
+        {"14 June 2003"},
+    ),
     # a court's decision in the person's case is no law: its date is the person's
     ("gdpr.calendar-date", "by decision no. 12 of 5 May 2003", "5 May 2003", "DATE_TIME", {"5 May 2003"}),
     ("number.identifying-digits", "Bill no. 4471 is unpaid", "4471", "NUMBER", {"4471"}),
@@ -786,6 +821,8 @@ GDPR_CASES = [
     ("gdpr.calendar-date", "Come back in two weeks.", "in two weeks", "DATE_TIME", set()),
     ("gdpr.calendar-date", "enter the first three months", "the first three months", "DATE_TIME", set()),
     ("gdpr.law-number", "the Civil Rights Act of 1964 protects", "1964", "DATE_TIME", set()),
+    ("gdpr.law-number", "no. 61143 under Article 126 § 2 of the Code", "126", "PHONE", set()),
+    ("gdpr.law-number", "under Art. 126 of the Code", "126", "ID", set()),
     ("gdpr.quasi-identifier", "a Turkish national", "Turkish", "DEMOGRAPHIC", {"Turkish"}),
     ("gdpr.quasi-identifier", "a police officer in", "police officer", "OCCUPATION", {"police officer"}),
     ("gdpr.quasi-identifier", "paid 5,000 euros", "5,000 euros", "QUANTITY", {"5,000 euros"}),

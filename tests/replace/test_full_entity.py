@@ -184,7 +184,15 @@ def test_a_length_of_time_gets_other_numbers(text, kept):
 
 @pytest.mark.parametrize(
     ("piece", "value"),
-    [("eleven days", 11), ("four years", 4), ("Twenty-one months", 21), ("forty two weeks", 42)],
+    [
+        ("eleven days", 11),
+        ("four years", 4),
+        ("Twenty-one months", 21),
+        ("forty two weeks", 42),
+        ("a hundred days", 100),
+        ("one hundred and twenty days", 120),
+        ("a dozen years", 12),
+    ],
 )
 def test_a_length_of_time_in_words_gets_another_number(piece, value):
     """A length of time written in words that a policy masks (gdpr) is not kept: its number is redrawn, in

@@ -102,10 +102,11 @@ _HOSPITAL_RX = re.compile(
     r"\b(?:to|at|from|in|by)[ \t]+(?:the[ \t]+)?)\b([A-Z]{1,4}H|[A-Z]{1,3}MC)\b"
 )
 _LIVES_RX = re.compile(rf"\blives?[ \t]+(?:nearby[ \t]+)?in[ \t]+({_W}(?:[ \t]+{_W})?)", _I)
-#: a kind of place or dwelling after "lives in" ("the village of Sadova", "a nursing home"): no name
+#: a kind of place or dwelling in lower case after "lives in" ("the village of Sadova", "a nursing home"): no
+#: name ("Country Club Hills", "Park City" are)
 _KIND_OF_PLACE = frozenset(
     "village town city area house home flat apartment suburb community region district countryside "  # noqa: SIM905
-    "neighbourhood neighborhood building nursing group assisted senior shelter state country".split()
+    "neighbourhood neighborhood building nursing group assisted senior shelter".split()
 )
 
 
@@ -228,8 +229,12 @@ def _hospital_initialism(text, vocabulary, bounds):
 
 def _lives_in(text, vocabulary, bounds):
     for m in _LIVES_RX.finditer(text):
-        words = [w for w in re.finditer(_W, m.group(1)) if w.group().lower() not in stop_words()]
-        if words and words[0].group().lower() not in _KIND_OF_PLACE:
+        words = [
+            w
+            for w in re.finditer(_W, m.group(1))
+            if w.group().lower() not in stop_words() and not text.startswith("/", m.start(1) + w.end())
+        ]  # not the "w" of "w/"
+        if words and not (words[0].group().islower() and words[0].group() in _KIND_OF_PLACE):
             yield (m.start(1) + words[0].start(), m.start(1) + words[-1].end())
 
 

@@ -51,8 +51,12 @@ _DAY_ALONE_CUES += ("mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", 
 _DAY_ALONE_CUES += tuple(f"{day}day" for day in ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun"))
 _AFTER_A_DAY_CUE = "|".join(rf"(?<=\b{cue} the )" for cue in _DAY_ALONE_CUES)
 #: what may follow a day of the month alone: not a noun ("on the 3rd day", "by the 2nd attempt", "the 4th
-#: floor"), only punctuation, a line's end or a small word ("on the 14th w/ Dr. Hale", "the 22nd at noon")
-_AFTER_A_DAY = r"(?![ \t]+(?!(?:at|w|and|or|when|for|with|per|in|to|of|am|pm|a\.m|p\.m)\b)[A-Za-z])"
+#: floor") nor another ordinal ("on the 4th and 5th fingers"), only punctuation, a line's end or a small
+#: word ("on the 14th w/ Dr. Hale", "the 22nd at noon")
+_AFTER_A_DAY = (
+    r"(?![ \t]+(?!(?:at|w|when|for|with|per|in|to|am|pm|a\.m|p\.m)\b)[A-Za-z])"
+    r"(?![ \t]+(?:and|or|of)\b)"
+)
 
 DATE_RULES = [
     _date(

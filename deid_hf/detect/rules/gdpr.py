@@ -6,6 +6,7 @@ laws are no personal data and are not masked; a court that tried the person is (
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ...spans import Span
@@ -15,7 +16,7 @@ from . import SpanRule, register_rule
 #: Ministry of Justice"); a ministry's name is its capitalised words ("the Ministry of Justice in Ankara":
 #: not "in Ankara"); a prosecutor's office that dealt with the person is no such body (it locates them)
 _STATE_BODIES = (
-    r"government(?:\s+of\s+(?:the\s+)?(?-i:[A-Z][a-z]+(?:\s+(?:of\s+)?[A-Z][a-z]+){0,3}))?|parliament|"
+    r"government(?:\s+of\s+the\s+(?-i:[A-Z][a-z]+(?:\s+(?:of\s+)?[A-Z][a-z]+){0,3}))?|parliament|"
     r"national\s+assembly|"
     r"ministry\s+of\s+(?:the\s+)?(?-i:[A-Z][a-z]+(?:\s+(?:and\s+)?[A-Z][a-z]+)*)|"
     r"prosecutor\s+general['’]s\s+office"
@@ -68,15 +69,20 @@ _LAW_KINDS = ("Law", "Act", "Decree", "Regulation", "Directive", "Ordinance", "S
 _LAW_KINDS += ("Convention", "Treaty")
 _LAW_KIND = "|".join(k for kind in _LAW_KINDS for k in (kind, kind.upper()))
 _LAW_NUMBER_CUE = re.compile(rf"\b(?:{_LAW_KIND})s?[ \t]+(?i:no)\.?[ \t:#.]*$")
-#: a law's date after its kind and number ("Law no. 575 of 31 May 1965") or its kind alone ("the Law of 18
-#: July 1997", "Decree of 3 June 1990")
-_LAW_DATE_CUE = re.compile(rf"\b(?:{_LAW_KIND})(?:[ \t]+(?i:no)\.?[ \t]*[\w/.-]*\d[\w/.-]*)?[ \t]+of[ \t]+$")
-#: characters read before a date for a law's kind and number
-LAW_DATE_BEFORE = 40
-#: a statute's year after its name ("the Employment Rights Act 1996", "Equality Act 2010"); not a court's
-#: order ("Court Order 12/03/2019" may be the person's)
+#: a law's date after "Law" and its number or "Law" alone ("Law no. 575 of 31 May 1965", "the Law of 18 July
+#: 1997"); not a decree's, an ordinance's or an act's, which are often acts about one person ("a Decree of 3
+#: June 1990 pardoned the applicant", "the Act of 14 June 2003 recorded his injuries")
+_LAW_DATE = re.compile(
+    r"\b(?:Law|LAW)(?:[ \t]+(?i:no)\.?[ \t]*[\w/.-]*\d[\w/.-]*)?[ \t]+of[ \t]+(?P<date>"
+    r"\d{1,2}(?:st|nd|rd|th)?[ \t]+[A-Z][a-z]+,?[ \t]+\d{4}|[A-Z][a-z]+[ \t]+\d{1,2},?[ \t]+\d{4}"
+    r"|\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2}))(?!\d)"
+)
+#: an article or a section of a law before its number ("Article 126 § 2", "Art. 5", "§ 3")
+_ARTICLE_CUE = re.compile(r"(?:\b[Aa]rticles?|\bArt\.|§)[ \t]*$")
+#: a statute's year after its name ("the Employment Rights Act 1996", "the Civil Rights Act of 1964"); not a
+#: court's order ("Court Order 12/03/2019" may be the person's)
 _YEAR = r"(?:1[89]|20)\d\d"
-_STATUTE_YEAR = re.compile(rf"\b[A-Z][a-z]+\)?[ \t]+(?:Act|Regulations)[ \t]+(?={_YEAR}\b)")
+_STATUTE_YEAR = re.compile(rf"\b[A-Z][a-z]+\)?[ \t]+(?:Act|Regulations)[ \t]+(?:of[ \t]+)?(?={_YEAR}\b)")
 #: a statute's name: capitalised words (and "and", "of", a bracketed word) before "Act" or "Regulations"
 #: and its year ("Trade Union and Labour Relations (Consolidation) Act 1992"), or after "the" without "and"
 #: before "Act" ("the Equality Act"), where a model may read "Labour Relations" as a company; not "Barclays
@@ -102,16 +108,16 @@ _NUMBER_WORDS = (
     r"forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|half|dozen)"
 )
 _NUMBER_WORD = re.compile(rf"(?i)\b{_NUMBER_WORDS}\b")
-#: a length of time in words ("eleven days", "four years", "two and a half months"; not "one day", mostly
-#: an idiom), which a digit's ("11 days") would be...
+#: a length of time in words ("eleven days", "four years", "two and a half months"; in the plural: not "one
+#: day", mostly an idiom), which a digit's ("11 days") would be...
 _DURATION_IN_WORDS = re.compile(
-    rf"(?i)\b(?!one\b){_NUMBER_WORDS}(?:[ -]{_NUMBER_WORDS})*(?:[ \t]+and[ \t]+a[ \t]+half)?[ \t]+"
+    rf"(?i)\b{_NUMBER_WORDS}(?:[ -]{_NUMBER_WORDS})*(?:[ \t]+and[ \t]+a[ \t]+half)?[ \t]+"
     r"(?:days|weeks|months|years|hours)\b"
 )
 #: ...unless it says when from another time ("two days later", "three years ago", in the span or after it)
 _RELATIVE_TIME = re.compile(r"(?i)\b(?:later|earlier|ago|before|after|afterwards|previously|beforehand)\b")
-#: characters read after a length of time for a word that makes it relative
-RELATIVE_AFTER = 12
+#: characters read before and after a length of time for a word that makes it relative
+RELATIVE_AROUND = 12
 #: a word before a length of time that makes it relative ("in two weeks", "within three days")
 _RELATIVE_BEFORE = re.compile(r"(?i)\b(?:in|within)[ \t]+$")
 _RELATIVE_START = re.compile(r"(?i)(?:in|within)[ \t]")
@@ -164,11 +170,13 @@ def public_body_or_law(piece: str) -> bool:
 
 
 def law_number(text: str, start: int, end: int | None = None) -> bool:
-    """Whether the number at ``start`` is written as a law's number ("Law no. 3713", `_LAW_KINDS`) or
-    date ("Law no. 575 of 31 May 1965", "the Law of 18 July 1997"), or (with its ``end``) is a year alone
-    after a statute's name ("Equality Act 2010")."""
+    """Whether the number at ``start`` is written as a law's number ("Law no. 3713", `_LAW_KINDS`), an
+    article's ("Article 126 § 2") or a law's date ("Law no. 575 of 31 May 1965", "the Law of 18 July 1997"),
+    or (with its ``end``) is a year alone after a statute's name ("Equality Act 2010")."""
     before = text[max(0, start - LAW_NUMBER_BEFORE) : start]
-    if _LAW_NUMBER_CUE.search(before) or _LAW_DATE_CUE.search(text, max(0, start - LAW_DATE_BEFORE), start):
+    if _LAW_NUMBER_CUE.search(before) or _ARTICLE_CUE.search(before):
+        return True
+    if end is not None and _inside_match(_LAW_DATE, text, Span(start, end, "DATE_TIME", 0.0, ""), "date"):
         return True
     year = end is not None and re.fullmatch(_YEAR, text[start:end].strip()) is not None
     return year and _STATUTE_YEAR.search(before + text[start:end]) is not None
@@ -195,8 +203,24 @@ def inside_statute(text: str, span: Span) -> bool:
 
 def country_of_a_law(text: str, span: Span) -> bool:
     """Whether ``span`` lies in the country named right after a code, a constitution, a government or a
-    representative ("Russian" and "Federation" of "the Criminal Code of the Russian Federation")."""
-    return _inside_match(_LAW_OF_COUNTRY, text, span, "country")
+    representative ("Russian" and "Federation" of "the Criminal Code of the Russian Federation"): a name
+    after "the" or a country's English name (CLDR's, `countries`); not "Representative of Orange Moldova"."""
+    start = max(0, span.start - PUBLIC_BODY_AROUND)
+    around = text[start : span.end + PUBLIC_BODY_AROUND]
+    return any(
+        start + m.start("country") <= span.start
+        and span.end <= start + m.end("country")
+        and (m.group("country").startswith("the") or m.group("country") in countries())
+        for m in _LAW_OF_COUNTRY.finditer(around)
+    )
+
+
+@functools.cache
+def countries() -> frozenset[str]:
+    """The English names of the world's countries and territories (CLDR, through Babel)."""
+    from babel import Locale
+
+    return frozenset(Locale("en").territories.values())
 
 
 def _inside_match(pattern: re.Pattern, text: str, span: Span, group: int | str = 0) -> bool:
@@ -305,9 +329,9 @@ _register(
 )
 LAW_NUMBER = _register(
     "gdpr.law-number",
-    ("DATE_TIME", "NUMBER", "ID", "PHONE"),
+    ("DATE_TIME", "NUMBER", "ID", "PHONE", "ADDRESS"),
     "a number written as a law's number or date is the law's, no personal data (NER reads it as a year, a "
-    "model as a phone number or an ID)",
+    "model as a phone number or an ID, a pattern a date's 'July 1997' as an address)",
     ("Law no. 3713", "Law no. 575 of 31 May 1965"),
     lambda seen, span: [],
     lambda seen, span, piece: law_number(seen.text, span.start, span.end),
@@ -322,8 +346,8 @@ _register(
         [span]
         if calendar_date(
             seen.text[span.start : span.end],
-            seen.text[span.end : span.end + RELATIVE_AFTER],
-            seen.text[max(0, span.start - RELATIVE_AFTER) : span.start],
+            seen.text[span.end : span.end + RELATIVE_AROUND],
+            seen.text[max(0, span.start - RELATIVE_AROUND) : span.start],
         )
         else []
     ),

@@ -53,10 +53,19 @@ def not_a_phone(text: str, start: int, end: int) -> bool:
     )
 
 
+#: a word of phones anywhere shortly before a number ("pager is 2145", "page Dr. Lee at 2145")
+_PHONE_WORD_NEAR = re.compile(
+    r"(?i)\b(?:tel|phone|telephone|call|called|fax|pager|page|paged|beeper|beep|cell|mobile|ext|extension|x)\b"
+)
+#: characters read before a four-digit number for a word of phones
+PHONE_WORD_NEAR = 24
+
+
 def clock_time_alone(text: str, start: int, end: int) -> bool:
-    """``text[start:end]`` is one four-digit clock time ("2200") with no phone word right before it."""
-    return CLOCK_TIME.fullmatch(text[start:end].strip()) is not None and not _PHONE_WORD.search(
-        text, max(0, start - PHONE_WORD_BEFORE), start
+    """``text[start:end]`` is one four-digit clock time ("2200") with no word of phones in the
+    `PHONE_WORD_NEAR` characters before it ("pager is 2145", "call x2145" are phones)."""
+    return CLOCK_TIME.fullmatch(text[start:end].strip()) is not None and not _PHONE_WORD_NEAR.search(
+        text, max(0, start - PHONE_WORD_NEAR), start
     )
 
 
