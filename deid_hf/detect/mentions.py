@@ -1,7 +1,7 @@
 """Mentions: person mentions split into titles, initials and name parts (shared by name propagation in
 detection and by one-pseudonym-per-person replacement), and the spans added for further mentions of what was
-detected (`add_acronym_mentions`, `add_given_names`, `add_repeated_mentions`, `add_name_mentions`) with one
-label per surface."""
+detected (`add_acronym_mentions`, `add_given_names`, `add_native_script_names`, `add_repeated_mentions`,
+`add_name_mentions`) with one label per surface."""
 
 from __future__ import annotations
 
@@ -220,6 +220,27 @@ def add_given_names(text: str, spans: list[Span]) -> list[Span]:
             # one mention "NGUYEN, THI HOA": a pseudonym reads its parts' roles from the comma
             found.append(Span(span.start, run[-1].end(), "PERSON", span.score, "given-names"))
     return found if len(found) == len(spans) else merge_spans(found)
+
+
+#: a word in a script other than Latin (Cyrillic, Greek, Arabic, Hebrew, CJK...): letters, no Latin letter
+_NATIVE_WORD = r"(?:(?![A-Za-z\u00C0-\u024F\u1E00-\u1EFF])[^\W\d_])+"
+#: a name written again in its own script in brackets after it, with or without the language's label
+#: ("Goran Milošević (Serbian Cyrillic: Горан Милошевић; born ...)", "Keiko Maruyama (丸山 恵子, born ...)")
+_NATIVE_NAME_AFTER = re.compile(
+    r"[ \t]*\((?:[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)?:[ \t]*)?"
+    rf"(?P<name>{_NATIVE_WORD}(?:[ \t・·]{_NATIVE_WORD}){{0,3}})(?=[ \t]*[;,)])"
+)
+
+
+def add_native_script_names(text: str, spans: list[Span]) -> list[Span]:
+    """A person's name written again in another script in brackets right after it (an encyclopedia's
+    "Goran Milošević (Serbian Cyrillic: Горан Милошевић; born ...)") is the person's too."""
+    found = [
+        Span(m.start("name"), m.end("name"), "PERSON", span.score, "native-script")
+        for span in spans
+        if span.label == "PERSON" and (m := _NATIVE_NAME_AFTER.match(text, span.end))
+    ]
+    return merge_spans(spans + found) if found else spans
 
 
 def add_repeated_mentions(text: str, spans: list[Span]) -> list[Span]:

@@ -26,6 +26,7 @@ from .mentions import (
     add_acronym_mentions,
     add_given_names,
     add_name_mentions,
+    add_native_script_names,
     add_repeated_mentions,
     one_label_per_surface,
     whole_person_mentions,
@@ -222,7 +223,7 @@ def _patterns_and_deny_list(owner, document: Document) -> list[Span]:
 
 def _mentions(owner, document: Document) -> list[Span]:
     text = document.text
-    found = add_given_names(text, add_acronym_mentions(text, document.spans))
+    found = add_native_script_names(text, add_given_names(text, add_acronym_mentions(text, document.spans)))
     return _personal_repeats(owner, text, add_name_mentions(text, add_repeated_mentions(text, found)))
 
 

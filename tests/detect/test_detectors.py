@@ -361,6 +361,26 @@ def test_unknown_detector_is_a_clear_error():
         get_detector("regex")
 
 
+@pytest.mark.parametrize(
+    ("text", "native"),
+    [
+        ("Goran Milošević (Serbian Cyrillic: Горан Милошевић; born 1969)", "Горан Милошевић"),
+        ("Keiko Maruyama (丸山 恵子, born 1952) is", "丸山 恵子"),
+        ("Nikos Papadopoulos (Greek: Νίκος Παπαδόπουλος) was", "Νίκος Παπαδόπουλος"),
+        ("Ann Lee (born 1950) met Ann Lee (Lee Ann).", None),  # Latin letters: no second script
+    ],
+)
+def test_a_name_in_its_own_script_after_it_is_the_persons(text, native):
+    from deid_hf.detect.mentions import add_native_script_names
+    from deid_hf.spans import Span
+
+    name = text.split(" (")[0]
+    found = add_native_script_names(text, [Span(0, len(name), "PERSON", 0.9, "spacy")])
+    added = [text[s.start : s.end] for s in found if s.source == "native-script"]
+    assert added == ([native] if native else [])
+    assert all(s.label == "PERSON" for s in found)
+
+
 def test_repeated_mentions_are_added_once_detected():
     from deid_hf.detect.base import add_repeated_mentions
     from deid_hf.spans import Span
