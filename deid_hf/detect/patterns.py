@@ -143,6 +143,8 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
         rf"(?=[ ]?[FM]{_NOTE_GOES_ON})",
         0.85,
     ),
+    # a note's first words: an age before "s/p" ("98 s/p left hip fx")
+    ("AGE", r"(?m:^)\d{2,3}(?= s/p\b)", 0.85),
     ("AGE", AGE_AFTER_PERSON, 0.85),
     ("AGE", AGE_SAID, 0.85),
     ("AGE", AGE_AT_THE_AGE_OF, 0.85),
@@ -178,12 +180,13 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
         0.85,
     ),
     # an institution's number after its kind ("Correctional Colony no. 100", "City Hospital No. 40", "School
-    # No. 5"; not "the hospital no 3 times"): it names the institution, which locates the person; its group
+    # no 5"; not "the hospital no 3 times"): it names the institution, which locates the person; its group
     # "value" is the span
     (
         "ID",
         r"\b(?i:colony|prison|camp|penitentiary|hospital|polyclinic|clinic|school|gymnasium|lyceum|orphanage|"
-        r"centre|center|institution|facility)[ \t]+(?:No\.?|NO\.?|no\.|№)[ \t]*(?P<value>\d{1,4})(?![\w/-])",
+        r"centre|center|institution|facility)[ \t]+(?i:no)\.?[ \t]*(?P<value>\d{1,4})(?![\w/-])"
+        r"(?![ \t]+times\b)",
         0.85,
     ),
     # starts at a token start or after "/" or "." (never after "x-", which the token's start already tried)

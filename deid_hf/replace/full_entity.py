@@ -374,7 +374,7 @@ def _fresh_identifier(original: str, rng: random.Random) -> str:
 
 def _in_digits(original: str) -> str:
     """``original`` with its numbers in words written in digits ("eleven days" -> "11 days", "a hundred
-    and twenty days" -> "120 days")."""
+    and twenty days" -> "120 days", "two thousand days" -> "2,000 days")."""
 
     def digits(m: re.Match) -> str:
         total, current = 0, 0
@@ -387,7 +387,7 @@ def _in_digits(original: str) -> str:
                 current = max(current, 1) * _MULTIPLIERS[word]
                 if word == "thousand":
                     total, current = total + current, 0
-        return str(total + current)
+        return f"{total + current:,}"  # "2,000 days": not four digits kept as a year or a clock
 
     return _NUMBER_IN_WORDS.sub(digits, original)
 

@@ -27,6 +27,7 @@ def _rules_deciding(log, text, piece, kept=None):
 DATE_CASES = [
     ("date.numeric", "seen 3/14 and 11/02/2019", {"3/14", "11/02/2019"}),
     ("date.numeric", "took 1/2 tab, strength 5/5", set()),
+    ("date.numeric", "remains on SIMV 600x12/5/40%, PS 10", set()),
     ("date.numeric", "extubated 10/5 from cpap", {"10/5"}),  # the mode word after the date: a date
     ("date.numeric-hyphenated", "born 7-04-1961; reps 3-5", {"7-04-1961"}),
     ("date.day-first", "seen 14/05/2021, 4.2.2002 and 05.03.21", {"14/05/2021", "4.2.2002", "05.03.21"}),
@@ -46,6 +47,8 @@ DATE_CASES = [
     ("date.day-of-month-alone", "on the 3rd day, by the 2nd attempt, ON THE 4TH FLOOR", set()),
     ("date.day-of-month-alone", "WITH THE 1ST. THE 2ND THEN; on the 32nd", set()),
     ("date.day-of-month-alone", "Laceration on the 4th and 5th fingers, on the 5th or 6th rib", set()),
+    ("date.day-of-month-alone", "admitted on the 14th and discharged; Monday the 3rd or so", {"14th", "3rd"}),
+    ("date.day-of-month-alone", "return on the 12th of this month", {"12th"}),
     ("date.year-in-context", "moved in 2004 since 2010", {"2004", "2010"}),
     ("date.year-in-context", "born in 1950 and 1953, took 1000 and 2000", {"1950", "1953"}),
     ("date.year-in-context", "platelets 1850 and 1900 since 1870 or 1871", {"1870", "1871"}),
@@ -568,6 +571,8 @@ GDPR_CASES = [
     ),
     ("name.needs-evidence", "He is the President of Acme Corp", "Acme Corp", "ORG", {"Acme Corp"}),
     ("gdpr.public-body-or-law", "the Criminal Code of Ukraine applies", "Ukraine", "LOCATION", set()),
+    ("gdpr.public-body-or-law", "The Government of Turkey submitted", "Turkey", "LOCATION", set()),
+    ("gdpr.public-body-or-law", "The Government of Türkiye submitted", "Türkiye", "LOCATION", set()),
     (
         "name.needs-evidence",
         "Mr Popa, Representative of Orange Moldova, signed",
@@ -823,6 +828,14 @@ GDPR_CASES = [
     ("gdpr.law-number", "the Civil Rights Act of 1964 protects", "1964", "DATE_TIME", set()),
     ("gdpr.law-number", "no. 61143 under Article 126 § 2 of the Code", "126", "PHONE", set()),
     ("gdpr.law-number", "under Art. 126 of the Code", "126", "ID", set()),
+    (
+        "gdpr.calendar-date",
+        "as noted in the article 12/05/2019 the",
+        "12/05/2019",
+        "DATE_TIME",
+        {"12/05/2019"},
+    ),
+    ("gdpr.calendar-date", "in her article 3 March 2015", "3 March 2015", "DATE_TIME", {"3 March 2015"}),
     ("gdpr.quasi-identifier", "a Turkish national", "Turkish", "DEMOGRAPHIC", {"Turkish"}),
     ("gdpr.quasi-identifier", "a police officer in", "police officer", "OCCUPATION", {"police officer"}),
     ("gdpr.quasi-identifier", "paid 5,000 euros", "5,000 euros", "QUANTITY", {"5,000 euros"}),

@@ -51,7 +51,7 @@ _PUBLIC_BODY_IN_TEXT = re.compile(
 #: the state's, no person's (not "the Faculty of Law of Ankara University")
 _LAW_OF_COUNTRY = re.compile(
     r"(?:\b[A-Z][a-z]+\s+Code|\bConstitution|\bRepresentative|\bGovernment)\s+of\s+"
-    r"(?P<country>(?:the\s+)?[A-Z][a-z]+(?:\s+(?:of\s+)?[A-Z][a-z]+){0,2})"
+    r"(?P<country>(?:the\s+)?[A-Z][a-zß-öø-ÿ]+(?:\s+(?:of\s+)?[A-Z][a-zß-öø-ÿ]+){0,2})"
 )
 #: characters read on each side of a span for the public body's name around it (the longest name fits)
 PUBLIC_BODY_AROUND = 60
@@ -73,12 +73,13 @@ _LAW_NUMBER_CUE = re.compile(rf"\b(?:{_LAW_KIND})s?[ \t]+(?i:no)\.?[ \t:#.]*$")
 #: 1997"); not a decree's, an ordinance's or an act's, which are often acts about one person ("a Decree of 3
 #: June 1990 pardoned the applicant", "the Act of 14 June 2003 recorded his injuries")
 _LAW_DATE = re.compile(
-    r"\b(?:Law|LAW)(?:[ \t]+(?i:no)\.?[ \t]*[\w/.-]*\d[\w/.-]*)?[ \t]+of[ \t]+(?P<date>"
+    r"\b(?:Law|LAW)(?:[ \t]+(?i:no)\.?[ \t]*[\w/.-]{0,12}?\d[\w/.-]{0,12})?[ \t]+of[ \t]+(?P<date>"
     r"\d{1,2}(?:st|nd|rd|th)?[ \t]+[A-Z][a-z]+,?[ \t]+\d{4}|[A-Z][a-z]+[ \t]+\d{1,2},?[ \t]+\d{4}"
     r"|\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2}))(?!\d)"
 )
-#: an article or a section of a law before its number ("Article 126 § 2", "Art. 5", "§ 3")
-_ARTICLE_CUE = re.compile(r"(?:\b[Aa]rticles?|\bArt\.|§)[ \t]*$")
+#: an article or a section of a law before its number alone ("Article 126 § 2", "Art. 5", "§ 3"; not "the
+#: article 12/05/2019", a date)
+_ARTICLE_CUE = re.compile(r"(?:\bArticles?|\bARTICLES?|\bArt\.|§)[ \t]*$")
 #: a statute's year after its name ("the Employment Rights Act 1996", "the Civil Rights Act of 1964"); not a
 #: court's order ("Court Order 12/03/2019" may be the person's)
 _YEAR = r"(?:1[89]|20)\d\d"
@@ -111,7 +112,7 @@ _NUMBER_WORD = re.compile(rf"(?i)\b{_NUMBER_WORDS}\b")
 #: a length of time in words ("eleven days", "four years", "two and a half months"; in the plural: not "one
 #: day", mostly an idiom), which a digit's ("11 days") would be...
 _DURATION_IN_WORDS = re.compile(
-    rf"(?i)\b{_NUMBER_WORDS}(?:[ -]{_NUMBER_WORDS})*(?:[ \t]+and[ \t]+a[ \t]+half)?[ \t]+"
+    rf"(?i)\b{_NUMBER_WORDS}(?:[ -]{_NUMBER_WORDS}){{0,4}}(?:[ \t]+and[ \t]+a[ \t]+half)?[ \t]+"
     r"(?:days|weeks|months|years|hours)\b"
 )
 #: ...unless it says when from another time ("two days later", "three years ago", in the span or after it)
@@ -174,7 +175,9 @@ def law_number(text: str, start: int, end: int | None = None) -> bool:
     article's ("Article 126 § 2") or a law's date ("Law no. 575 of 31 May 1965", "the Law of 18 July 1997"),
     or (with its ``end``) is a year alone after a statute's name ("Equality Act 2010")."""
     before = text[max(0, start - LAW_NUMBER_BEFORE) : start]
-    if _LAW_NUMBER_CUE.search(before) or _ARTICLE_CUE.search(before):
+    if _LAW_NUMBER_CUE.search(before):
+        return True
+    if end is not None and text[start:end].strip().isdigit() and _ARTICLE_CUE.search(before):
         return True
     if end is not None and _inside_match(_LAW_DATE, text, Span(start, end, "DATE_TIME", 0.0, ""), "date"):
         return True
@@ -204,31 +207,35 @@ def inside_statute(text: str, span: Span) -> bool:
 def country_of_a_law(text: str, span: Span) -> bool:
     """Whether ``span`` lies in the country named right after a code, a constitution, a government or a
     representative ("Russian" and "Federation" of "the Criminal Code of the Russian Federation"): a name
-    after "the" or a country's English name (CLDR's, `countries`); not "Representative of Orange Moldova"."""
-    start = max(0, span.start - PUBLIC_BODY_AROUND)
-    around = text[start : span.end + PUBLIC_BODY_AROUND]
-    return any(
-        start + m.start("country") <= span.start
-        and span.end <= start + m.end("country")
-        and (m.group("country").startswith("the") or m.group("country") in countries())
-        for m in _LAW_OF_COUNTRY.finditer(around)
+    after "the" or a country's English name (`countries`); not "Representative of Orange Moldova"."""
+    return _inside_match(
+        _LAW_OF_COUNTRY,
+        text,
+        span,
+        "country",
+        accept=lambda m: m.group("country").startswith("the") or m.group("country") in countries(),
     )
 
 
 @functools.cache
 def countries() -> frozenset[str]:
-    """The English names of the world's countries and territories (CLDR, through Babel)."""
+    """The English names of the world's countries and territories, today's (CLDR's, through Babel:
+    "Türkiye", "Czechia") and the older ones still written (Faker's: "Turkey", "Czech Republic")."""
     from babel import Locale
+    from faker.providers.address.en import Provider
 
-    return frozenset(Locale("en").territories.values())
+    return frozenset(Locale("en").territories.values()) | frozenset(Provider.countries)
 
 
-def _inside_match(pattern: re.Pattern, text: str, span: Span, group: int | str = 0) -> bool:
-    """Whether ``span`` lies inside ``group`` of a match of ``pattern`` around it (`PUBLIC_BODY_AROUND`)."""
+def _inside_match(pattern: re.Pattern, text: str, span: Span, group: int | str = 0, accept=None) -> bool:
+    """Whether ``span`` lies inside ``group`` of a match of ``pattern`` around it (`PUBLIC_BODY_AROUND`)
+    that ``accept`` (if given) accepts."""
     start = max(0, span.start - PUBLIC_BODY_AROUND)
     around = text[start : span.end + PUBLIC_BODY_AROUND]
     return any(
-        start + m.start(group) <= span.start and span.end <= start + m.end(group)
+        start + m.start(group) <= span.start
+        and span.end <= start + m.end(group)
+        and (accept is None or accept(m))
         for m in pattern.finditer(around)
     )
 
