@@ -227,8 +227,6 @@ _MARKS = "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u067
 _MARKS += "\u0951-\u0957\u0962\u0963\u0e31\u0e34-\u0e3a\u0e47-\u0e4e"
 #: a word in a script other than Latin (Cyrillic, Greek, Arabic, Hebrew, Devanagari, CJK...)
 _NATIVE_WORD = rf"(?:(?![A-Za-z\u00c0-\u024f\u1e00-\u1eff])[^\W\d_]|[{_MARKS}])+"
-#: a run of CJK characters (a name written without spaces: "毛泽东")
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]{2,}")
 #: a name written again in its own script in brackets after it, with or without the language's label
 #: ("Goran Milošević (Serbian Cyrillic: Горан Милошевић; born ...)", "Keiko Maruyama (丸山 恵子, born ...)")
 _NATIVE_NAME_AFTER = re.compile(
@@ -239,14 +237,15 @@ _NATIVE_NAME_AFTER = re.compile(
 
 def add_native_script_names(text: str, spans: list[Span]) -> list[Span]:
     """A person's name written again in another script in brackets right after it (an encyclopedia's
-    "Goran Milošević (Serbian Cyrillic: Горан Милошевић; born ...)") is the person's too: two words or more,
-    or a run of CJK characters (not one word, "Ahmed Ali (مريض; 45 y/o)", nor a letter, "Dr. Kim (β, γ)")."""
+    "Goran Milošević (Serbian Cyrillic: Горан Милошевић; born ...)", "Giorgi Beridze (ბერიძე)") is the
+    person's too: at least two letters (not "Dr. Kim (β, γ)"; a single word may be a place or a title,
+    "Ivan Petrov (Москва, 1990)", which is then masked as the person, the safer error)."""
     found = [
         Span(m.start("name"), m.end("name"), "PERSON", span.score, "native-script")
         for span in spans
         if span.label == "PERSON"
         and (m := _NATIVE_NAME_AFTER.match(text, span.end))
-        and (len(m.group("name").split()) > 1 or _CJK_RUN.fullmatch(m.group("name")))
+        and len(re.findall(r"[^\W\d_]", m.group("name"))) >= 2
     ]
     return merge_spans(spans + found) if found else spans
 

@@ -144,7 +144,7 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
         0.85,
     ),
     # a note's first words: an age before "s/p" ("98 s/p left hip fx")
-    ("AGE", r"(?m:^)\d{2,3}(?= s/p\b)", 0.85),
+    ("AGE", r"(?m:^)(?:[1-9]\d|1[01]\d|120)(?= s/p\b)", 0.85),
     ("AGE", AGE_AFTER_PERSON, 0.85),
     ("AGE", AGE_SAID, 0.85),
     ("AGE", AGE_AT_THE_AGE_OF, 0.85),
@@ -185,7 +185,7 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
     (
         "ID",
         r"\b(?i:colony|prison|camp|penitentiary|hospital|polyclinic|clinic|school|gymnasium|lyceum|orphanage|"
-        r"centre|center|institution|facility)[ \t]+(?i:no)\.?[ \t]*(?P<value>\d{1,4})(?![\w/-])"
+        r"centre|center|institution|facility)[ \t]+(?:(?i:no)\.?|№)[ \t]*(?P<value>\d{1,4})(?![\w/-])"
         r"(?![ \t]+times\b)",
         0.85,
     ),

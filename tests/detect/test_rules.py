@@ -28,6 +28,7 @@ DATE_CASES = [
     ("date.numeric", "seen 3/14 and 11/02/2019", {"3/14", "11/02/2019"}),
     ("date.numeric", "took 1/2 tab, strength 5/5", set()),
     ("date.numeric", "remains on SIMV 600x12/5/40%, PS 10", set()),
+    ("date.numeric", "DOB 12/5%; seen 3/14%. labs", {"12/5", "3/14"}),
     ("date.numeric", "extubated 10/5 from cpap", {"10/5"}),  # the mode word after the date: a date
     ("date.numeric-hyphenated", "born 7-04-1961; reps 3-5", {"7-04-1961"}),
     ("date.day-first", "seen 14/05/2021, 4.2.2002 and 05.03.21", {"14/05/2021", "4.2.2002", "05.03.21"}),
@@ -49,6 +50,7 @@ DATE_CASES = [
     ("date.day-of-month-alone", "Laceration on the 4th and 5th fingers, on the 5th or 6th rib", set()),
     ("date.day-of-month-alone", "admitted on the 14th and discharged; Monday the 3rd or so", {"14th", "3rd"}),
     ("date.day-of-month-alone", "return on the 12th of this month", {"12th"}),
+    ("date.day-of-month-alone", "Seen on the 2nd & 3rd.", {"2nd"}),
     ("date.year-in-context", "moved in 2004 since 2010", {"2004", "2010"}),
     ("date.year-in-context", "born in 1950 and 1953, took 1000 and 2000", {"1950", "1953"}),
     ("date.year-in-context", "platelets 1850 and 1900 since 1870 or 1871", {"1870", "1871"}),
@@ -573,6 +575,13 @@ GDPR_CASES = [
     ("gdpr.public-body-or-law", "the Criminal Code of Ukraine applies", "Ukraine", "LOCATION", set()),
     ("gdpr.public-body-or-law", "The Government of Turkey submitted", "Turkey", "LOCATION", set()),
     ("gdpr.public-body-or-law", "The Government of Türkiye submitted", "Türkiye", "LOCATION", set()),
+    (
+        "name.needs-evidence",
+        "She acted as Representative of the Núñez household",
+        "Núñez",
+        "ORG",
+        {"Núñez"},
+    ),
     (
         "name.needs-evidence",
         "Mr Popa, Representative of Orange Moldova, signed",

@@ -55,7 +55,7 @@ _AFTER_A_DAY_CUE = "|".join(rf"(?<=\b{cue} the )" for cue in _DAY_ALONE_CUES)
 #: word ("on the 14th w/ Dr. Hale", "the 22nd at noon")
 _AFTER_A_DAY = (
     r"(?![ \t]+(?!(?:at|w|and|or|of|when|for|with|per|in|to|am|pm|a\.m|p\.m)\b)[A-Za-z])"
-    r"(?![ \t]+(?:and|or|&)[ \t]+\d)"
+    r"(?![ \t]+(?:and|or)[ \t]+\d)"
 )
 
 DATE_RULES = [
@@ -65,7 +65,7 @@ DATE_RULES = [
         "percentage's numbers: 'SIMV 600x12/5/40%')",
         examples=("10/16", "10/16/03", "8/28/1995"),
         pattern=rf"(?<![\d/.]){_NOT_FRACTION_OR_SCORE}"
-        rf"{_MM}/{_DAY}(?:/(?:\d{{4}}|\d{{2}}))?(?![\d/%]|\.\d)",
+        rf"{_MM}/{_DAY}(?:/(?:\d{{4}}|\d{{2}})(?!%))?(?![\d/]|\.\d)",
     ),
     _date(
         name="date.numeric-hyphenated",

@@ -206,15 +206,28 @@ def inside_statute(text: str, span: Span) -> bool:
 
 def country_of_a_law(text: str, span: Span) -> bool:
     """Whether ``span`` lies in the country named right after a code, a constitution, a government or a
-    representative ("Russian" and "Federation" of "the Criminal Code of the Russian Federation"): a name
-    after "the" or a country's English name (`countries`); not "Representative of Orange Moldova"."""
+    representative ("Russian" and "Federation" of "the Criminal Code of the Russian Federation"): a country's
+    English name or a state's formal name (`_country`); not "Representative of Orange Moldova" nor "of the
+    Núñez household"."""
     return _inside_match(
         _LAW_OF_COUNTRY,
         text,
         span,
         "country",
-        accept=lambda m: m.group("country").startswith("the") or m.group("country") in countries(),
+        accept=lambda m: _country(m.group("country")),
     )
+
+
+#: the words of a state's formal name ("the Russian Federation", "the Republic of Moldova")
+_STATE_WORDS = re.compile(
+    r"\b(?:Republic|Federation|Kingdom|Emirates|States|Union|Confederation|Principality)\b"
+)
+
+
+def _country(name: str) -> bool:
+    """A country's English name (`countries`), with or without "the", or a state's formal name after "the"."""
+    bare = re.sub(r"^the\s+", "", name)
+    return bare in countries() or (name != bare and _STATE_WORDS.search(bare) is not None)
 
 
 @functools.cache
