@@ -118,7 +118,7 @@ DATE_RULES = [
     _date(
         name="date.day-of-month-alone",
         reason="an ordinal day of the month after 'on the', 'since the', 'until the' or a weekday and 'the', "
-        "not before a noun ('on the 3rd day')",
+        "not before a noun or another ordinal ('on the 3rd day', 'on the 4th and 5th fingers')",
         examples=("on the 14th", "Sat the 12th"),
         pattern=rf"(?i)(?:{_AFTER_A_DAY_CUE})(?:3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)\b{_AFTER_A_DAY}",
     ),
