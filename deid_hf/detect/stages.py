@@ -35,7 +35,7 @@ from .quasi import quasi_labels_win
 from .rules import decided, recording_active
 from .rules.boundaries import exact_boundaries
 from .rules.dates import find_dates
-from .rules.gdpr import LAW_NUMBER, NOT_PERSONAL_DATA
+from .rules.gdpr import LAW_NUMBER, NOT_PERSONAL_DATA, inside_public_body
 from .rules.identifiers import Seen, apply_policy, keep_identifiers
 from .rules.phones import find_phones
 from .user_filters import letterless_names, trim_allowed
@@ -229,13 +229,15 @@ def _mentions(owner, document: Document) -> list[Span]:
 
 def _personal_repeats(owner, text: str, spans: list[Span]) -> list[Span]:
     """``spans`` without, under gdpr, a further mention inside a public body or a law ("Turkish" of "the
-    Turkish Government" after "a Turkish national", `rules.gdpr.NOT_PERSONAL_DATA`)."""
+    Turkish Government" after "a Turkish national", `rules.gdpr.NOT_PERSONAL_DATA`), whatever its label (a
+    model may read "Moldovan" as a person)."""
     if getattr(owner, "policy", None) != Policy.GDPR:
         return spans
     seen, rules = Seen(text), list(NOT_PERSONAL_DATA)
     return [
         part
         for span in spans
+        if span.source != "repeat" or not inside_public_body(text, span)
         for part in (keep_identifiers(seen, span, rules) if span.source == "repeat" else [span])
     ]
 

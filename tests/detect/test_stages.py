@@ -71,13 +71,16 @@ def test_the_replacement_stage_gives_one_label_per_surface():
     assert [s.label for s in finish_detection(text, spans)] == ["PERSON", "PERSON"]
 
 
-@pytest.mark.parametrize(("policy", "repeated"), [("gdpr", False), ("hipaa", True)])
-def test_gdpr_repeats_no_mention_into_a_public_body(policy, repeated):
+@pytest.mark.parametrize(
+    ("policy", "label", "repeated"),
+    [("gdpr", "OTHER", False), ("gdpr", "PERSON", False), ("hipaa", "OTHER", True)],
+)
+def test_gdpr_repeats_no_mention_into_a_public_body(policy, label, repeated):
     """A nationality found once is repeated wherever it stands, but under gdpr not into the name of a state's
     body ("the Turkish Government"), in the user-options stage and in the replacement stage alike."""
     text = "The applicant is a Turkish national. The Turkish Government were represented by their Agent."
     detector = UserOptionsDetector(
-        IdentifierPolicyDetector(FixedDetector([("Turkish", "OTHER")]), policy=policy, context=False)
+        IdentifierPolicyDetector(FixedDetector([("Turkish", label)]), policy=policy, context=False)
     )
     second = text.rindex("Turkish")
     for spans in (detector.detect(text), finish_detection(text, detector.detect(text)[:1], detector)):
