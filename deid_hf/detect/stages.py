@@ -234,12 +234,13 @@ def _personal_repeats(owner, text: str, spans: list[Span]) -> list[Span]:
     if getattr(owner, "policy", None) != Policy.GDPR:
         return spans
     seen, rules = Seen(text), list(NOT_PERSONAL_DATA)
-    return [
-        part
-        for span in spans
-        if span.source != "repeat" or not inside_public_body(text, span)
-        for part in (keep_identifiers(seen, span, rules) if span.source == "repeat" else [span])
-    ]
+    kept = []
+    for span in spans:
+        if span.source != "repeat":
+            kept.append(span)
+        elif not inside_public_body(text, span):
+            kept += keep_identifiers(seen, span, rules)
+    return kept
 
 
 def _allow_list(owner, document: Document) -> list[Span]:

@@ -121,9 +121,8 @@ _RELATIVE_TIME = re.compile(r"(?i)\b(?:later|earlier|ago|before|after|afterwards
 RELATIVE_AROUND = 12
 #: a word before a length of time that makes it relative ("in two weeks", "within three days")
 _RELATIVE_BEFORE = re.compile(r"(?i)\b(?:in|within)[ \t]+$")
-_RELATIVE_START = re.compile(r"(?i)(?:in|within)[ \t]")
-#: a length of time after "the" is one of a kind ("the first three months"), no one's
-_THE = re.compile(r"(?i)the\b")
+#: a length of time that starts with such a word, or with "the" (one of a kind: "the first three months")
+_RELATIVE_START = re.compile(r"(?i)(?:in|within)[ \t]|the\b")
 
 #: a currency written after an amount ("5,000 euros", with its country's adjective: "45,000 Russian roubles",
 #: "300 new Turkish liras") or before it ("EUR 5,000", "$300")
@@ -266,7 +265,6 @@ def calendar_date(piece: str, after: str = "", before: str = "") -> bool:
             and _RELATIVE_TIME.search(piece + " " + after) is None
             and _RELATIVE_BEFORE.search(before) is None
             and _RELATIVE_START.match(piece) is None
-            and not _THE.match(piece)
         )
     )
 
