@@ -120,9 +120,16 @@ def trim_edge_words(text: str, span: Span, unwanted: Callable[[str], bool]) -> S
     return span if (start, end) == (span.start, span.end) else dataclasses.replace(span, start=start, end=end)
 
 
-#: letters of scripts that separate words with spaces, and digits: what one word is made of
-_WORD_CHAR = regex.compile(r"[\p{Latin}\p{Greek}\p{Cyrillic}\p{Hangul}\p{Nd}]")
-_LETTER = regex.compile(r"[\p{Latin}\p{Greek}\p{Cyrillic}\p{Hangul}]")
+#: scripts that separate words with spaces (not Chinese, Japanese, Thai, Lao, Khmer nor Burmese)
+_SPACED_SCRIPTS = (
+    r"\p{Latin}\p{Greek}\p{Cyrillic}\p{Armenian}\p{Georgian}\p{Hebrew}\p{Arabic}\p{Syriac}\p{Thaana}"
+    r"\p{Devanagari}\p{Bengali}\p{Gurmukhi}\p{Gujarati}\p{Oriya}\p{Tamil}\p{Telugu}\p{Kannada}"
+    r"\p{Malayalam}\p{Sinhala}\p{Ethiopic}\p{Hangul}"
+)
+#: a letter of a script written with spaces, or a combining mark after one (Arabic vowels, Indic signs)
+_LETTER = regex.compile(rf"\p{{M}}|(?=\p{{L}})[{_SPACED_SCRIPTS}]")
+#: what one word is made of: such letters and marks, and digits
+SPACED_SCRIPT_CHAR = regex.compile(rf"\p{{Nd}}|\p{{M}}|(?=\p{{L}})[{_SPACED_SCRIPTS}]")
 #: a hyphen or apostrophe between two letters joins them into one word ("Swan-Ganz", "O'Brien")...
 _JOINERS = "-'’"
 #: ...but an apostrophe before a clitic ends the word before it ("Tanaka's", "she'll")
@@ -145,7 +152,7 @@ def cuts_word(text: str, position: int) -> bool:
     if not 0 < position < len(text):
         return False
     before, after = text[position - 1], text[position]
-    if _WORD_CHAR.match(before) and _WORD_CHAR.match(after):
+    if SPACED_SCRIPT_CHAR.match(before) and SPACED_SCRIPT_CHAR.match(after):
         return True
     if after == "-" and _MODIFIER_AFTER_NAME.search(text, max(0, position - SNAP_MAX), position + 2):
         return False

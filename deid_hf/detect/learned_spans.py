@@ -8,7 +8,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Sequence
 
-from ..spans import Span, trim_edge_words
+from ..spans import SPACED_SCRIPT_CHAR, Span, trim_edge_words
 from .evidence import TITLES, evidence_span
 from .lexicon import person_names, stop_words, zipf
 from .rules import RULES, Rule, decided, register_rule
@@ -18,7 +18,6 @@ from .text_shape import (
     CLITIC,
     COMMON_WORD_ZIPF,
     NAME_EDGE_PUNCTUATION,
-    SPACED_SCRIPT_CHAR,
     WORD_ANY_SCRIPT,
     careless_casing,
     lowercase_style,

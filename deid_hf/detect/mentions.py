@@ -368,7 +368,8 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
     ending = re.compile(r"['’]s\b|(?!\w)")  # the form ends a word, or a possessive follows
     for word in re.finditer(r"(?<!\w)\w", text) if forms else ():  # one pass over word starts
         start = word.start()
-        for length in lengths:
+        # only forms that fit before the text's end: a slice past it is shorter than the form it is read as
+        for length in lengths[: bisect.bisect_right(lengths, len(text) - start)]:
             end = start + length
             common = forms.get(text[start:end])
             if common is None or not ending.match(text, end):

@@ -7,8 +7,6 @@ from __future__ import annotations
 import functools
 import re
 
-import regex
-
 # --- word-frequency thresholds -------------------------------------------------------------------------
 #: a word at least this frequent is common English: no identifier evidence by itself
 COMMON_WORD_ZIPF = 3.0
@@ -54,8 +52,6 @@ ASCII_WORD_WITH_APOSTROPHES = re.compile(r"[A-Za-z][A-Za-z'’]*")
 ASCII_LETTERS = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?")
 #: a trailing possessive or clitic: "BP's", "SBP'S", "sx'd" are "BP", "SBP", "sx"
 CLITIC = re.compile(r"['’](?:s|d)$", re.IGNORECASE)
-#: letters of scripts that separate words with spaces, and digits: what a span is widened over
-SPACED_SCRIPT_CHAR = regex.compile(r"[\p{Latin}\p{Greek}\p{Cyrillic}\p{Hangul}\p{Nd}]")
 #: punctuation stripped from the edges of a word before a lexicon lookup
 WORD_EDGE_PUNCTUATION = ".,:;'’\"()"
 #: punctuation stripped from the edges of a learned name span's words

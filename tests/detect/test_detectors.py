@@ -606,6 +606,17 @@ def test_a_court_read_as_a_person_spreads_no_institution_word():
     assert {text[s.start : s.end] for s in spans if s.source == "repeat"} == {"Court"}  # a given name first
 
 
+def test_a_name_part_at_the_end_of_a_text_is_marked_within_the_text():
+    from deid_hf.detect.mentions import add_name_mentions
+    from deid_hf.spans import Span
+
+    # a longer part ("Harvesting") compared with a slice past the end ("Basil") matched: a span past the end
+    text = "Caring for Basil Harvesting and Using Basil"
+    spans = add_name_mentions(text, [Span(11, 27, "PERSON", 0.9, "model")])
+    assert [(s.start, s.end) for s in spans if s.source == "repeat"] == [(38, 43)]
+    assert all(s.end <= len(text) for s in spans)
+
+
 @pytest.mark.parametrize(
     ("surface", "label", "relabelled"),
     [

@@ -272,6 +272,23 @@ def test_a_trained_models_spans_keep_names_that_are_function_words_and_dotted_da
 
 
 @pytest.mark.parametrize(
+    ("text", "piece", "word"),
+    [
+        ("Isfahan (Persian: اصفهان) is a city.", "اصفه", "اصفهان"),  # Arabic: written with spaces
+        ("Moshe Levi (משה לוי) called.", "מש", "משה"),  # Hebrew
+        ("Anjali (अंजलि) called.", "अं", "अंजलि"),  # Devanagari, its vowel signs inside the word
+        ("Rene\u0301 Noire called.", "Rene", "Rene\u0301"),  # a combining accent ends the Latin word
+        ("患者张伟于北京就诊", "张伟", "张伟"),  # Chinese has no spaces: a piece is not widened
+    ],
+)
+def test_a_subword_piece_is_widened_to_its_word_in_scripts_written_with_spaces(text, piece, word):
+    from deid_hf.detect.policy import keep_trained
+
+    kept = keep_trained(text, [span_of(text, piece, "PERSON")], [])
+    assert [text[s.start : s.end] for s in kept] == [word]
+
+
+@pytest.mark.parametrize(
     ("piece", "label", "kept"),
     [
         ("Dr.", "OTHER", False),  # a title alone is no identifier

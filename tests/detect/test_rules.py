@@ -784,6 +784,11 @@ GDPR_CASES = [
         "NUMBER",
         {"15,000 Turkish liras (TRY)"},
     ),
+    ("gdpr.amount-with-currency", "and 2,000 US dollars in", "2,000", "NUMBER", {"2,000 US dollars"}),
+    ("gdpr.amount-with-currency", "cost 40 U.S. dollars.", "40", "NUMBER", {"40 U.S. dollars"}),
+    ("gdpr.amount-with-currency", "a fine of US$300 only", "300", "NUMBER", {"US$300"}),
+    ("gdpr.amount-with-currency", "paid A$ 1,500 in", "1,500", "NUMBER", {"A$ 1,500"}),
+    ("number.identifying-digits", "in 300 US states", "300", "NUMBER", set()),  # initials, no currency
     ("number.identifying-digits", "ALL 300 LUMENS FLUSHED", "300", "NUMBER", set()),
     ("gdpr.amount-with-currency", "of 5,000 Bulgarian levs,", "5,000", "NUMBER", {"5,000 Bulgarian levs"}),
     ("number.identifying-digits", "in 5,000 Russian villages", "5,000", "NUMBER", set()),
