@@ -126,10 +126,12 @@ _SPACED_SCRIPTS = (
     r"\p{Devanagari}\p{Bengali}\p{Gurmukhi}\p{Gujarati}\p{Oriya}\p{Tamil}\p{Telugu}\p{Kannada}"
     r"\p{Malayalam}\p{Sinhala}\p{Ethiopic}\p{Hangul}"
 )
-#: a letter of a script written with spaces, or a combining mark after one (Arabic vowels, Indic signs)
-_LETTER = regex.compile(rf"\p{{M}}|(?=\p{{L}})[{_SPACED_SCRIPTS}]")
+#: a letter of a script written with spaces, a combining mark (Arabic vowels, Indic signs; not an emoji's
+#: variation selector), Arabic's tatweel or a zero-width non-joiner (inside Persian words)
+_LETTER_CLASS = rf"[\u0640\u200c[\p{{M}}--\p{{Variation_Selector}}][\p{{L}}&&[{_SPACED_SCRIPTS}]]]"
+_LETTER = regex.compile(rf"(?V1){_LETTER_CLASS}")
 #: what one word is made of: such letters and marks, and digits
-SPACED_SCRIPT_CHAR = regex.compile(rf"\p{{Nd}}|\p{{M}}|(?=\p{{L}})[{_SPACED_SCRIPTS}]")
+SPACED_SCRIPT_CHAR = regex.compile(rf"(?V1)[\p{{Nd}}{_LETTER_CLASS}]")
 #: a hyphen or apostrophe between two letters joins them into one word ("Swan-Ganz", "O'Brien")...
 _JOINERS = "-'’"
 #: ...but an apostrophe before a clitic ends the word before it ("Tanaka's", "she'll")

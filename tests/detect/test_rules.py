@@ -418,7 +418,40 @@ LEARNED_CASES = [
     ("learned.kept", "page Dr. Lee at 2145 w/ labs", "2145", "PHONE", {"2145"}),
     ("learned.kept", "Call the ward on 2275 tonight", "2275", "PHONE", {"2275"}),  # no clock time
     ("learned.kept", "with Imre Szabo today", "Imre Szabo", "PERSON", {"Imre Szabo"}),
-    # a name in lower case in a well-cased text stays the model's name ("pecuniary" too: see CHANGELOG)
+    # one everyday word in lower case, in a text that capitalises names, names nothing
+    # (prose: below uses_capitals' share of capitals, where edge words are not trimmed)
+    (
+        "learned.everyday-word-in-lower-case",
+        "The applicant, a Peruvian national, was arrested at his home and taken to the station.",
+        "national",
+        "ORG",
+        set(),
+    ),
+    (
+        "learned.everyday-word-in-lower-case",
+        "He paid the bank in full after the hearing and went back to his work.",
+        "bank",
+        "ORG",
+        set(),
+    ),
+    (
+        "learned.everyday-word-in-lower-case",
+        "She visited two mosques there with her brother and his three children.",
+        "mosques",
+        "LOCATION",
+        set(),
+    ),
+    (
+        "learned.kept",
+        "He lives near boston with his wife.",
+        "boston",
+        "LOCATION",
+        {"boston"},
+    ),  # a proper noun
+    ("learned.kept", "Her sister rose is visiting.", "rose", "PERSON", {"rose"}),  # also a person name
+    ("learned.kept", "pt called the bank. ok", "bank", "ORG", {"bank"}),  # a text careless with capitals
+    ("learned.kept", "Sent to Mercy General today.", "Mercy General", "ORG", {"Mercy General"}),
+    # a name in lower case in a well-cased text stays the model's name
     ("learned.kept", "The applicant met mehmet in izmir.", "mehmet", "PERSON", {"mehmet"}),
     ("learned.kept", "The applicant met mehmet in izmir.", "izmir", "LOCATION", {"izmir"}),
 ]
@@ -511,6 +544,11 @@ BOUNDARY_CASES = [
         {"Sarah Whitfield", "Thomas Brennan"},
     ),
     ("boundary.whole-words", "The Swan-Ganz was placed.", "Ganz", "OTHER", {"Swan-Ganz"}),
+    # every script written with spaces: a piece of an Arabic, Hebrew or Devanagari word is the word
+    ("boundary.whole-words", "Isfahan (اصفهان) is", "اصفه", "LOCATION", {"اصفهان"}),
+    ("boundary.whole-words", "Moshe (משה) called", "מש", "PERSON", {"משה"}),
+    ("boundary.whole-words", "Anjali (अंजलि) called", "अंज", "PERSON", {"अंजलि"}),
+    ("boundary.whole-words", "Rene\u0301 called", "Rene", "PERSON", {"Rene\u0301"}),  # a combining accent
     ("boundary.name-edge-words", "Dr. Tanaka reviewed the chart.", "Tanaka reviewed", "PERSON", {"Tanaka"}),
     (
         "boundary.form-label",
