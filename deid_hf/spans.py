@@ -75,6 +75,11 @@ def label_priority(span: Span) -> tuple[bool, float, int, int]:
 
 def _union(group: list[Span]) -> Span:
     best = max(group, key=label_priority)
+    if best.label == "DATE_TIME":  # a date is rewritten in place, the rest of its span kept as written:
+        # a part that reaches beyond the group's dates ("May Smith" of "on 3 May Smith") gives the label
+        dates = [s for s in group if s.label == "DATE_TIME"]
+        beyond = [s for s in group if not any(d.start <= s.start and s.end <= d.end for d in dates)]
+        best = max(beyond, key=label_priority, default=best)
     sources = sorted({part for s in group for part in s.source.split("+") if part})
     return Span(
         start=min(s.start for s in group),

@@ -3,11 +3,15 @@
 ``model_text(text)`` replaces each character that is not text by one space (U+0020): lone surrogates
 (U+D800-U+DFFF, not encodable as UTF-8), C0 and C1 control characters and DEL (tab, newline and carriage
 return stay), and Unicode format characters (category Cf: zero-width space and joiners, word joiner, BOM,
-soft hyphen, bidirectional marks). Nothing is inserted or removed, so ``len(model_text(t)) == len(t)`` and a
-span [start, end) found in the normalised text covers the same characters of the original. Detectors, LMs
-and tokenizers only ever see the normalised text; outputs keep the original's characters wherever they are
-not replaced (``"John Smith\\x00"`` is detected as one name, ``"Mary\\u200bJones"`` as a name, and the NUL or
-the zero-width space inside a replaced span is replaced with it).
+soft hyphen, bidirectional marks), but a soft hyphen, a zero-width joiner or non-joiner or a word joiner
+between two letters or digits is a copy of the character before it (it sits inside a word: "Kowal\\u00adska",
+a Persian name with its non-joiner, stay one word); and emoji and other pictographs with their modifiers and
+variation selectors ("😀Marek", "❤️Rafael": a tokenizer reads such a word as one unknown token). Nothing is
+inserted or removed, so ``len(model_text(t)) == len(t)`` and a span [start, end) found in the normalised
+text covers the same characters of the original. Detectors, LMs and tokenizers only ever see the normalised
+text; outputs keep the original's characters wherever they are not replaced (``"John Smith\\x00"`` is
+detected as one name, ``"Mary\\u200bJones"`` as a name, and the NUL or the zero-width space inside a replaced
+span is replaced with it).
 
 Two bounds on what a long input costs the models, both same-length:
 - filler runs: the inside of a run of at least `FILLER_MIN` characters that cannot hold an identifier is
@@ -15,9 +19,11 @@ Two bounds on what a long input costs the models, both same-length:
   Such a run has no letter or digit (``"(" * 3000 + ")" * 3000``), or repeats one unit of at most four
   characters (``"a." * 50000``, ``"+1 " * 30000``, ``"ab\\n" * 30000``): its inside holds nothing its edges
   do not, and fed to the models it costs one token per character or two.
-- long runs: a run of more than `MAX_RUN` characters without whitespace is broken by one space every
-  `MAX_RUN` characters: tokenizers and regular expressions spend time quadratic in a token's length on such
-  runs, and no word, name or identifier is that long.
+- long runs: a run of more than `MAX_RUN` characters without whitespace is broken by one space at least
+  every `MAX_RUN` characters, at its last separator (";", ",", a quote, a bracket...) in the second half of
+  each stretch where it has one, so that an e-mail address or a URL in minified JSON or a log line stays
+  whole: tokenizers and regular expressions spend time quadratic in a token's length on such runs, and no
+  word, name or identifier is that long.
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
+
+import regex  # type: ignore[import-untyped]  # no stubs; Unicode emoji properties
 
 _FORMAT = "".join(
     re.escape(chr(c)) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"
@@ -38,10 +46,25 @@ MAX_RUN = 128
 _LONG_RUN = re.compile(rf"\S{{{MAX_RUN + 1},}}")
 
 
+#: where a long run is broken when it can be: characters that separate fields, never inside an identifier
+_SEPARATOR = frozenset(';,|"<>{}[]\\^`')
+
+
 def _break_run(match: re.Match[str]) -> str:
     chars = list(match.group())
-    chars[MAX_RUN :: MAX_RUN + 1] = " " * len(chars[MAX_RUN :: MAX_RUN + 1])
+    start = 0
+    while len(chars) - start > MAX_RUN:
+        ends = range(start + MAX_RUN, start + MAX_RUN // 2, -1)
+        cut = next((i for i in ends if chars[i] in _SEPARATOR), start + MAX_RUN)
+        chars[cut] = " "
+        start = cut + 1
     return "".join(chars)
+
+
+#: a format character inside a word (soft hyphen, zero-width joiner and non-joiner, word joiner)
+_INSIDE_WORD = re.compile(r"(?<=\w)[\u00ad\u200c\u200d\u2060](?=\w)")
+#: emoji and pictographs, their skin-tone modifiers and variation selectors, and the keycap's enclosing mark
+_PICTOGRAPH = regex.compile(r"[\p{Extended_Pictographic}\p{Emoji_Modifier}\ufe0e\ufe0f\u20e3]")
 
 
 #: a filler run at least this long is blanked inside...
@@ -70,9 +93,13 @@ def filler_blanked(text: str) -> str:
 
 
 def model_text(text: str) -> str:
-    """``text`` with every character that is not text replaced by a space, the inside of filler runs
-    blanked and runs without whitespace broken every `MAX_RUN` characters (same length, same offsets)."""
-    text = NOT_TEXT.sub(" ", text) if NOT_TEXT.search(text) else text
+    """``text`` with every character that is not text and every pictograph replaced by a space (a format
+    character inside a word by the character before it), the inside of filler runs blanked and runs without
+    whitespace broken (module docstring; same length, same offsets)."""
+    if NOT_TEXT.search(text):
+        text = _INSIDE_WORD.sub(lambda m: text[m.start() - 1], text)
+        text = NOT_TEXT.sub(" ", text)
+    text = _PICTOGRAPH.sub(" ", text)
     return _LONG_RUN.sub(_break_run, filler_blanked(text))
 
 

@@ -54,6 +54,14 @@ def test_a_typed_label_beats_an_untyped_higher_score():
     assert merge_spans([Span(0, 4, "OTHER", 0.2), Span(2, 6, "OTHER", 0.7)])[0].score == 0.7
 
 
+def test_a_date_gives_its_label_only_to_what_lies_within_its_dates():
+    # a date is rewritten in place and the rest of its span kept: "Smith" of "3 May Smith" would stay
+    merged = merge_spans([Span(8, 13, "DATE_TIME", 1.0, "policy"), Span(10, 19, "PERSON", 0.8, "model")])
+    assert merged == [Span(8, 19, "PERSON", 1.0, "model+policy")]
+    inside = merge_spans([Span(0, 18, "DATE_TIME", 1.0, "policy"), Span(0, 9, "PERSON", 0.8, "model")])
+    assert inside[0].label == "DATE_TIME"  # "September" of "September 30, 1972" read as a name
+
+
 def test_touching_spans_stay_apart():
     assert len(merge_spans([Span(0, 3), Span(3, 6)])) == 2
 

@@ -10,9 +10,32 @@ def test_model_text_keeps_length_and_offsets():
     text = "a\ud800b\x00c\u200bd\ufeffe\x1bf\tg\nh\ri\u00adj\x85k é 日本"
     safe = model_text(text)
     assert len(safe) == len(text)
-    assert safe == "a b c d e f\tg\nh\ri j k é 日本"
+    assert safe == "a b c d e f\tg\nh\riij k é 日本"  # a soft hyphen inside a word keeps the word whole
     safe.encode("utf-8")  # no lone surrogate is left
     assert model_text("plain text") == "plain text"
+
+
+@pytest.mark.parametrize(
+    ("text", "seen"),
+    [
+        ("Kowal\u00adska", "Kowallska"),  # soft hyphen, joiners and word joiner inside a word
+        ("Kowal\u200dska", "Kowallska"),
+        ("ab\u200c\u200dcd", "ab  cd"),  # two in a row: no word's inside
+        ("Mary\u200bJones", "Mary Jones"),  # a zero-width space separates words
+        ("\U0001f600Marek Dyja\U0001f600", " Marek Dyja "),  # emoji would make "😀Marek" an unknown token
+        ("\u2764\ufe0fRafael", "  Rafael"),  # with its variation selector
+        ("\U0001f44d\U0001f3fd ok", "   ok"),  # and its skin tone
+        ("98.6°F", "98.6°F"),  # a degree sign is no pictograph
+    ],
+)
+def test_model_text_joins_words_across_format_characters_and_blanks_pictographs(text, seen):
+    assert model_text(text) == seen
+
+
+def test_a_long_run_is_broken_at_a_separator_where_it_has_one():
+    run = "ref=" + "x" * 100 + ";email=kenji.tanaka@example.com;phone=+1-217-555-0143"
+    assert model_text(run).split() == ["ref=" + "x" * 100, run[105:]]  # not inside the e-mail address
+    assert max(map(len, model_text("y" * 1000).split())) <= 128  # without one, every MAX_RUN characters
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +58,8 @@ def covered(out, start, end):
         ("Write to:!?John.Smith@x.com!?", 11, 27),
         ("John Smith \ud800 called 555-123-4567", 20, 32),
         ("John Smith \ud800 called 555-123-4567", 0, 10),
+        ("ref=" + "x" * 100 + ";mail=kenji.tanaka@example.com end", 110, 134),
+        ("Mail \U0001f600kenji.tanaka@example.com\U0001f600 now", 6, 30),
     ],
 )
 def test_names_and_emails_next_to_odd_characters_are_covered(pipe, text, start, end):

@@ -359,7 +359,13 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
     for part in parts:
         if part[:1].isupper():
             common = zipf(part) >= PROPAGATED_NAME_COMMON_ZIPF
-            written = {part, part.upper(), part[:1].upper() + part[1:].lower()}
+            # in capitals also as Turkish writes them ("Şirin": "ŞİRİN", where str.upper gives "ŞIRIN")
+            written = {
+                part,
+                part.upper(),
+                part.replace("i", "İ").upper(),
+                part[:1].upper() + part[1:].lower(),
+            }
             if lower_case_name_form(part):  # "okafor", "garcia"; not "rose", "hunter" or "ng" (ng/mL)
                 written.add(part.lower())
             for form in written:

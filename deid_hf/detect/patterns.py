@@ -46,7 +46,9 @@ _STREET_TYPES = (
     r"Walk|Mews|Green|Grove|Loop|Pike|Plaza|Ridge|View|Vista|Crossing|Path|Port|Point|Heights|Estates|"
     r"utca|u|út"
 )
-_CAP = r"[A-ZÀ-Þ][\w'’.-]*"
+#: a capitalised word of an address: full stops inside it ("U.S") or after a short abbreviation ("St.",
+#: "Mt."), never one that ends a sentence ("Abril. On September 30" is no street and number)
+_CAP = r"(?:[A-ZÀ-Þ][a-z]{0,2}\.|[A-ZÀ-Þ][\w'’-]*(?:\.[\w'’-]+)*)"
 #: "6750 Koskikatu 25 Apt. 864\nArtilleros\n, CO\n Uruguay 64677": from the house number (not the start of
 #: the line) to the postal code; every line is bounded so that the pattern is linear in the text's length
 _POSTAL_BLOCK = (

@@ -10,7 +10,7 @@ expressions such as "in two weeks", times of day) are left as they are (not date
 from __future__ import annotations
 
 import random
-from datetime import timedelta
+from datetime import date, timedelta
 
 from ..errors import InputError
 from .base import Strategy
@@ -42,7 +42,15 @@ def shift_date_span(text: str, start: int, end: int, rng: random.Random, table, 
     """``text[start:end]`` with every date moved by the table's offset, in its own format; None without a
     calendar date."""
     shift = timedelta(days=date_offset(table, rng, max_days))
-    return rewrite_date_span(text, start, end, lambda old, has_year: old + shift)
+    return rewrite_date_span(text, start, end, lambda old, has_year: _shifted(old, shift))
+
+
+def _shifted(old: date, shift: timedelta) -> date:
+    """``old`` moved by ``shift``; the other way at the ends of the calendar (year 1 or 9999)."""
+    try:
+        return old + shift
+    except OverflowError:
+        return old - shift
 
 
 class DateShift(Strategy):

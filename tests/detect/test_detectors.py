@@ -43,6 +43,20 @@ def test_patterns_find_structured_pii_and_our_additions():
 
 
 @pytest.mark.parametrize(
+    ("text", "addresses"),
+    [
+        ("Koskikatu 25, Helsinki", {"Koskikatu 25"}),
+        ("Rue St. Honore 25, Paris", {"Rue St. Honore 25"}),  # an abbreviation's full stop
+        # a sentence's full stop ends the words of an address: no street and number across sentences
+        ("It was signed by Toribio Abril. Kenji Tanaka 30, a nurse, moved.", {"Kenji Tanaka 30"}),
+    ],
+)
+def test_a_street_before_its_number_stays_inside_one_sentence(text, addresses):
+    spans = PatternDetector().detect(text)
+    assert {text[s.start : s.end] for s in spans if s.label == "ADDRESS"} == addresses
+
+
+@pytest.mark.parametrize(
     ("text", "codes"),
     [
         ("postcode SW1A 1AA, M1 3HE and M5H 2S6", {"SW1A 1AA", "M1 3HE", "M5H 2S6"}),
@@ -604,6 +618,15 @@ def test_a_court_read_as_a_person_spreads_no_institution_word():
     text = "Margaret Court was seen. Her husband said Court fell; Mrs. Court is stable."
     spans = add_name_mentions(text, [Span(0, 14, "PERSON", 0.9, "model")])
     assert {text[s.start : s.end] for s in spans if s.source == "repeat"} == {"Court"}  # a given name first
+
+
+def test_a_name_part_in_capitals_is_also_marked_as_turkish_writes_it():
+    from deid_hf.detect.mentions import add_name_mentions
+    from deid_hf.spans import Span
+
+    text = "Dr. Şirin Yıldız came. ŞİRİN YILDIZ signed."  # str.upper gives "ŞIRIN"
+    spans = add_name_mentions(text, [Span(4, 16, "PERSON", 0.9, "model")])
+    assert {text[s.start : s.end] for s in spans if s.source == "repeat"} == {"ŞİRİN", "YILDIZ"}
 
 
 def test_a_name_part_at_the_end_of_a_text_is_marked_within_the_text():

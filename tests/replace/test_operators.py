@@ -167,6 +167,14 @@ def test_date_shift_moves_every_date_of_a_document_by_one_offset():
         get_strategy("date_shift")
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_a_date_at_the_ends_of_the_calendar_is_shifted_the_other_way(seed):
+    shift = get_strategy({"DATE_TIME": "date_shift", "default": "redact"})
+    text = "Seen on 12/31/9999 and on 01/01/0001."
+    out, records = run(shift, text, [("12/31/9999", "DATE_TIME"), ("01/01/0001", "DATE_TIME")], seed=seed)
+    assert records["12/31/9999"].replaced and records["01/01/0001"].replaced  # no OverflowError
+
+
 def test_one_pseudonym_per_person():
     text = (
         "Dr. Kenji Tanaka saw Maria Gonzalez. Dr. Tanaka called Kenji; TANAKA's note said Tanaka would "
