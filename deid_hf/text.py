@@ -4,7 +4,7 @@
 (U+D800-U+DFFF, not encodable as UTF-8), C0 and C1 control characters and DEL (tab, newline and carriage
 return stay), and Unicode format characters (category Cf: zero-width space and joiners, word joiner, BOM,
 soft hyphen, bidirectional marks), but a soft hyphen, a zero-width joiner or non-joiner or a word joiner
-between two letters or digits is a copy of the character before it (it sits inside a word: "Kowal\\u00adska",
+between two letters is a copy of the letter before it (it sits inside a word: "Kowal\\u00adska",
 a Persian name with its non-joiner, stay one word); and emoji and other pictographs with their modifiers and
 variation selectors ("😀Marek", "❤️Rafael": a tokenizer reads such a word as one unknown token). Nothing is
 inserted or removed, so ``len(model_text(t)) == len(t)`` and a span [start, end) found in the normalised
@@ -62,9 +62,11 @@ def _break_run(match: re.Match[str]) -> str:
 
 
 #: a format character inside a word (soft hyphen, zero-width joiner and non-joiner, word joiner)
-_INSIDE_WORD = re.compile(r"(?<=\w)[\u00ad\u200c\u200d\u2060](?=\w)")
-#: emoji and pictographs, their skin-tone modifiers and variation selectors, and the keycap's enclosing mark
-_PICTOGRAPH = regex.compile(r"[\p{Extended_Pictographic}\p{Emoji_Modifier}\ufe0e\ufe0f\u20e3]")
+_INSIDE_WORD = re.compile(r"(?<=[^\W\d_])[\u00ad\u200c\u200d\u2060](?=[^\W\d_])")
+#: emoji and pictographs, flags' letters, skin-tone modifiers, variation selectors and the keycap's mark
+_PICTOGRAPH = regex.compile(
+    r"[\p{Extended_Pictographic}\p{Regional_Indicator}\p{Emoji_Modifier}\ufe0e\ufe0f\u20e3]"
+)
 
 
 #: a filler run at least this long is blanked inside...

@@ -25,6 +25,8 @@ def test_model_text_keeps_length_and_offsets():
         ("\U0001f600Marek Dyja\U0001f600", " Marek Dyja "),  # emoji would make "😀Marek" an unknown token
         ("\u2764\ufe0fRafael", "  Rafael"),  # with its variation selector
         ("\U0001f44d\U0001f3fd ok", "   ok"),  # and its skin tone
+        ("\U0001f1f5\U0001f1f1Marek", "  Marek"),  # a flag's letters
+        ("617-555\u00ad0143", "617-555 0143"),  # between digits: a space
         ("98.6°F", "98.6°F"),  # a degree sign is no pictograph
     ],
 )

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 
 from ..spans import SPACED_SCRIPT_CHAR, Span, trim_edge_words
 from .evidence import TITLES, evidence_span
-from .lexicon import is_everyday_word, person_names, stop_words, zipf
+from .lexicon import person_names, stop_words, zipf
 from .rules import RULES, Rule, decided, register_rule
 from .rules.identifiers import NAMED, over_89
 from .rules.phones import clock_time_alone
@@ -202,15 +202,6 @@ _drop_rule(
     "reads 'MRN' as 'mr' + 'n': a title and a name)",
     ("MRN", "DOB:", "Email"),
     lambda text, span, dates: _IDENTIFIER_CUE.fullmatch(text[span.start : span.end].strip()) is not None,
-)
-_drop_rule(
-    "learned.everyday-word-in-lower-case",
-    tuple(sorted(NAMED)),
-    "one everyday word in lower case ('a Peruvian national', 'the bank', 'vanilla'; "
-    "`lexicon.is_everyday_word`: no proper noun, no person name) names nothing in a text that capitalises "
-    "names; a text that may write names in lower case (chats, most notes) keeps it",
-    ("to the bank",),
-    lambda text, span, dates: is_everyday_word(text[span.start : span.end]) and not careless_casing(text),
 )
 _drop_rule(
     "learned.age-89-or-under",

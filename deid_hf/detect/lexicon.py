@@ -1,8 +1,6 @@
 """Word lexicons the identifier policy and the case restorer consult: public resources only.
 
 - Common English: `wordfreq` (Speer et al.) Zipf frequency of the lower-cased word, ``zipf >= COMMON_ZIPF``.
-- Everyday words: WordNet 3.0's lemmas written only in lower case and frequent in English ("bank",
-  "vanilla"; not "turkey", also "Turkey", nor "boston"), ``data/everyday_words.txt``.
 - Person names: Faker's en_US first and last names (positive evidence for a name), except names that are
   very frequent words ("Will", "Long", ``zipf >= NAME_MAX_ZIPF``).
 - Corpus statistics (`DocumentFrequency`): a word found in at least ``min_share`` of the documents of a
@@ -113,25 +111,6 @@ def given_names() -> frozenset[str]:
             romanized = attribute.replace("_names", "_romanized_names")
             names.update(getattr(provider, romanized, None) or getattr(provider, attribute, ()) or ())
     return frozenset(f for f in map(folded, names) if f.isalpha())
-
-
-@functools.lru_cache(maxsize=1)
-def everyday_words() -> frozenset[str]:
-    """The words of ``data/everyday_words.txt`` (built by ``benchmarks/wordnet_lists.py``)."""
-    from pathlib import Path
-
-    listed = (Path(__file__).parents[1] / "data" / "everyday_words.txt").read_text(encoding="utf-8")
-    return frozenset(line for line in listed.splitlines() if line and not line.startswith("#"))
-
-
-def is_everyday_word(word: str) -> bool:
-    """A word of `everyday_words` in lower case, or its regular plural ("mosques", "cities"), that is no
-    known person name (`is_name_word`: "rose" is a word and a name)."""
-    if not (word.isalpha() and word.islower()) or is_name_word(word):
-        return False
-    listed = everyday_words()
-    stems = (word, word[:-1] if word.endswith("s") else "", word[:-2] if word.endswith("es") else "")
-    return any(stem in listed for stem in stems) or (word.endswith("ies") and word[:-3] + "y" in listed)
 
 
 def is_name_word(word: str) -> bool:

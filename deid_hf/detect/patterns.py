@@ -46,9 +46,11 @@ _STREET_TYPES = (
     r"Walk|Mews|Green|Grove|Loop|Pike|Plaza|Ridge|View|Vista|Crossing|Path|Port|Point|Heights|Estates|"
     r"utca|u|út"
 )
-#: a capitalised word of an address: full stops inside it ("U.S") or after a short abbreviation ("St.",
-#: "Mt."), never one that ends a sentence ("Abril. On September 30" is no street and number)
-_CAP = r"(?:[A-ZÀ-Þ][a-z]{0,2}\.|[A-ZÀ-Þ][\w'’-]*(?:\.[\w'’-]+)*)"
+#: abbreviations of an address's words written with a full stop ("St. Mary", "Mah. Atatürk Bulv. 15")
+_ADDRESS_ABBREVIATIONS = r"St|Ste|Mt|Ft|Pt|Rd|Ave|Av|Blvd|Bd|Bulv|Mah|Cad|Sok|Str|Pl|Sq|Hwy|Apt|Bldg|Fl"
+#: a capitalised word of an address: an abbreviation's or initials' full stops ("N.W."), full stops inside
+#: it, never one that ends a sentence ("Abril. On September 30", "Li. On March 3" are no street and number)
+_CAP = rf"(?:(?:{_ADDRESS_ABBREVIATIONS})\.|(?:[A-Z]\.){{2,}}|[A-ZÀ-Þ][\w'’-]*(?:\.[\w'’-]+)*)"
 #: "6750 Koskikatu 25 Apt. 864\nArtilleros\n, CO\n Uruguay 64677": from the house number (not the start of
 #: the line) to the postal code; every line is bounded so that the pattern is linear in the text's length
 _POSTAL_BLOCK = (

@@ -69,7 +69,7 @@ def job_titles() -> tuple[str, ...]:
 @functools.cache
 def occupations() -> tuple[str, ...]:
     """Occupations in lower case, longest first: `job_titles` and the occupations WordNet 3.0 knows
-    (``data/occupations.txt``, built by ``benchmarks/wordnet_lists.py``: "poet", "molecular
+    (``data/occupations.txt``, built by ``benchmarks/wordnet_occupations.py``: "poet", "molecular
     biologist")."""
     listed = (Path(__file__).parents[1] / "data" / OCCUPATIONS_FILE).read_text(encoding="utf-8").splitlines()
     wordnet = {line.strip() for line in listed if line.strip() and not line.startswith("#")} - NOT_OCCUPATIONS

@@ -49,6 +49,9 @@ def test_patterns_find_structured_pii_and_our_additions():
         ("Rue St. Honore 25, Paris", {"Rue St. Honore 25"}),  # an abbreviation's full stop
         # a sentence's full stop ends the words of an address: no street and number across sentences
         ("It was signed by Toribio Abril. Kenji Tanaka 30, a nurse, moved.", {"Kenji Tanaka 30"}),
+        ("Signed by Li. Kenji Tanaka 30, a nurse.", {"Kenji Tanaka 30"}),  # a short name is no abbreviation
+        ("Lives at 400 N.W. Main Street in Portland.", {"400 N.W. Main Street"}),  # initials
+        ("Mah. Atatürk Bulv. 15, Ankara", {"Mah. Atatürk Bulv. 15"}),  # abbreviated street words
     ],
 )
 def test_a_street_before_its_number_stays_inside_one_sentence(text, addresses):

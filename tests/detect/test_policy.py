@@ -113,26 +113,6 @@ def test_corpus_vocabulary_and_misspellings():
     assert is_name_word("Miller") and not is_name_word("will")
 
 
-@pytest.mark.parametrize(
-    ("word", "everyday"),
-    [
-        ("bank", True),
-        ("mosques", True),  # a regular plural of a listed word
-        ("cities", True),
-        ("boston", False),  # WordNet writes it capitalised only
-        ("turkey", False),  # also "Turkey"
-        ("rose", False),  # also a person name
-        ("Bank", False),  # only lower case
-        ("mehmet", False),  # not in WordNet
-        ("non-pecuniary", False),  # one word of letters only
-    ],
-)
-def test_everyday_words_are_lower_case_wordnet_words_that_are_no_proper_noun(word, everyday):
-    from deid_hf.detect.lexicon import is_everyday_word
-
-    assert is_everyday_word(word) is everyday
-
-
 def test_unknown_policy_is_an_input_error():
     with pytest.raises(InputError, match="identifier policy"):
         apply_policy("x", [], "ccpa")

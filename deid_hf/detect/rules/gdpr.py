@@ -127,7 +127,7 @@ _RELATIVE_START = re.compile(r"(?i)(?:in|within)[ \t]|the\b")
 #: a currency written after an amount ("5,000 euros", with its country's adjective or initials: "45,000
 #: Russian roubles", "300 new Turkish liras", "2,000 US dollars") or before it ("EUR 5,000", "$300", "US$300")
 _CURRENCY_AFTER = re.compile(
-    r"(?i)[ \t]*(?:(?-i:new[ \t]+)?(?-i:[A-Z][a-z]+|U\.S\.|US|NZ|HK)[ \t]+)?"
+    r"(?i)[ \t]*(?:(?-i:new[ \t]+)?(?-i:[A-Z][a-z]+|U\.S\.|US|NZ|HK|NT|AU|SG|CA)[ \t]+)?"
     r"(?:euros?|eur|dollars?|usd|pounds?(?: sterling)?|gbp|liras?|try|francs?|chf|roubles?|rubles?|"
     r"pesos?|yen|kron(?:a|or|er)|rupees?|z[lł]otys?|pln|sek|nok|dkk|forints?|huf|czk|hryvnias?|uah|"
     # in lower case or as an ISO code only: "Mark", "Lei", "Lari" are also given names

