@@ -10,17 +10,22 @@ expressions such as "in two weeks", times of day) are left as they are (not date
 from __future__ import annotations
 
 import random
+import re
 from datetime import date, timedelta
 
 from ..errors import InputError
 from .base import Strategy
-from .dates import rewrite_date_span
+from .dates import rewrite_date_span, unread_date_redrawn
+from .shape import fresh_digits
 
 
 def check_max_days(max_days) -> int:
     if isinstance(max_days, bool) or not isinstance(max_days, int) or max_days < 1:
         raise InputError(f"date_shift max_days must be a positive integer, got {max_days!r}")
     return max_days
+
+
+_DIGIT = re.compile(r"\d")
 
 
 def date_offset(table, rng: random.Random, max_days: int) -> int:
@@ -60,7 +65,15 @@ class DateShift(Strategy):
         self.max_days = check_max_days(max_days)
 
     def replace(self, text: str, start: int, end: int, label: str, rng: random.Random, table) -> str | None:
-        return shift_date_span(text, start, end, rng, table, self.max_days)
+        """The date shifted; a date it cannot read ("12 janvier 1956") or other numbers a policy masks
+        ("118 days", a time) redrawn; kept without a digit ("in two weeks")."""
+        shifted = shift_date_span(text, start, end, rng, table, self.max_days)
+        if shifted is not None:
+            return shifted
+        original = text[start:end]
+        if not _DIGIT.search(original):
+            return None
+        return unread_date_redrawn(original, rng) or fresh_digits(original, rng)
 
     def surrogate(self, original: str, label: str, rng: random.Random) -> str:
         raise InputError("date_shift needs the document's substitution table: use it through a pipeline")

@@ -16,9 +16,12 @@ field exceeds 12 or the date is dotted (14.03.2024, 12.05.1961), else month firs
 from __future__ import annotations
 
 import calendar
+import functools
 import re
 from collections.abc import Callable
 from datetime import date, timedelta
+
+from .shape import fresh_digits
 
 MONTHS = [m.lower() for m in calendar.month_name[1:]]
 ABBREVIATIONS = [m.lower() for m in calendar.month_abbr[1:]]
@@ -254,3 +257,56 @@ def _rewrite(text: str, new_date: Callable[[date, bool], date], before: str) -> 
         cursor = end
     out.append(text[cursor:])
     return "".join(out)
+
+
+#: languages whose month names mark a date the writer cannot read ("12 janvier 1956", "1 мая 2021")
+MONTH_LANGUAGES = (
+    "fr", "de", "es", "it", "pt", "nl", "pl", "ru", "tr", "sv", "da", "nb", "fi", "cs", "ro", "hu", "el",
+    "uk", "ar", "he", "zh", "ja", "ko", "id", "vi", "hr", "sr", "bg", "sk", "sl", "lt", "lv", "et",
+)  # fmt: skip
+#: a compact date ("20240314")
+_COMPACT_DATE = re.compile(r"(?<!\d)\d{8}(?!\d)")
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+@functools.cache
+def foreign_month_names() -> frozenset[str]:
+    """Month names of `MONTH_LANGUAGES` (CLDR, via babel; wide and abbreviated, lower case, without digits:
+    "3月" as "月"), but English words ("ago", "mart" stays)."""
+    from babel import Locale
+    from wordfreq import zipf_frequency
+
+    names = set()
+    for language in MONTH_LANGUAGES:
+        months = Locale.parse(language).months
+        for context in ("format", "stand-alone"):
+            for width in ("wide", "abbreviated"):
+                names.update(re.sub(r"[\d.]", "", m).lower() for m in months[context][width].values())
+    return frozenset(n for n in names if n and zipf_frequency(n, "en") < ENGLISH_WORD_ZIPF)
+
+
+#: a month name at least this frequent in English is read as an English word ("ago", "set")
+ENGLISH_WORD_ZIPF = 4.0
+#: the earliest year an unread date's year is redrawn as (the latest: this year)
+UNREAD_DATE_EARLIEST = 1940
+
+
+def unread_date_redrawn(original: str, rng) -> str | None:
+    """A date the writer cannot read ("12 janvier 1956", "3. März", "2024年3月14日", "20240314") with its
+    numbers redrawn (a year another year, a day or month a day 1-28, others other digits), so that none is
+    kept; None without eight digits or another language's month name beside a number (`foreign_month_names`:
+    a time, a length of time, "Spring 2019" are the caller's)."""
+    foreign = any(w.lower() in foreign_month_names() for w in _WORD.findall(original))
+    if not (_COMPACT_DATE.search(original) or (foreign and any(ch.isdigit() for ch in original))):
+        return None
+
+    def number(match: re.Match) -> str:
+        digits = match.group()
+        if len(digits) == 4 and digits[:2] in ("18", "19", "20"):
+            years = range(UNREAD_DATE_EARLIEST, date.today().year + 1)
+            return str(rng.choice([y for y in years if y != int(digits)]))
+        if len(digits) <= 2:
+            return str(rng.choice([d for d in range(1, 29) if d != int(digits)])).zfill(len(digits))
+        return fresh_digits(digits, rng)
+
+    return re.sub(r"\d+", number, original)

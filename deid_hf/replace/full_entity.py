@@ -38,7 +38,7 @@ from ..detect.text_shape import (
 from ..errors import InputError
 from .base import Strategy
 from .date_shift import check_max_days, shift_date_span
-from .dates import MONTHS, rewrite_date_span, rewrite_dates
+from .dates import MONTHS, rewrite_date_span, rewrite_dates, unread_date_redrawn
 from .names import keyed_rng, locale_lists, pseudonym, register
 from .per_label import stated_age
 from .quasi import QUASI_SURROGATES
@@ -265,7 +265,11 @@ class FullEntity(Strategy):
                 identifier = _IDENTIFIER_DIGITS.search(original) and not _KEPT_AS_WRITTEN.search(
                     original.replace("/", "")
                 )
-                redraw = _fresh_identifier if identifier else _fresh_numbers  # "JG 10 37 59 A" read as a date
+                fresh = _fresh_identifier if identifier else _fresh_numbers  # "JG 10 37 59 A" read as a date
+
+                def redraw(original: str, rng: random.Random) -> str | None:  # "12 janvier 1956": redrawn
+                    return fresh(original, rng) or unread_date_redrawn(original, rng)
+
                 if table is None or not self.consistent:
                     return redraw(original, rng)
                 key = ("DATE_TIME numbers", original)  # not the date writer's key (``dates="random"``)

@@ -1,10 +1,12 @@
 """Mask: every letter and digit becomes ``char`` (Presidio's ``mask``), the whole entity by default ("Ann
-Lee" -> "*** ***"); spaces and punctuation stay, so the shape is kept. ``keep_last`` keeps that many final
-letters and digits ("(217) 555-0143" -> "(***) ***-0143" with ``keep_last=4``)."""
+Lee" -> "*** ***"; a letter with its combining marks is one character); spaces and punctuation stay, so the
+shape is kept. ``keep_last`` keeps that many final letters and digits ("(217) 555-0143" -> "(***) ***-0143"
+with ``keep_last=4``)."""
 
 from __future__ import annotations
 
 import random
+import unicodedata
 
 from ..errors import InputError
 from .base import Strategy
@@ -21,13 +23,20 @@ class Mask(Strategy):
         self.keep_last, self.char = keep_last, char
 
     def surrogate(self, original: str, label: str, rng: random.Random) -> str:
+        # a letter with its combining marks is one character of the mask ("शर्मा", a decomposed "Müller")
+        units: list[str] = []
+        for ch in original:
+            if units and unicodedata.category(ch).startswith("M") and units[-1][:1].isalnum():
+                units[-1] += ch
+            else:
+                units.append(ch)
         out, kept = [], 0
-        for ch in reversed(original):
-            if ch.isalnum() and kept >= self.keep_last:
+        for unit in reversed(units):
+            if unit[:1].isalnum() and kept >= self.keep_last:
                 out.append(self.char)
             else:
-                kept += ch.isalnum()
-                out.append(ch)
+                kept += unit[:1].isalnum()
+                out.append(unit)
         return "".join(reversed(out))
 
     def no_guarantee_reason(self) -> str:

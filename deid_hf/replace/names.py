@@ -26,6 +26,7 @@ import hashlib
 import hmac
 import importlib
 import random
+from collections import Counter
 
 from ..detect.mentions import split_mention
 
@@ -51,6 +52,8 @@ LOOKUP_LOCALES = (
 SHARED_LOCALES = ("en_US", "en", "en_GB", "en_IN")
 #: initials a given name's initial may map to where a locale's lists start no names of both genders alike
 INITIALS = "ABCDEFGHJKLMNPRSTW"
+#: the fewest given names of each gender a letter starts for it to be an initial's surrogate
+NAMES_PER_INITIAL = 10
 
 
 def keyed_rng(state: dict, *purpose: str) -> random.Random | None:
@@ -197,9 +200,12 @@ def _cased(original: str, surrogate: str) -> str:
 
 @functools.cache
 def _initials(locale: str) -> tuple[str, ...]:
-    """Letters that start given names of both genders in the locale's lists."""
+    """Letters that start at least `NAMES_PER_INITIAL` given names of each gender in the locale's lists (a
+    letter with few, "O" of en_US's "Olivia", would give every given name it stands for one surrogate)."""
     female, male, _ = locale_lists(locale)
-    return tuple(sorted({n[0] for n in female if n[:1].isupper()} & {n[0] for n in male})) or tuple(INITIALS)
+    starts = [Counter(n[0] for n in names if n[:1].isupper()) for names in (female, male)]
+    letters = {c for c in starts[0] if min(starts[0][c], starts[1][c]) >= NAMES_PER_INITIAL}
+    return tuple(sorted(letters)) or tuple(INITIALS)
 
 
 def _initial(state: dict, letter: str, rng: random.Random, locale: str) -> str:

@@ -43,6 +43,12 @@ def test_mask_keeps_the_last_characters_and_the_shape():
         get_strategy("mask", keep_last=-1)
 
 
+def test_mask_masks_a_letter_with_its_combining_marks():
+    mask = get_strategy("mask")
+    assert mask.surrogate("राहुल शर्मा", "PERSON", None) == "*** ***"  # no vowel sign left in clear
+    assert mask.surrogate("Mu\u0308ller", "PERSON", None) == "******"  # a decomposed "ü"
+
+
 def test_hash_refuses_to_run_without_a_secret(monkeypatch):
     monkeypatch.delenv("DEID_HF_KEY", raising=False)
     with pytest.raises(InputError, match="needs a secret key.*DEID_HF_KEY"):
@@ -173,6 +179,36 @@ def test_a_date_at_the_ends_of_the_calendar_is_shifted_the_other_way(seed):
     text = "Seen on 12/31/9999 and on 01/01/0001."
     out, records = run(shift, text, [("12/31/9999", "DATE_TIME"), ("01/01/0001", "DATE_TIME")], seed=seed)
     assert records["12/31/9999"].replaced and records["01/01/0001"].replaced  # no OverflowError
+
+
+@pytest.mark.parametrize("strategy", ["full_entity", {"DATE_TIME": "date_shift", "default": "redact"}])
+@pytest.mark.parametrize(
+    "piece",
+    [
+        "12 janvier 1956",
+        "3. März 2024",
+        "15 de marzo de 2023",
+        "1 мая 2021",
+        "2024年3月14日",
+        "20240314",
+        "12 janvier",
+    ],
+)
+def test_a_date_the_writer_cannot_read_has_its_numbers_redrawn(strategy, piece):
+    text = f"Née le {piece} à Lyon."
+    for seed in range(4):
+        _, records = run(get_strategy(strategy), text, [(piece, "DATE_TIME")], seed=seed)
+        written = records[piece].replacement
+        assert records[piece].replaced and written != piece
+        assert not set(re.findall(r"\d+", piece)) & set(re.findall(r"\d+", written))  # no number kept
+
+
+def test_date_shift_redraws_other_numbers_a_policy_masks_and_keeps_relative_words():
+    shift = get_strategy({"DATE_TIME": "date_shift", "default": "redact"})
+    text = "She stayed 118 days, back in two weeks."
+    _, records = run(shift, text, [("118 days", "DATE_TIME"), ("in two weeks", "DATE_TIME")], seed=0)
+    assert records["118 days"].replaced and "118" not in records["118 days"].replacement
+    assert not records["in two weeks"].replaced
 
 
 def test_one_pseudonym_per_person():
@@ -373,6 +409,18 @@ def test_hipaa_policy_writes_a_date_over_89_years_back_in_the_year_89_years_back
     assert int(plain[f"07/14/{old}"].replacement[-4:]) < earliest
     placeholder = get_strategy("typed", policy="hipaa")
     assert run(placeholder, text, items)[1][f"07/14/{old}"].replacement == "<DATE_TIME>"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_hipaa_keeps_a_two_digit_year_of_this_or_next_year_in_this_century(seed):
+    this = date.today().year % 100
+    text = f"Admitted 11/20/{this:02d}, discharged 12/02/{this:02d}."
+    shift = get_strategy({"DATE_TIME": "date_shift", "default": "full_entity"}, policy="hipaa")
+    _, r = run(
+        shift, text, [(f"11/20/{this:02d}", "DATE_TIME"), (f"12/02/{this:02d}", "DATE_TIME")], seed=seed
+    )
+    years = {int(r[k].replacement[-2:]) for k in (f"11/20/{this:02d}", f"12/02/{this:02d}")}
+    assert years <= {this - 1, this, this + 1}  # shifted by at most a year, not read as 19xx and capped
 
 
 @pytest.mark.parametrize(
