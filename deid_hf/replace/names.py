@@ -54,6 +54,8 @@ SHARED_LOCALES = ("en_US", "en", "en_GB", "en_IN")
 INITIALS = "ABCDEFGHJKLMNPRSTW"
 #: the fewest given names of each gender a letter starts for it to be an initial's surrogate
 NAMES_PER_INITIAL = 10
+#: the fewest letters an initial's surrogate is drawn from (where the lists allow)
+MIN_INITIALS = 8
 
 
 def keyed_rng(state: dict, *purpose: str) -> random.Random | None:
@@ -200,11 +202,16 @@ def _cased(original: str, surrogate: str) -> str:
 
 @functools.cache
 def _initials(locale: str) -> tuple[str, ...]:
-    """Letters that start at least `NAMES_PER_INITIAL` given names of each gender in the locale's lists (a
-    letter with few, "O" of en_US's "Olivia", would give every given name it stands for one surrogate)."""
+    """Letters that start given names of both genders in the locale's lists: those that start at least
+    `NAMES_PER_INITIAL` of each (a letter with few, "O" of en_US's "Olivia", would give every given name it
+    stands for one surrogate), or, in shorter lists, the `MIN_INITIALS` letters that start the most."""
     female, male, _ = locale_lists(locale)
     starts = [Counter(n[0] for n in names if n[:1].isupper()) for names in (female, male)]
-    letters = {c for c in starts[0] if min(starts[0][c], starts[1][c]) >= NAMES_PER_INITIAL}
+    both = {c: min(starts[0][c], starts[1][c]) for c in starts[0] if starts[1][c]}
+    ranked = sorted(both, key=lambda c: (-both[c], c))
+    letters = [c for c in ranked if both[c] >= NAMES_PER_INITIAL]
+    if len(letters) < MIN_INITIALS:
+        letters = ranked[:MIN_INITIALS]
     return tuple(sorted(letters)) or tuple(INITIALS)
 
 
@@ -213,7 +220,8 @@ def _initial(state: dict, letter: str, rng: random.Random, locale: str) -> str:
     initials = state.setdefault("initials", {})
     if (letter, locale) not in initials:
         source = keyed_rng(state, "initial", letter, locale) or rng
-        initials[(letter, locale)] = source.choice([c for c in _initials(locale) if c != letter])
+        letters = [c for c in _initials(locale) if c != letter] or [c for c in INITIALS if c != letter]
+        initials[(letter, locale)] = source.choice(letters)
     return initials[(letter, locale)]
 
 

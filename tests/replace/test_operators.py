@@ -211,6 +211,16 @@ def test_date_shift_redraws_other_numbers_a_policy_masks_and_keeps_relative_word
     assert not records["in two weeks"].replaced
 
 
+@pytest.mark.parametrize("locale", ["en_US", "fr_FR", "pl_PL", "ru_RU", "no_NO", "pt_PT", "hr_HR", "vi_VN"])
+def test_an_initial_maps_to_another_letter_that_starts_enough_names(locale):
+    from deid_hf.replace.names import MIN_INITIALS, _initial, _initials
+
+    letters = _initials(locale)
+    assert len(letters) >= min(MIN_INITIALS, 5)  # not one letter for every given name of a short list
+    for letter in {*letters, "O", "Z"}:  # its own letters, and letters that start few names or none
+        assert _initial({}, letter, random.Random(0), locale) != letter
+
+
 def test_one_pseudonym_per_person():
     text = (
         "Dr. Kenji Tanaka saw Maria Gonzalez. Dr. Tanaka called Kenji; TANAKA's note said Tanaka would "
