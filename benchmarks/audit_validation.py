@@ -72,7 +72,9 @@ def gold_counts(pipe, docs, batch_size: int = 16) -> list[DetectionCounts]:
     counts = []
     for start in range(0, len(docs), batch_size):
         batch = docs[start : start + batch_size]
-        for doc, result in zip(batch, pipe([d.text for d in batch], seed=0, batch_size=len(batch))):
+        for doc, result in zip(
+            batch, pipe([d.text for d in batch], seed=0, batch_size=len(batch), errors="raise")
+        ):
             one = DetectionCounts()
             gold = GoldDocument(doc.text, tuple(GoldSpan(*span) for span in doc.spans))
             one.add(gold, [(s["start"], s["end"]) for s in result["spans"] if s["replaced"]], result["text"])

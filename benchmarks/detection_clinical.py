@@ -287,7 +287,7 @@ def main():
         print("no --learned folders: the rows with the learned model (default, clinical) are left out")
 
     def deidentify(texts):
-        return pipe(texts, seed=0, batch_size=32)
+        return pipe(texts, seed=0, batch_size=32, errors="raise")  # a failed record is no miss
 
     deidentify = by_line(deidentify) if args.lines else deidentify
     for name, (spec, policy, ablation) in configurations.items():
