@@ -10,22 +10,18 @@ expressions such as "in two weeks", times of day) are left as they are (not date
 from __future__ import annotations
 
 import random
-import re
 from datetime import date, timedelta
 
 from ..errors import InputError
 from .base import Strategy
 from .dates import rewrite_date_span, unread_date_redrawn
-from .shape import fresh_digits
+from .names import keyed_rng
 
 
 def check_max_days(max_days) -> int:
     if isinstance(max_days, bool) or not isinstance(max_days, int) or max_days < 1:
         raise InputError(f"date_shift max_days must be a positive integer, got {max_days!r}")
     return max_days
-
-
-_DIGIT = re.compile(r"\d")
 
 
 def date_offset(table, rng: random.Random, max_days: int) -> int:
@@ -65,15 +61,18 @@ class DateShift(Strategy):
         self.max_days = check_max_days(max_days)
 
     def replace(self, text: str, start: int, end: int, label: str, rng: random.Random, table) -> str | None:
-        """The date shifted; a date it cannot read ("12 janvier 1956") or other numbers a policy masks
-        ("118 days", a time) redrawn; kept without a digit ("in two weeks")."""
+        """The date shifted; a date it cannot read ("12 janvier 1956", `dates.unread_date_redrawn`) with its
+        numbers redrawn, once per table; kept without a calendar date ("118 days", "in two weeks")."""
         shifted = shift_date_span(text, start, end, rng, table, self.max_days)
         if shifted is not None:
             return shifted
         original = text[start:end]
-        if not _DIGIT.search(original):
-            return None
-        return unread_date_redrawn(original, rng) or fresh_digits(original, rng)
+        if table is None:
+            return unread_date_redrawn(original, rng)
+        key = ("DATE_TIME unread", original)  # in a group: one surrogate in every document
+        if key not in table.entries:
+            table.entries[key] = unread_date_redrawn(original, keyed_rng(table.state, *key) or rng)
+        return table.entries[key]
 
     def surrogate(self, original: str, label: str, rng: random.Random) -> str:
         raise InputError("date_shift needs the document's substitution table: use it through a pipeline")

@@ -271,8 +271,8 @@ _WORD = re.compile(r"[^\W\d_]+")
 
 @functools.cache
 def foreign_month_names() -> frozenset[str]:
-    """Month names of `MONTH_LANGUAGES` (CLDR, via babel; wide and abbreviated, lower case, without digits:
-    "3月" as "月"), but English words ("ago", "mart" stays)."""
+    """Month names of `MONTH_LANGUAGES` (CLDR, via babel; wide and abbreviated, lower case, without digits,
+    dots and spaces: "3月" as "月"), but short English words ("ago", "set", "out"; "mars", "mart" stay)."""
     from babel import Locale
     from wordfreq import zipf_frequency
 
@@ -281,11 +281,11 @@ def foreign_month_names() -> frozenset[str]:
         months = Locale.parse(language).months
         for context in ("format", "stand-alone"):
             for width in ("wide", "abbreviated"):
-                names.update(re.sub(r"[\d.]", "", m).lower() for m in months[context][width].values())
-    return frozenset(n for n in names if n and zipf_frequency(n, "en") < ENGLISH_WORD_ZIPF)
+                names.update(re.sub(r"[\d.\s׳']", "", m).lower() for m in months[context][width].values())
+    return frozenset(n for n in names if len(n) > 3 or (n and zipf_frequency(n, "en") < ENGLISH_WORD_ZIPF))
 
 
-#: a month name at least this frequent in English is read as an English word ("ago", "set")
+#: a month name of three letters or fewer at least this frequent in English is an English word ("ago")
 ENGLISH_WORD_ZIPF = 4.0
 #: the earliest year an unread date's year is redrawn as (the latest: this year)
 UNREAD_DATE_EARLIEST = 1940

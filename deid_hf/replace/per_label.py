@@ -96,16 +96,11 @@ class HipaaAge(HipaaCap):
 _BARE_YEAR = re.compile(r"\s*((?:18|19|20)\d\d)\s*")
 
 
-#: a 2-digit year at most this many years after this one is this century's (a shifted date, next year's
-#: appointment: "01/15/27" in 2026); a later one is the last century's ("7/14/31")
-TWO_DIGIT_YEARS_AHEAD = 1
-
-
 class HipaaOldDate(HipaaCap):
     """After the wrapped operator, a date more than 89 years back comes out in the year 89 years before
     today, so that no date tells an age over 89 ("DOB 07/14/1931" -> "DOB 06/14/1937" in 2026: a shift of a
-    year at most kept its year); a 2-digit year more than `TWO_DIGIT_YEARS_AHEAD` ahead is read as the last
-    century's ("7/14/31"). Other dates are the operator's."""
+    year at most kept its year); a 2-digit year that would lie in the future is read as the last century's
+    ("7/14/31"). Other dates are the operator's."""
 
     def replace(self, text: str, start: int, end: int, label: str, rng: random.Random, table) -> str | None:
         this_year = date.today().year
@@ -121,8 +116,7 @@ class HipaaOldDate(HipaaCap):
         two_digit = not re.search(r"\d{4}", written)  # "7/14/31" read as 2031: its writer meant 1931
 
         def capped(day: date, has_year: bool) -> date:
-            ahead = two_digit and day.year > this_year + TWO_DIGIT_YEARS_AHEAD
-            year = day.year - 100 if ahead else day.year
+            year = day.year - 100 if two_digit and day.year > this_year else day.year
             if not has_year or year >= earliest:
                 return day
             return day.replace(year=earliest, day=min(day.day, 28) if day.month == 2 else day.day)
