@@ -46,6 +46,7 @@ from deid_hf.detect.ner import TokenClassificationDetector
 from deid_hf.detect.policy import IdentifierPolicyDetector
 from deid_hf.evaluation.detection import detection_report, load_gold
 from deid_hf.models import TRAINING_FILE
+from deid_hf.text import model_text
 
 COLUMNS = [
     "tool",
@@ -98,7 +99,9 @@ class FoldRouter(Detector):
     name = "token-classification"
 
     def __init__(self, by_fold: dict, note_fold: dict):
-        self.by_fold, self.note_fold = by_fold, note_fold
+        self.by_fold = by_fold
+        # the pipeline's detectors read a note as the models see it (`text.model_text`)
+        self.note_fold = note_fold | {model_text(text): fold for text, fold in note_fold.items()}
         self.trained_policy = {m.trained_policy for m in by_fold.values()}.pop()
         self.vocabulary = fold_vocabulary(by_fold.values())
 

@@ -23,6 +23,7 @@ from ..detect.base import Detector
 from ..errors import InputError
 from ..extras import extra
 from ..spans import Span
+from ..text import model_text
 
 SNIPS_SLOT_LABELS = {
     "artist": "PERSON",
@@ -120,7 +121,8 @@ class GoldSpanDetector(Detector):
     name = "gold"
 
     def __init__(self, examples: Sequence[Example]):
-        self.spans = {ex.text: ex.spans for ex in examples}
+        # the pipeline's detectors read the text as the models see it (`text.model_text`: emoji blanked)
+        self.spans = {text: ex.spans for ex in examples for text in (ex.text, model_text(ex.text))}
 
     def detect(self, text: str) -> list[Span]:
         if text not in self.spans:

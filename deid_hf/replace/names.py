@@ -201,7 +201,7 @@ def _cased(original: str, surrogate: str) -> str:
 
 
 @functools.cache
-def _initials(locale: str) -> tuple[str, ...]:
+def initial_letters(locale: str) -> tuple[str, ...]:
     """Letters that start given names of both genders in the locale's lists: those that start at least
     `NAMES_PER_INITIAL` of each (a letter with few, "O" of en_US's "Olivia", would give every given name it
     stands for one surrogate), or, in shorter lists, the `MIN_INITIALS` letters that start the most."""
@@ -215,12 +215,12 @@ def _initials(locale: str) -> tuple[str, ...]:
     return tuple(sorted(letters)) or tuple(INITIALS)
 
 
-def _initial(state: dict, letter: str, rng: random.Random, locale: str) -> str:
+def initial_surrogate(state: dict, letter: str, rng: random.Random, locale: str) -> str:
     """The image of an initial: one letter per letter and locale within the table (and, keyed, the group)."""
     initials = state.setdefault("initials", {})
     if (letter, locale) not in initials:
         source = keyed_rng(state, "initial", letter, locale) or rng
-        letters = [c for c in _initials(locale) if c != letter] or [c for c in INITIALS if c != letter]
+        letters = [c for c in initial_letters(locale) if c != letter] or [c for c in INITIALS if c != letter]
         initials[(letter, locale)] = source.choice(letters)
     return initials[(letter, locale)]
 
@@ -252,7 +252,7 @@ def pseudonym(
             cursor = end + len(mention[end:]) - len(mention[end:].lstrip())
             continue
         elif kind == "initial":
-            value = _initial(state, original[0].upper(), rng, culture) + original[1:]
+            value = initial_surrogate(state, original[0].upper(), rng, culture) + original[1:]
             value = value if original[0].isupper() else value.lower()
         else:
             key = original.casefold()
@@ -271,7 +271,9 @@ def pseudonym(
                 draw_locale = listed if listed not in (None, *SHARED_LOCALES) else culture
                 draw_locale = locale if listed == "en_US" else draw_locale
                 source = keyed_rng(state, "name", key) or rng
-                initial = _initial(state, original[0].upper(), rng, draw_locale) if role == "first" else ""
+                initial = (
+                    initial_surrogate(state, original[0].upper(), rng, draw_locale) if role == "first" else ""
+                )
                 taken = avoid | set(parts)
                 if "group_seed" not in state:  # one surrogate per original within a document
                     taken |= {v.casefold() for v in parts.values()}

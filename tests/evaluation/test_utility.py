@@ -172,3 +172,11 @@ def test_cli_evaluate_detection_and_utility(tmp_path):
     )
     rows = json.loads((tmp_path / "u.json").read_text())
     assert [r["strategy"] for r in rows] == ["original", "typed"]
+
+
+def test_gold_spans_are_found_in_the_text_the_models_see():
+    from deid_hf.text import model_text
+
+    example = Example(["\U0001f600Marek", "called"], ["B-PERSON", "O"])  # a tweet's emoji, blanked for models
+    detector = GoldSpanDetector([example])
+    assert detector.detect(model_text(example.text)) == detector.detect(example.text) == example.spans

@@ -223,12 +223,12 @@ def test_an_unread_date_gets_one_surrogate_per_document():
 
 @pytest.mark.parametrize("locale", ["en_US", "fr_FR", "pl_PL", "ru_RU", "no_NO", "pt_PT", "hr_HR", "vi_VN"])
 def test_an_initial_maps_to_another_letter_that_starts_enough_names(locale):
-    from deid_hf.replace.names import MIN_INITIALS, _initial, _initials
+    from deid_hf.replace.names import MIN_INITIALS, initial_letters, initial_surrogate
 
-    letters = _initials(locale)
+    letters = initial_letters(locale)
     assert len(letters) >= min(MIN_INITIALS, 5)  # not one letter for every given name of a short list
     for letter in {*letters, "O", "Z"}:  # its own letters, and letters that start few names or none
-        assert _initial({}, letter, random.Random(0), locale) != letter
+        assert initial_surrogate({}, letter, random.Random(0), locale) != letter
 
 
 def test_one_pseudonym_per_person():
