@@ -1,6 +1,7 @@
 """Calendar dates inside a span, read and written back in the span's own format.
 
-Recognised: numeric dates (3/14/2024, 14.03.2024, 2024-03-14, 03-14-24, month/day 3/14, ranges 10/15-10/16),
+Recognised: numeric dates (3/14/2024, 14.03.2024, 2024-03-14, 03-14-24, month/day 3/14, ranges 10/15-10/16;
+days of one month: March 3-5, 2024, its last day moved with the first),
 textual dates (March 14, 2024; Mar. 14th; 14 March 2024; 14th of March; March 2024; March of 2024;
 14-JUL-1931), weekday names, and partial dates: month/year (8/84, 10/2003), a month name alone (not "may",
 "march", "dec", "aug"), a year alone ('84, 84', 1977; a year that also reads as a 24-hour time, such as 2022
@@ -36,6 +37,17 @@ PATTERNS = [
     re.compile(r"(?<!\d)(?P<year>\d{4})(?P<sep>[-/.])(?P<a>\d{1,2})(?P=sep)(?P<b>\d{1,2})(?!\d)"),
     re.compile(
         r"(?<![\d/.-])(?P<a>\d{1,2})(?P<sep>[-/.])(?P<b>\d{1,2})(?P=sep)(?P<year>\d{4}|\d{2})(?![\d/.-])"
+    ),
+    # a range of days in one month ("March 3-5, 2024", "3–5 March 2024"): the last day moves with the first
+    re.compile(
+        rf"(?<!\w){_MONTH}[ \t]+{_DAY}[ \t]*[-–][ \t]*(?P<last>\d{{1,2}})"
+        rf"(?:(?P<comma>,?[ \t]+){_YEAR})?(?!\w)",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"(?<![\w-]){_DAY}[ \t]*[-–][ \t]*(?P<last>\d{{1,2}})(?:st|nd|rd|th)?[ \t]+{_MONTH}"
+        rf"(?:(?P<comma>,?[ \t]+){_YEAR})?(?!\w)",
+        re.IGNORECASE,
     ),
     re.compile(rf"(?<!\w){_MONTH}[ \t]+{_DAY}(?:(?P<comma>,?[ \t]+){_YEAR})?(?!\w)", re.IGNORECASE),
     re.compile(
@@ -162,6 +174,9 @@ def _write(match: re.Match, groups: dict, new: date) -> str:
         )
         if "day" in groups:
             pieces["day"] = _pad(new.day, padded)
+            if "last" in groups:  # the range's length kept (its last day in the next month if it must)
+                last = new + timedelta(days=max(0, int(groups["last"]) - int(groups["day"])))
+                pieces["last"] = _pad(last.day, padded)
             if "ord" in groups:
                 suffix = _ORDINAL.get(new.day, "th")
                 pieces["ord"] = suffix.upper() if groups["ord"].isupper() else suffix

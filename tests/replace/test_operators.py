@@ -149,6 +149,19 @@ def test_partial_dates_are_rewritten(original, before, expected):
     assert rewrite_dates(original, lambda d, has_year: d + timedelta(days=200), before) == expected
 
 
+@pytest.mark.parametrize(
+    ("written", "shifted"),
+    [
+        ("March 3-5, 2024", "February 2-4, 2024"),  # the last day of a range in one month moves too
+        ("3–5 March 2024", "2–4 February 2024"),
+        ("Mar 3 - 5", "Feb 2 - 4"),
+        ("March 30-31, 2024", "February 29-1, 2024"),  # into the next month: its length kept
+    ],
+)
+def test_a_range_of_days_in_one_month_is_rewritten_whole(written, shifted):
+    assert rewrite_dates(written, lambda d, has_year: d - timedelta(days=30)) == shifted
+
+
 def test_a_month_and_year_never_turns_into_a_month_and_day():
     assert rewrite_dates("8/84", lambda d, has_year: date(2012, 3, 1)) == "3/2012"
 
