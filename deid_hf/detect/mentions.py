@@ -10,6 +10,8 @@ import itertools
 import re
 from dataclasses import replace
 
+import regex  # type: ignore[import-untyped]  # no stubs; Unicode mark class
+
 from ..spans import Span, label_priority, merge_spans, snap_to_words
 from .lexicon import folded, given_names, is_clinical_term, is_name_word, zipf
 from .text_shape import FIELD_CUES, INSTITUTION_WORDS, PROPAGATED_NAME_COMMON_ZIPF, acronym
@@ -222,14 +224,12 @@ def add_given_names(text: str, spans: list[Span]) -> list[Span]:
     return found if len(found) == len(spans) else merge_spans(found)
 
 
-#: combining marks that scripts write inside words (Hebrew points, Arabic vowels, Devanagari and Thai signs)
-_MARKS = "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u0900-\u0903\u093a-\u094f"
-_MARKS += "\u0951-\u0957\u0962\u0963\u0e31\u0e34-\u0e3a\u0e47-\u0e4e"
-#: a word in a script other than Latin (Cyrillic, Greek, Arabic, Hebrew, Devanagari, CJK...)
-_NATIVE_WORD = rf"(?:(?![A-Za-z\u00c0-\u024f\u1e00-\u1eff])[^\W\d_]|[{_MARKS}])+"
+#: a word in a script other than Latin (Cyrillic, Greek, Arabic, Hebrew, Devanagari, CJK...), with the
+#: combining marks written inside it (Hebrew points, Arabic vowels, Devanagari and Thai signs)
+_NATIVE_WORD = r"(?:(?![A-Za-z\u00c0-\u024f\u1e00-\u1eff])[^\W\d_]|\p{M})+"
 #: a name written again in its own script in brackets after it, with or without the language's label
 #: ("Goran Milošević (Serbian Cyrillic: Горан Милошевић; born ...)", "Keiko Maruyama (丸山 恵子, born ...)")
-_NATIVE_NAME_AFTER = re.compile(
+_NATIVE_NAME_AFTER = regex.compile(
     r"[ \t]*[(（](?:[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)?:[ \t]*)?"
     rf"(?P<name>{_NATIVE_WORD}(?:[ \t・·]{_NATIVE_WORD}){{0,3}})(?=[ \t]*[;,)、，）])"
 )

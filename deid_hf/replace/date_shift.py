@@ -15,7 +15,7 @@ from datetime import date, timedelta
 from ..errors import InputError
 from .base import Strategy
 from .dates import rewrite_date_span, unread_date_redrawn
-from .names import keyed_rng
+from .names import drawn_once
 
 
 def check_max_days(max_days) -> int:
@@ -69,10 +69,9 @@ class DateShift(Strategy):
         original = text[start:end]
         if table is None:
             return unread_date_redrawn(original, rng)
-        key = ("DATE_TIME unread", original)  # in a group: one surrogate in every document
-        if key not in table.entries:
-            table.entries[key] = unread_date_redrawn(original, keyed_rng(table.state, *key) or rng)
-        return table.entries[key]
+        return drawn_once(
+            table, ("DATE_TIME unread", original), lambda r: unread_date_redrawn(original, r), rng
+        )
 
     def surrogate(self, original: str, label: str, rng: random.Random) -> str:
         raise InputError("date_shift needs the document's substitution table: use it through a pipeline")

@@ -39,7 +39,7 @@ from ..errors import InputError
 from .base import Strategy
 from .date_shift import check_max_days, shift_date_span
 from .dates import MONTHS, rewrite_date_span, rewrite_dates, unread_date_redrawn
-from .names import keyed_rng, locale_lists, pseudonym, register
+from .names import drawn_once, keyed_rng, locale_lists, pseudonym, register
 from .per_label import stated_age
 from .quasi import QUASI_SURROGATES
 from .shape import fresh_digits, random_like, random_phone_like
@@ -273,9 +273,7 @@ class FullEntity(Strategy):
                 if table is None or not self.consistent:
                     return redraw(original, rng)
                 key = ("DATE_TIME numbers", original)  # not the date writer's key (``dates="random"``)
-                if key not in table.entries:
-                    table.entries[key] = redraw(original, keyed_rng(table.state, *key) or rng)
-                return table.entries[key]
+                return drawn_once(table, key, lambda r: redraw(original, r), rng)
             if dated is not None or label == "DATE_TIME":
                 return dated
         if not self.consistent:
@@ -291,10 +289,7 @@ class FullEntity(Strategy):
             return pseudonym(original, state, rng, self.name_locale, title_before(text, start))
         if label in _NAMED or label == "OTHER":
             return self._named(original, label, rng, table)
-        if (label, original) not in table.entries:
-            own = keyed_rng(state, label, original) or rng  # in a group: the same surrogate in every document
-            table.entries[(label, original)] = self._draw(original, label, own, table)
-        return table.entries[(label, original)]
+        return drawn_once(table, (label, original), lambda r: self._draw(original, label, r, table), rng)
 
     def _named(self, original: str, label: str, rng: random.Random, table) -> str | None:
         """Organisations, places, untyped words: one surrogate per case-folded original (a possessive kept

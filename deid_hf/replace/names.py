@@ -27,6 +27,8 @@ import hmac
 import importlib
 import random
 from collections import Counter
+from collections.abc import Callable
+from typing import TypeVar
 
 from ..detect.mentions import split_mention
 
@@ -56,6 +58,7 @@ INITIALS = "ABCDEFGHJKLMNPRSTW"
 NAMES_PER_INITIAL = 10
 #: the fewest letters an initial's surrogate is drawn from (where the lists allow)
 MIN_INITIALS = 8
+T = TypeVar("T")
 
 
 def keyed_rng(state: dict, *purpose: str) -> random.Random | None:
@@ -65,6 +68,14 @@ def keyed_rng(state: dict, *purpose: str) -> random.Random | None:
         return None
     message = "\x1f".join(purpose).encode("utf-8", "surrogatepass")
     return random.Random(hmac.new(group.encode(), message, hashlib.sha256).digest())
+
+
+def drawn_once(table, key: tuple[str, ...], draw: Callable[[random.Random], T], rng: random.Random) -> T:
+    """``draw`` once per table and ``key``, from the group's keyed stream where the table has one (the same
+    surrogate in every document of the group), else from ``rng``."""
+    if key not in table.entries:
+        table.entries[key] = draw(keyed_rng(table.state, *key) or rng)
+    return table.entries[key]
 
 
 @functools.cache
