@@ -2,7 +2,7 @@
 2020) and the exponential mechanism of clamped-logit sampling (Mattern et al. 2022); `PrivacyReport`."""
 
 from .exponential import epsilon_per_token, max_tokens_for_budget, sensitivity, temperature_for, total_epsilon
-from .per_label import aggregate_per_label, guarantee_without_dp, per_label_privacy
+from .per_label import aggregate_per_label, guarantee_without_dp, nothing_replaced_privacy, per_label_privacy
 from .randomized_response import normalise, randomized_response_epsilon, token_epsilon
 
 __all__ = [
@@ -11,6 +11,7 @@ __all__ = [
     "epsilon_per_token",
     "max_tokens_for_budget",
     "normalise",
+    "nothing_replaced_privacy",
     "per_label_privacy",
     "randomized_response_epsilon",
     "sensitivity",

@@ -98,6 +98,17 @@ def per_label_privacy(
     )
 
 
+def nothing_replaced_privacy(
+    p: float, operators: Mapping[str, tuple[str, Mapping[str, float] | None, str]]
+) -> PrivacyReport:
+    """Report of a document where nothing was replaced: the guarantee the operators of every label would give
+    (an epsilon over no private unit would claim a guarantee a strategy without one does not have)."""
+    report = per_label_privacy(p, {label: set() for label in operators}, operators)
+    reasons = sorted({reason for _, pi, reason in operators.values() if pi is None})  # each once
+    guarantee = f"no DP guarantee ({'; '.join(reasons)})" if reasons else report.guarantee
+    return report.with_(guarantee=f"nothing was replaced; {guarantee}", details={"per_label": {}})
+
+
 def aggregate_per_label(reports: Iterable[PrivacyReport | Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """Whole-corpus ``per_label``: a label is DP when it is in every document where it occurs, with the
     maximum epsilon over those documents (the lemma's maximum over all private tokens)."""

@@ -9,8 +9,9 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from ..deprecation import warn_renamed
-from ..privacy import per_label_privacy
+from ..privacy import nothing_replaced_privacy, per_label_privacy
 from ..privacy.report import PrivacyReport
+from ..spans import LABELS
 
 
 class Strategy(ABC):
@@ -82,7 +83,12 @@ class Strategy(ABC):
         return self.name, pi, self.no_guarantee_reason()
 
     def privacy(self, p: float, private: Mapping[str, set[str]]) -> PrivacyReport:
-        """Privacy report for replacement probability ``p`` over the private units seen, by label."""
+        """Privacy report for replacement probability ``p`` over the private units seen, by label (none seen:
+        what the operators of every label would give)."""
+        if not private:
+            return nothing_replaced_privacy(
+                p, {label: self.for_label(label).privacy_terms(label) for label in LABELS}
+            )
         return per_label_privacy(
             p, private, {label: self.for_label(label).privacy_terms(label) for label in private}
         )

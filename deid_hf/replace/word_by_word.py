@@ -64,10 +64,10 @@ class WordByWord(Strategy):
         return self
 
     def replacement_distribution(self, label: str) -> dict[str, float] | None:
-        return self.policies.get(label)
+        return self.policies.get(label) or self.policies.get("OTHER")
 
     def surrogate(self, original: str, label: str, rng: random.Random) -> str:
-        pi = self.policies.get(label) or self.policies.get("OTHER")
+        pi = self.replacement_distribution(label)
         if not pi:
             raise InputError(
                 f"word_by_word with pool={self.pool!r} has no policy for {label}: call fit() first"

@@ -385,6 +385,33 @@ def test_privacy_is_reported_per_label():
         assert not report["dp"] and words in report["guarantee"]
 
 
+@pytest.mark.parametrize(
+    "strategy, name, dp",
+    [
+        ("full_entity", "full_entity", False),
+        ("mask", "mask", False),
+        ({"PERSON": "typed", "DATE_TIME": "date_shift", "default": "redact"}, "per_label", False),
+        ("typed", "typed", True),
+        ("redact", "redact", True),
+        ("word_by_word", "word_by_word", True),
+    ],
+)
+def test_a_document_where_nothing_was_replaced_reports_the_strategys_own_guarantee(strategy, name, dp):
+    """No private unit is no evidence of privacy: a strategy without a guarantee does not claim epsilon 0."""
+    report = get_strategy(strategy, policy="hipaa").privacy(1.0, {}).to_dict()
+    assert report["dp"] is dp and report["strategy"] == name and report["details"]["per_label"] == {}
+    assert report["guarantee"].startswith("nothing was replaced; ")
+    assert ("no DP guarantee" in report["guarantee"]) is not dp
+    if dp:
+        assert report["epsilon"] == 0.0
+
+
+def test_word_by_word_reports_the_distribution_it_draws_a_label_without_its_own_pool_from():
+    strategy = get_strategy("word_by_word", pool="dissociation").fit([("OTHER", "word"), ("PERSON", "Ann")])
+    report = strategy.privacy(1.0, {"ORG": {"Acme"}}).to_dict()  # ORG draws from OTHER's pool
+    assert report["dp"] and report["epsilon"] == 0.0
+
+
 def test_hipaa_policy_caps_ages_over_89():
     strategy = get_strategy({"AGE": "full_entity", "default": "redact"}, policy="hipaa")
     _, r = run(strategy, "She is 92 years old, he is 45.", [("92", "AGE"), ("45", "AGE")])
