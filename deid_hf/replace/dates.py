@@ -1,7 +1,8 @@
 """Calendar dates inside a span, read and written back in the span's own format.
 
 Recognised: numeric dates (3/14/2024, 14.03.2024, 2024-03-14, 03-14-24, month/day 3/14, ranges 10/15-10/16;
-days of one month: March 3-5, 2024, its last day moved with the first),
+days of one month: March 3-5, 2024, 3 to 5 March, 10/15-16/2024, 15-16/10/2024, the other day moved with
+the date),
 textual dates (March 14, 2024; Mar. 14th; 14 March 2024; 14th of March; March 2024; March of 2024;
 14-JUL-1931), weekday names, and partial dates: month/year (8/84, 10/2003), a month name alone (not "may",
 "march", "dec", "aug"), a year alone ('84, 84', 1977; a year that also reads as a 24-hour time, such as 2022
@@ -33,21 +34,30 @@ _MONTH = (
 )
 _DAY = r"(?P<day>\d{1,2})(?P<ord>st|nd|rd|th)?"
 _YEAR = r"(?P<year>\d{4}|['’]\d{2})"
+#: what joins the days of a range in one month ("3-5", "3 – 5", "3 to 5", "3rd through 5th")
+_JOINT = r"(?:[ \t]*[-–][ \t]*|[ \t]+(?:to|through|thru|until|till)[ \t]+)"
+_LAST = r"(?P<last>\d{1,2})(?P<last_ord>st|nd|rd|th)?(?![/\d])"
 PATTERNS = [
     re.compile(r"(?<!\d)(?P<year>\d{4})(?P<sep>[-/.])(?P<a>\d{1,2})(?P=sep)(?P<b>\d{1,2})(?!\d)"),
     re.compile(
         r"(?<![\d/.-])(?P<a>\d{1,2})(?P<sep>[-/.])(?P<b>\d{1,2})(?P=sep)(?P<year>\d{4}|\d{2})(?![\d/.-])"
     ),
-    # a range of days in one month ("March 3-5, 2024", "3–5 March 2024"): the last day moves with the first
+    # a range of days in one month ("March 3-5, 2024", "3 to 5 March 2024", "10/15-16/2024",
+    # "15-16/10/2024"): the other day moves with the date
     re.compile(
-        rf"(?<!\w){_MONTH}[ \t]+{_DAY}[ \t]*[-–][ \t]*(?P<last>\d{{1,2}})"
-        rf"(?:(?P<comma>,?[ \t]+){_YEAR})?(?!\w)",
+        rf"(?<!\w){_MONTH}[ \t]+{_DAY}{_JOINT}{_LAST}(?:(?P<comma>,?[ \t]+){_YEAR})?(?!\w)", re.IGNORECASE
+    ),
+    re.compile(
+        rf"(?<![\w-]){_DAY}{_JOINT}{_LAST}[ \t]+(?:of[ \t]+)?{_MONTH}(?:(?P<comma>,?[ \t]+){_YEAR})?(?!\w)",
         re.IGNORECASE,
     ),
     re.compile(
-        rf"(?<![\w-]){_DAY}[ \t]*[-–][ \t]*(?P<last>\d{{1,2}})(?:st|nd|rd|th)?[ \t]+{_MONTH}"
-        rf"(?:(?P<comma>,?[ \t]+){_YEAR})?(?!\w)",
-        re.IGNORECASE,
+        r"(?<![\d/.-])(?P<a>\d{1,2})(?P<sep>/)(?P<b>\d{1,2})[ \t]*[-–][ \t]*(?P<last>\d{1,2})/"
+        r"(?P<year>\d{4}|\d{2})(?![\d/.-])"
+    ),
+    re.compile(
+        r"(?<![\d/.-])(?P<first>\d{1,2})[ \t]*[-–][ \t]*(?P<a>\d{1,2})(?P<sep>/)(?P<b>\d{1,2})/"
+        r"(?P<year>\d{4}|\d{2})(?![\d/.-])"
     ),
     re.compile(rf"(?<!\w){_MONTH}[ \t]+{_DAY}(?:(?P<comma>,?[ \t]+){_YEAR})?(?!\w)", re.IGNORECASE),
     re.compile(
@@ -174,18 +184,22 @@ def _write(match: re.Match, groups: dict, new: date) -> str:
         )
         if "day" in groups:
             pieces["day"] = _pad(new.day, padded)
-            if "last" in groups:  # the range's length kept (its last day in the next month if it must)
-                last = new + timedelta(days=max(0, int(groups["last"]) - int(groups["day"])))
-                pieces["last"] = _pad(last.day, padded)
             if "ord" in groups:
-                suffix = _ORDINAL.get(new.day, "th")
-                pieces["ord"] = suffix.upper() if groups["ord"].isupper() else suffix
+                pieces["ord"] = _ordinal(new.day, groups["ord"])
     elif "m" in groups:
         pieces["m"] = _pad(new.month, groups["m"].startswith("0"))
     elif "a" in groups:
         numeric_month_first = not _day_first(match)
         first, second = (new.month, new.day) if numeric_month_first else (new.day, new.month)
         pieces["a"], pieces["b"] = _pad(first, padded), _pad(second, padded)
+    day = groups.get("day") or groups.get("b" if "a" in groups and not _day_first(match) else "a")
+    if "last" in groups and day:  # the range's length kept (its last day in the next month if it must)
+        last = new + timedelta(days=max(0, int(groups["last"]) - int(day)))
+        pieces["last"] = _pad(last.day, padded)
+        if "last_ord" in groups:
+            pieces["last_ord"] = _ordinal(last.day, groups["last_ord"])
+    if "first" in groups and day:  # the first day of "15-16/10/2024", as far before
+        pieces["first"] = _pad((new - timedelta(days=max(0, int(day) - int(groups["first"])))).day, padded)
     out, cursor = [], 0
     spans = sorted((match.span(name), value) for name, value in pieces.items())
     base = match.start()
@@ -194,6 +208,12 @@ def _write(match: re.Match, groups: dict, new: date) -> str:
         cursor = end - base
     out.append(text[cursor:])
     return "".join(out)
+
+
+def _ordinal(day: int, written: str) -> str:
+    """The ordinal suffix of ``day`` in the case of the one ``written``."""
+    suffix = _ORDINAL.get(day, "th")
+    return suffix.upper() if written.isupper() else suffix
 
 
 def _pad(value: int, padded: bool) -> str:

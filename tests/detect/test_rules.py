@@ -36,12 +36,21 @@ DATE_CASES = [
     ("date.year-first", "scan 2019-11-02 done", {"2019-11-02"}),
     ("date.year-first", "seen 2021-05-03T14:22\nnext", {"2021-05-03T14:22"}),  # not "T14" cut from ":22"
     ("date.month-year", "since 9/87 and 12/2004", {"9/87", "12/2004"}),
+    (
+        "date.day-range",
+        "stay March 3-5, 2024; 3 to 5 MARCH; 1st-3rd of May",
+        {"March 3-5, 2024", "3 to 5 MARCH", "1st-3rd of May"},
+    ),
+    ("date.day-range", "admitted 10/15-16/2024, seen 15-16/10/24", {"10/15-16/2024", "15-16/10/24"}),
+    ("date.day-range", "from Mar 3 through 7 at home", {"Mar 3 through 7"}),
+    ("date.day-range", "for 3 to 5 days in May; ratio 1/2-3/4", set()),
+    ("date.month-name-day", "walked March 3 to 5 laps", {"March 3"}),  # not a range before a noun
     ("date.month-name-day", "on Feb 3rd, 2011 she", {"Feb 3rd, 2011"}),
     ("date.month-name-day", "on June 9,\n2020 she", {"June 9,\n2020"}),  # a hard-wrapped line
     ("date.month-name-year", "in August of 2015", {"August of 2015"}),
     ("date.day-month-name", "the 4th of July 1999", {"4th of July 1999"}),
     ("date.day-month-name", "on 03-May-2021 and 12-jan-20; reps 3-May", {"03-May-2021", "12-jan-20"}),
-    ("date.day-month-name", "admitted 1-3 May 2021", {"3 May 2021"}),  # a range's last day, as before
+    ("date.day-range", "admitted 1-3 May 2021", {"1-3 May 2021"}),  # the range whole, not its last day
     ("date.month-name-alone", "back in November; may walk", {"November"}),
     ("date.day-of-month-alone", "Whipple on the 14th w/ Dr. Hale; Sat the 12th", {"14th", "12th"}),
     ("date.day-of-month-alone", "FAMILY MTG ON THE 22ND. SINCE THE 3RD", {"22ND", "3RD"}),

@@ -156,6 +156,13 @@ def test_partial_dates_are_rewritten(original, before, expected):
         ("3–5 March 2024", "2–4 February 2024"),
         ("Mar 3 - 5", "Feb 2 - 4"),
         ("March 30-31, 2024", "February 29-1, 2024"),  # into the next month: its length kept
+        ("March 3 to 5, 2024", "February 2 to 4, 2024"),
+        ("MAR 3RD THROUGH 5TH", "FEB 2ND THROUGH 4TH"),  # each ordinal written for its new day
+        ("1st-3rd of May", "1st-3rd of April"),
+        ("10/15-16/2024", "9/15-16/2024"),  # digits, month first
+        ("04/14-15/24", "03/15-16/24"),
+        ("15-16/10/2024", "15-16/9/2024"),  # digits, day first: the first day moves with the date
+        ("Oct 1 to 12/2024", "Sep 1 to 11/2024"),  # a day and a month/year: two dates
     ],
 )
 def test_a_range_of_days_in_one_month_is_rewritten_whole(written, shifted):

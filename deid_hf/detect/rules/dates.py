@@ -58,6 +58,9 @@ _AFTER_A_DAY = (
     r"(?![ \t]+(?:and|or)[ \t]+\d)"
 )
 
+#: what joins the days of a range ("3-5", "3 – 5", "3 to 5", "3rd through 5th")
+_DAY_RANGE_JOINT = r"(?:[ \t]*[-–][ \t]*|[ \t]+(?:to|through|thru|until|till)[ \t]+)"
+
 DATE_RULES = [
     _date(
         name="date.numeric",
@@ -94,6 +97,19 @@ DATE_RULES = [
         reason="month/year, a 2-digit year above 31 or a 4-digit one",
         examples=("8/84", "10/2003"),
         pattern=r"(?<![\d/.-])(?:0?[1-9]|1[0-2])/(?:3[2-9]|[4-9]\d|(?:19|20)\d\d)(?![\d/]|\.\d)",
+    ),
+    _date(
+        name="date.day-range",
+        reason="a range of days in one month: with a month name ('March 3-5, 2024', 'Mar 3 to 5', '3rd-5th "
+        "of May'; not before a noun, as 'March 3 to 5 days') or written with digits and a year "
+        "('10/15-16/2024', '15-16/10/2024')",
+        examples=("March 3-5, 2024", "3 to 5 March", "10/15-16/2024"),
+        pattern=rf"(?i)\b{_MONTH_ANY}[ \t]+{_DAY}(?:st|nd|rd|th)?{_DAY_RANGE_JOINT}{_DAY}(?:st|nd|rd|th)?"
+        rf"\b(?!/)(?:,?{_GAP}(?:18|19|20)\d\d\b|{_AFTER_A_DAY})"
+        rf"|(?<![\d/.]){_DAY}(?:st|nd|rd|th)?{_DAY_RANGE_JOINT}{_DAY}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?"
+        rf"{_MONTH_ANY}(?:,?{_GAP}(?:19|20)\d\d)?\b"
+        rf"|(?<![\d/.-]){_MM}/{_DAY}[ \t]*[-–][ \t]*{_DAY}/(?:\d{{4}}|\d{{2}})(?![\d/]|\.\d)"
+        rf"|(?<![\d/.-]){_DAY}[ \t]*[-–][ \t]*{_DAY}/{_MM}/(?:\d{{4}}|\d{{2}})(?![\d/]|\.\d)",
     ),
     _date(
         name="date.month-name-day",
