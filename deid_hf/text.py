@@ -6,12 +6,14 @@ return stay), and Unicode format characters (category Cf: zero-width space and j
 soft hyphen, bidirectional marks), but a soft hyphen, a zero-width joiner or non-joiner or a word joiner
 between two letters is a copy of the letter before it (it sits inside a word: "Kowal\\u00adska",
 a Persian name with its non-joiner, stay one word); and emoji and other pictographs with their modifiers and
-variation selectors ("😀Marek", "❤️Rafael": a tokenizer reads such a word as one unknown token). Nothing is
-inserted or removed, so ``len(model_text(t)) == len(t)`` and a span [start, end) found in the normalised
-text covers the same characters of the original. Detectors, LMs and tokenizers only ever see the normalised
-text; outputs keep the original's characters wherever they are not replaced (``"John Smith\\x00"`` is
-detected as one name, ``"Mary\\u200bJones"`` as a name, and the NUL or the zero-width space inside a replaced
-span is replaced with it).
+variation selectors ("😀Marek", "❤️Rafael": a tokenizer reads such a word as one unknown token). Spaces
+other than U+0020 (no-break, thin, ideographic) become U+0020, the line and paragraph separators a line
+break, and full-width ASCII forms ASCII ("９２ yo", "Ｍａｒｙ"): the rules' patterns are written for those.
+Nothing is inserted or removed, so ``len(model_text(t)) == len(t)`` and a span [start, end) found in the
+normalised text covers the same characters of the original. Detectors, LMs and tokenizers only ever see
+the normalised text; outputs keep the original's characters wherever they are not replaced (``"John
+Smith\\x00"`` is detected as one name, ``"Mary\\u200bJones"`` as a name, and the NUL or the zero-width
+space inside a replaced span is replaced with it).
 
 Two bounds on what a long input costs the models, both same-length:
 - filler runs: the inside of a run of at least `FILLER_MIN` characters that cannot hold an identifier is
@@ -39,6 +41,16 @@ _FORMAT = "".join(
 )
 #: characters that are not text: surrogates, controls except \t \n \r, DEL, C1 controls, format (Cf)
 NOT_TEXT = re.compile(f"[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_FORMAT}]")
+
+
+#: spaces other than U+0020 (no-break, narrow, thin, ideographic: category Zs) as one, the line and
+#: paragraph separators as a line break, full-width ASCII forms ("２０２４", "Ｍａｒｙ") as ASCII
+_AS_ASCII = {
+    **{c: " " for c in range(0x80, sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Zs"},
+    0x2028: "\n",
+    0x2029: "\n",
+    **{c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)},
+}
 
 
 #: the longest run without whitespace the models see (a URL of that length, a long ID)
@@ -96,8 +108,10 @@ def filler_blanked(text: str) -> str:
 
 def model_text(text: str) -> str:
     """``text`` with every character that is not text and every pictograph replaced by a space (a format
-    character inside a word by the character before it), the inside of filler runs blanked and runs without
-    whitespace broken (module docstring; same length, same offsets)."""
+    character inside a word by the character before it), other spaces and full-width forms written in ASCII,
+    the inside of filler runs blanked and runs without whitespace broken (module docstring; same length,
+    same offsets)."""
+    text = text.translate(_AS_ASCII)
     if NOT_TEXT.search(text):
         text = _INSIDE_WORD.sub(lambda m: text[m.start() - 1], text)
         text = NOT_TEXT.sub(" ", text)

@@ -28,6 +28,9 @@ def test_model_text_keeps_length_and_offsets():
         ("\U0001f1f5\U0001f1f1Marek", "  Marek"),  # a flag's letters
         ("617-555\u00ad0143", "617-555 0143"),  # between digits: a space
         ("98.6°F", "98.6°F"),  # a degree sign is no pictograph
+        ("92\u00a0yo\u202fF\u3000ok", "92 yo F ok"),  # no-break, narrow and ideographic spaces
+        ("a\u2028b\u2029c", "a\nb\nc"),  # line and paragraph separators
+        ("\uff12\uff10\uff12\uff14年 \uff2d\uff41\uff52\uff59", "2024年 Mary"),  # full-width forms
     ],
 )
 def test_model_text_joins_words_across_format_characters_and_blanks_pictographs(text, seen):
@@ -62,6 +65,9 @@ def covered(out, start, end):
         ("John Smith \ud800 called 555-123-4567", 0, 10),
         ("ref=" + "x" * 100 + ";mail=kenji.tanaka@example.com end", 110, 134),
         ("Mail \U0001f600kenji.tanaka@example.com\U0001f600 now", 6, 30),
+        ("Seen\u00a0on\u00a0March\u00a03,\u00a02024.", 8, 21),  # no-break spaces inside a date
+        ("Call\u00a0617\u202f555\u202f0199 now", 5, 17),
+        ("Born \uff13/\uff11\uff14/\uff11\uff19\uff15\uff16 here", 5, 14),  # full-width digits
     ],
 )
 def test_names_and_emails_next_to_odd_characters_are_covered(pipe, text, start, end):

@@ -4,7 +4,8 @@ Recognised: numeric dates (3/14/2024, 14.03.2024, 2024-03-14, 03-14-24, month/da
 days of one month: March 3-5, 2024, 3 to 5 March, 10/15-16/2024, 15-16/10/2024, the other day moved with
 the date),
 textual dates (March 14, 2024; Mar. 14th; 14 March 2024; 14th of March; March 2024; March of 2024;
-14-JUL-1931), weekday names, and partial dates: month/year (8/84, 10/2003), a month name alone (not "may",
+14-JUL-1931), weekday names, a day of the month alone as a whole span ("the 14th", "6th to the 9th": a
+day of a 31-day month), and partial dates: month/year (8/84, 10/2003), a month name alone (not "may",
 "march", "dec", "aug"), a year alone ('84, 84', 1977; a year that also reads as a 24-hour time, such as 2022
 or 1930, only after a year's context: "in", "of", "since", "year", a word of birth or death, a bracket). A
 day past its month's end (2/31/14) is read as the month's last day; a range whose sides are dates is read
@@ -74,6 +75,11 @@ PATTERNS = [
     re.compile(r"(?<![\w'’/.,:-])(?P<year>['’]\d{2}|\d{2}['’]|(?:18|19|20)\d{2})(?![\w'’/]|[.,:]\d)"),
 ]
 YEAR_ALONE = PATTERNS[-1]
+#: a day of the month alone as the whole span ("the 14th", "6th to the 9th"): a day of a 31-day month
+DAY_ALONE = re.compile(
+    rf"[ \t]*(?:the[ \t]+)?(?P<day>\d{{1,2}})(?P<ord>st|nd|rd|th)(?:{_JOINT}(?:the[ \t]+)?{_LAST})?[ \t]*",
+    re.IGNORECASE,
+)
 #: what before a 4-digit number that also reads as a 24-hour time makes it a year: a word ("in 2022",
 #: "since 1930", "born 1931", "DOB: 1925", "died 2019"), a bracket or a year and a dash ("(1931-2024)")
 _YEAR_CONTEXT = re.compile(
@@ -133,6 +139,8 @@ def _parse(match: re.Match) -> tuple[date, dict] | None:
     try:
         if "month" in groups:
             month, day = _month_index(groups["month"]), int(groups.get("day", 15))
+        elif match.re is DAY_ALONE:
+            month, day = 1, int(groups["day"])
         else:
             order = _numeric_order(match)
             if order is None:
@@ -186,6 +194,8 @@ def _write(match: re.Match, groups: dict, new: date) -> str:
             pieces["day"] = _pad(new.day, padded)
             if "ord" in groups:
                 pieces["ord"] = _ordinal(new.day, groups["ord"])
+    elif match.re is DAY_ALONE:
+        pieces["day"], pieces["ord"] = _pad(new.day, padded), _ordinal(new.day, groups["ord"])
     elif "m" in groups:
         pieces["m"] = _pad(new.month, groups["m"].startswith("0"))
     elif "a" in groups:
@@ -230,6 +240,10 @@ def rewrite_dates(text: str, new_date: Callable[[date, bool], date], before: str
     name by the weekday the callback gives its next occurrence; None when ``text`` holds neither.
     ``before``: the text preceding ``text`` in its document (decides a year that reads as a time). A range
     whose every side is a date ("10/15/2020-10/16/2020", "1977-1980") is rewritten side by side."""
+    alone = DAY_ALONE.fullmatch(text)
+    if alone:
+        old, groups = _parse(alone) or (None, {})
+        return _write(alone, groups, new_date(old, False)) if old else None
     pieces = _RANGE.split(text)
     if len(pieces) > 1:
         sides, seen = [], before

@@ -43,6 +43,8 @@ DATE_CASES = [
     ),
     ("date.day-range", "admitted 10/15-16/2024, seen 15-16/10/24", {"10/15-16/2024", "15-16/10/24"}),
     ("date.day-range", "from Mar 3 through 7 at home", {"Mar 3 through 7"}),
+    ("date.day-range", "away from the 6th to the 9th, on the 2nd-3rd", {"6th to the 9th", "2nd-3rd"}),
+    ("date.day-of-month-alone", "from the 2nd to the 3rd floor", {"2nd"}),  # no range before a noun
     ("date.day-range", "for 3 to 5 days in May; ratio 1/2-3/4", set()),
     ("date.month-name-day", "walked March 3 to 5 laps", {"March 3"}),  # not a range before a noun
     ("date.month-name-day", "on Feb 3rd, 2011 she", {"Feb 3rd, 2011"}),

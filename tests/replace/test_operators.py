@@ -163,6 +163,9 @@ def test_partial_dates_are_rewritten(original, before, expected):
         ("04/14-15/24", "03/15-16/24"),
         ("15-16/10/2024", "15-16/9/2024"),  # digits, day first: the first day moves with the date
         ("Oct 1 to 12/2024", "Sep 1 to 11/2024"),  # a day and a month/year: two dates
+        ("14th", "15th"),  # a day of the month alone: a day of a 31-day month
+        ("the 22ND", "the 23RD"),
+        ("6th to the 9th", "7th to the 10th"),
     ],
 )
 def test_a_range_of_days_in_one_month_is_rewritten_whole(written, shifted):

@@ -101,15 +101,17 @@ DATE_RULES = [
     _date(
         name="date.day-range",
         reason="a range of days in one month: with a month name ('March 3-5, 2024', 'Mar 3 to 5', '3rd-5th "
-        "of May'; not before a noun, as 'March 3 to 5 days') or written with digits and a year "
-        "('10/15-16/2024', '15-16/10/2024')",
+        "of May'; not before a noun, as 'March 3 to 5 days'), written with digits and a year "
+        "('10/15-16/2024', '15-16/10/2024'), or days alone after a cue ('from the 6th to the 9th')",
         examples=("March 3-5, 2024", "3 to 5 March", "10/15-16/2024"),
         pattern=rf"(?i)\b{_MONTH_ANY}[ \t]+{_DAY}(?:st|nd|rd|th)?{_DAY_RANGE_JOINT}{_DAY}(?:st|nd|rd|th)?"
         rf"\b(?!/)(?:,?{_GAP}(?:18|19|20)\d\d\b|{_AFTER_A_DAY})"
         rf"|(?<![\d/.]){_DAY}(?:st|nd|rd|th)?{_DAY_RANGE_JOINT}{_DAY}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?"
         rf"{_MONTH_ANY}(?:,?{_GAP}(?:19|20)\d\d)?\b"
         rf"|(?<![\d/.-]){_MM}/{_DAY}[ \t]*[-–][ \t]*{_DAY}/(?:\d{{4}}|\d{{2}})(?![\d/]|\.\d)"
-        rf"|(?<![\d/.-]){_DAY}[ \t]*[-–][ \t]*{_DAY}/{_MM}/(?:\d{{4}}|\d{{2}})(?![\d/]|\.\d)",
+        rf"|(?<![\d/.-]){_DAY}[ \t]*[-–][ \t]*{_DAY}/{_MM}/(?:\d{{4}}|\d{{2}})(?![\d/]|\.\d)"
+        rf"|(?:{_AFTER_A_DAY_CUE}){_DAY}(?:st|nd|rd|th){_DAY_RANGE_JOINT}(?:the[ \t]+)?{_DAY}"
+        rf"(?:st|nd|rd|th)\b{_AFTER_A_DAY}",
     ),
     _date(
         name="date.month-name-day",
