@@ -45,7 +45,7 @@ NOT_TEXT = re.compile(f"[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_FORMA
 
 #: spaces other than U+0020 (no-break, narrow, thin, ideographic: category Zs) as one, the line and
 #: paragraph separators as a line break, full-width ASCII forms ("２０２４", "Ｍａｒｙ") as ASCII
-_AS_ASCII = {
+_AS_ASCII: dict[int, str | int] = {
     **{c: " " for c in range(0x80, sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Zs"},
     0x2028: "\n",
     0x2029: "\n",

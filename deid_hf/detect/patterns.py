@@ -65,9 +65,11 @@ POSTAL_CODE = r"\b(?:[A-Z]{1,2}\d[A-Z\d]?[ \t]\d[A-Z]{2}|[A-Z]\d[A-Z][ \t]\d[A-Z
 _CLAUSE_END = r"[ \t]*(?:[,;)]|\.(?!\d)|(?m:$))"
 #: the words a note goes on with after an age and a sex ("93F with CHF", "F/96 admitted")
 _NOTE_GOES_ON = r"[ \t]+(?:with|w/|presents|presenting|admitted|who|s/p|h/o|hx)\b"
-#: a sex letter or word standing alone where a line starts, after a colon or after "Pt" ("Pt: F")
-_SEX_CUE = r"(?:(?m:^)|\b(?i:pt|patient|sex(?:/age)?|gender)\b:?)[ \t]*(?:F|M|(?i:female|male))"
-#: an age after a sex and a comma or slash: "Pt: F, 97, admitted", "M/94", "Sex/Age: F/96"
+#: a sex letter or word standing alone where a line starts, after "a", "Pt" or a header ("Pt: F", "HPI: M")
+_SEX_CUE = (
+    r"(?:(?m:^)|(?<=\ba )|\b(?i:pt|patient|sex(?:/age)?|gender|hpi|id|cc)\b:?)[ \t]*(?:F|M|(?i:female|male))"
+)
+#: an age after a sex and a comma or slash: "Pt: F, 97, admitted", "M/94", "Sex/Age: F/96", "HPI: M/94, hx"
 AGE_AFTER_SEX = rf"{_SEX_CUE}(?:,[ \t]*|/)(?P<value>\d{{1,3}})(?={_CLAUSE_END}|{_NOTE_GOES_ON})"
 #: an age before a sex under an "Age/Sex" header: "Age/Sex: 96/F"
 AGE_BEFORE_SEX = r"(?i:\bage/sex:?)[ \t]*(?P<value>\d{1,3})(?=[ \t]*/?[ \t]*(?:F|M|(?i:female|male))\b)"
@@ -79,8 +81,8 @@ AGE_AFTER_KIN = rf"(?i:\b{KINSHIP_WORDS}\b)(?<![sS]),[ \t]*(?P<value>\d{{1,3}})(
 AGE_DECADE = rf"(?i:\bin[ \t]+(?:his|her|their)[ \t]+(?P<value>{DECADE_OVER_89}))(?!\w)"
 #: a word that states an age over 89: "nonagenarian", "centenarians"
 AGE_NOUN = rf"(?i:\b{AGE_OVER_89_NOUNS}\b)"
-#: a person's age ending a clause: "Pt is 93.", "she was 91,", "is now 93", "who is now 96,", "turned 92"
-#: (not "HR is 93", "Pt is 93 kg")
+#: a person's age ending a clause: "Pt is 93.", "she was 91,", "is now 93", "who is now 96,", "turned 92",
+#: or the patient's before "and" ("pt is 97 and lives alone"; not "HR is 93", "Pt is 93 kg")
 AGE_AFTER_PERSON = (
     r"(?i:"
     + "|".join(
@@ -89,6 +91,7 @@ AGE_AFTER_PERSON = (
         for verb in ("is", "was", "is now")
     )
     + rf"|(?<=\bturned ))\d{{1,3}}(?={_CLAUSE_END})"
+    + r"|(?i:(?<=\bpt is )|(?<=\bpatient is ))(?:1[01]\d|120|[1-9]?\d)(?=[ \t]+and\b)"
 )
 #: an age of at most 120 in digits (a larger number after a person's words is a lab value or a vital sign)
 _AGE_NUMBER = r"(?:1[01]\d|120|[1-9]?\d)(?!\d)"
@@ -122,11 +125,12 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
     ),
     ("ADDRESS", _POSTAL_BLOCK, 0.7),
     ("ADDRESS", POSTAL_CODE, 0.7),
-    # "93 years old", "93 years of age", "93 yo", "93yoM", "93 y.o.m.", "93yF", "93 YO F"; "95th birthday"
+    # "93 years old", "93 years of age", "93 yo", "93yoM", "91yof", "93 y.o.m.", "90 y.o. woman", "93yF",
+    # "93 YO F"; "95th birthday"
     (
         "AGE",
-        r"\b\d{1,3}(?=[ -]?(?i:years?|yrs?)[ -](?i:old|of age)\b|[ -]?(?i:yo|y/o)\b"
-        r"|[ -]?(?:yo|y/o|y\.o\.|y|YO|Y/O|Y\.O\.|Y)[ ]?(?:[FM]\b|[fm]\.))"
+        r"\b\d{1,3}(?=[ -]?(?i:years?|yrs?)[ -](?i:old|of age)\b|[ -]?(?i:yo|y/o)\b|[ -]?(?i:y\.o\.?)(?!\w)"
+        r"|[ -]?(?i:yo|y/o|y\.o\.)[ ]?[FMfm]\b|[ -]?(?:y|Y)[ ]?(?:[FM]\b|[fm]\.))"
         r"|\b\d{2,3}(?=(?:st|nd|rd|th) birthday\b)",
         0.9,
     ),
@@ -139,7 +143,7 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
     ),
     # an age in brackets with its unit ("(93 yrs)"), before a sex and what a note says next ("93F with CHF"),
     # or ending a clause after "pt is" / "she was" / "turned" ("Pt is 93."; not "HR is 93")
-    ("AGE", r"(?<=\()\d{1,3}(?=[ -]?(?:years?|yrs?|y/?o|y\.o\.|y)\))", 0.9),
+    ("AGE", r"(?<=\()\d{1,3}(?=[ -]?(?i:years?|yrs?|y/?o|y\.o\.|y)\))", 0.9),
     (
         "AGE",
         # where a note's sentence starts ("93F with CHF"; not "T 101F with chills", "Wt 180 M with")
@@ -191,6 +195,16 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
         r"\b(?i:colony|prison|camp|penitentiary|hospital|polyclinic|clinic|school|gymnasium|lyceum|orphanage|"
         r"centre|center|institution|facility)[ \t]+(?:(?i:no)\.?|№)[ \t]*(?P<value>\d{1,4})(?![\w/-])"
         r"(?![ \t]+times\b)",
+        0.85,
+    ),
+    # the last four digits of a social security number ("last 4 of SSN 3878", "last four of social: 3878",
+    # "SSN (last 4): 3878"); its group "value" is the span
+    (
+        "ID",
+        r"(?i:\blast[ \t]+(?:4|four)(?:[ \t]+digits)?[ \t]+of[ \t]+(?:the[ \t]+|his[ \t]+|her[ \t]+)?"
+        r"(?:ssn|ss#|social(?:[ \t]+security)?(?:[ \t]+(?:number|no\.?|#))?)"
+        r"|\b(?:ssn|social(?:[ \t]+security)?)[ \t]*\(?last[ \t]+(?:4|four)\)?)[ \t]*(?:is|was|:|#)?[ \t]*"
+        r"(?P<value>\d{4})(?!\d)",
         0.85,
     ),
     # starts at a token start or after "/" or "." (never after "x-", which the token's start already tried)

@@ -35,7 +35,7 @@ from .quasi import quasi_labels_win
 from .rules import decided, recording_active
 from .rules.boundaries import exact_boundaries
 from .rules.dates import find_dates
-from .rules.gdpr import LAW_NUMBER, NOT_PERSONAL_DATA, inside_public_body
+from .rules.gdpr import LAW_NUMBER, NOT_PERSONAL_DATA, inside_public_body, whole_titled_names
 from .rules.identifiers import Seen, apply_policy, keep_identifiers
 from .rules.phones import find_phones
 from .user_filters import letterless_names, trim_allowed
@@ -197,10 +197,11 @@ def _merge(owner, document: Document) -> list[Span]:
 
 def _whole_mentions(owner, document: Document) -> list[Span]:
     """gdpr: each person mention with its title, initials and particles, and every further mention of the
-    person (`mentions.whole_person_mentions`)."""
+    person (`mentions.whole_person_mentions`); a name found in part of capitalised words joined by "of" is
+    the whole of them (`rules.gdpr.whole_titled_names`)."""
     if owner.policy != Policy.GDPR:
         return document.spans
-    return whole_person_mentions(document.text, document.spans)
+    return whole_titled_names(document.text, whole_person_mentions(document.text, document.spans))
 
 
 def _score_threshold(owner, document: Document) -> list[Span]:

@@ -4,8 +4,13 @@ helpers, each named for what it decides."""
 
 from __future__ import annotations
 
+import calendar
 import functools
 import re
+from collections.abc import Callable
+from datetime import date, timedelta
+
+from dateutil.easter import easter
 
 # --- word-frequency thresholds -------------------------------------------------------------------------
 #: a word at least this frequent is common English: no identifier evidence by itself
@@ -190,3 +195,48 @@ INSTITUTION_END = re.compile(
 #: words of a form's fields that follow a name on its line ("SMITH, JOHN DOB 1/2/1950"), case-folded: never
 #: part of a name
 FIELD_CUES = frozenset(("dob", "mrn", "ssn", "yob", "age", "sex", "acct", "tel", "fax", "phone", "email"))
+
+
+def _weekday_of_month(month: int, weekday: int, nth: int) -> Callable[[int], date]:
+    """The ``nth`` ``weekday`` (0 = Monday) of ``month`` in a year (``nth`` -1: the last)."""
+
+    def day(year: int) -> date:
+        days = [d for d in calendar.Calendar().itermonthdates(year, month) if d.month == month]
+        return [d for d in days if d.weekday() == weekday][nth if nth < 0 else nth - 1]
+
+    return day
+
+
+_S = r"['’]?s"  # "New Year's", "Veterans Day"
+#: holidays that name one day of a year (capitalised: "christmas tree", "easter egg" are other words), each
+#: with its day in a year (US federal and common observances; Easter's by the Western calendar)
+HOLIDAYS: dict[str, Callable[[int], date]] = {
+    r"Christmas[ \t]+Eve": lambda y: date(y, 12, 24),
+    r"(?:Christmas|Xmas)(?:[ \t]+Day)?": lambda y: date(y, 12, 25),
+    r"Boxing[ \t]+Day": lambda y: date(y, 12, 26),
+    rf"New[ \t]+Year{_S}[ \t]+Eve": lambda y: date(y, 12, 31),
+    rf"New[ \t]+Year{_S}(?:[ \t]+Day)?": lambda y: date(y, 1, 1),
+    r"Hallowe['’]?en": lambda y: date(y, 10, 31),
+    r"Independence[ \t]+Day|(?:the[ \t]+)?Fourth[ \t]+of[ \t]+July": lambda y: date(y, 7, 4),
+    rf"(?:St\.?|Saint)[ \t]+Patrick{_S}[ \t]+Day": lambda y: date(y, 3, 17),
+    rf"Valentine{_S}[ \t]+Day": lambda y: date(y, 2, 14),
+    rf"Veteran{_S}[ \t]+Day": lambda y: date(y, 11, 11),
+    r"Good[ \t]+Friday": lambda y: easter(y) - timedelta(days=2),
+    r"Easter[ \t]+Monday": lambda y: easter(y) + timedelta(days=1),
+    r"Easter(?:[ \t]+Sunday)?": easter,
+    r"Thanksgiving(?:[ \t]+Day)?": _weekday_of_month(11, 3, 4),
+    r"Memorial[ \t]+Day": _weekday_of_month(5, 0, -1),
+    r"Labou?r[ \t]+Day": _weekday_of_month(9, 0, 1),
+    r"Martin[ \t]+Luther[ \t]+King(?:,?[ \t]+Jr\.?)?[ \t]+Day|MLK[ \t]+Day": _weekday_of_month(1, 0, 3),
+    rf"President{_S}[ \t]+Day": _weekday_of_month(2, 0, 3),
+    r"Columbus[ \t]+Day": _weekday_of_month(10, 0, 2),
+    rf"Mother{_S}[ \t]+Day": _weekday_of_month(5, 6, 2),
+    rf"Father{_S}[ \t]+Day": _weekday_of_month(6, 6, 3),
+}
+#: any of `HOLIDAYS`' names, capitalised or in capitals ("CHRISTMAS"; not "christmas")
+HOLIDAY = "(?=[A-Z])(?i:" + "|".join(f"(?:{name})" for name in HOLIDAYS) + ")"
+
+
+def holiday_date(name: str, year: int) -> date:
+    """The day the holiday ``name`` (one of `HOLIDAYS`) falls on in ``year``."""
+    return next(day for pattern, day in HOLIDAYS.items() if re.fullmatch(pattern, name, re.IGNORECASE))(year)

@@ -1,11 +1,12 @@
 """Calendar dates inside a span, read and written back in the span's own format.
 
 Recognised: numeric dates (3/14/2024, 14.03.2024, 2024-03-14, 03-14-24, month/day 3/14, ranges 10/15-10/16;
-days of one month: March 3-5, 2024, 3 to 5 March, 10/15-16/2024, 15-16/10/2024, the other day moved with
-the date),
+days of one month: March 3-5, 2024, 3 to 5 March, 10/15-16/2024, 15-16/10/2024, 2/6-9, the other day moved
+with the date),
 textual dates (March 14, 2024; Mar. 14th; 14 March 2024; 14th of March; March 2024; March of 2024;
-14-JUL-1931), weekday names, a day of the month alone as a whole span ("the 14th", "6th to the 9th": a
-day of a 31-day month), and partial dates: month/year (8/84, 10/2003), a month name alone (not "may",
+14-JUL-1931, 25APR2002), holidays (Christmas 2021, Thanksgiving: written as their day, "December 25,
+2021"), weekday names, a day of the month alone as a whole span ("the 14th", "6th to the 9th": a day of a
+31-day month), and partial dates: month/year (8/84, 10/2003), a month name alone (not "may",
 "march", "dec", "aug"), a year alone ('84, 84', 1977; a year that also reads as a 24-hour time, such as 2022
 or 1930, only after a year's context: "in", "of", "since", "year", a word of birth or death, a bracket). A
 day past its month's end (2/31/14) is read as the month's last day; a range whose sides are dates is read
@@ -24,6 +25,7 @@ import re
 from collections.abc import Callable
 from datetime import date, timedelta
 
+from ..detect.text_shape import HOLIDAY, holiday_date
 from .shape import fresh_digits
 
 MONTHS = [m.lower() for m in calendar.month_name[1:]]
@@ -60,13 +62,19 @@ PATTERNS = [
         r"(?<![\d/.-])(?P<first>\d{1,2})[ \t]*[-–][ \t]*(?P<a>\d{1,2})(?P<sep>/)(?P<b>\d{1,2})/"
         r"(?P<year>\d{4}|\d{2})(?![\d/.-])"
     ),
+    re.compile(
+        r"(?<![\d/.-])(?P<a>\d{1,2})(?P<sep>/)(?P<b>\d{1,2})[ \t]*[-–][ \t]*(?P<last>\d{1,2})(?![\d/.-])"
+    ),
     re.compile(rf"(?<!\w){_MONTH}[ \t]+{_DAY}(?:(?P<comma>,?[ \t]+){_YEAR})?(?!\w)", re.IGNORECASE),
     re.compile(
         rf"(?<!\w){_DAY}(?P<of>[ \t]+of)?[ \t]+{_MONTH}(?:(?P<comma>,?[ \t]+){_YEAR})?(?!\w)", re.IGNORECASE
     ),
     re.compile(rf"(?<!\w){_MONTH}(?P<comma>,?[ \t]+(?:of[ \t]+)?){_YEAR}(?!\w)", re.IGNORECASE),
-    # a form's day-MON-year with hyphens ("14-JUL-1931", "03-Mar-24")
+    # a holiday ("Christmas 2021", "Thanksgiving"): written as its day ("December 25, 2021")
+    re.compile(rf"(?<!\w)(?P<holiday>{HOLIDAY})(?:(?P<comma>,?[ \t]+)(?P<year>\d{{4}}))?(?!\w)"),
+    # a form's day-MON-year with hyphens or run together ("14-JUL-1931", "03-Mar-24", "25APR2002")
     re.compile(rf"(?<![\w-]){_DAY}-{_MONTH}-(?P<year>\d{{4}}|\d{{2}})(?![\w-])", re.IGNORECASE),
+    re.compile(rf"(?<![\w/.-]){_DAY}{_MONTH}(?P<year>\d{{4}}|\d{{2}})(?![\w-])", re.IGNORECASE),
     re.compile(r"(?<![\d/.])(?P<a>\d{1,2})(?P<sep>/)(?P<b>\d{1,2})(?![\d/.])"),
     # partial dates: month/year (a 2-digit year above 31), a month name alone, a year alone
     re.compile(r"(?<![\d/.-])(?P<m>0?[1-9]|1[0-2])(?P<sep>/)(?P<year>\d{4}|3[2-9]|[4-9]\d)(?![\d/.])"),
@@ -137,6 +145,8 @@ def _parse(match: re.Match) -> tuple[date, dict] | None:
         month, day = (int(groups["m"]), 15) if "m" in groups else (7, 1)
         return date(year, month, day), groups
     try:
+        if "holiday" in groups:
+            return holiday_date(groups["holiday"], year), groups
         if "month" in groups:
             month, day = _month_index(groups["month"]), int(groups.get("day", 15))
         elif match.re is DAY_ALONE:
@@ -196,6 +206,9 @@ def _write(match: re.Match, groups: dict, new: date) -> str:
                 pieces["ord"] = _ordinal(new.day, groups["ord"])
     elif match.re is DAY_ALONE:
         pieces["day"], pieces["ord"] = _pad(new.day, padded), _ordinal(new.day, groups["ord"])
+    elif "holiday" in groups:
+        day = f"{calendar.month_name[new.month]} {new.day}" + ("," if groups.get("comma") == " " else "")
+        pieces["holiday"] = day.upper() if groups["holiday"].isupper() else day
     elif "m" in groups:
         pieces["m"] = _pad(new.month, groups["m"].startswith("0"))
     elif "a" in groups:

@@ -138,6 +138,20 @@ def test_an_institutions_number_is_an_id(text, ids):
 @pytest.mark.parametrize(
     ("text", "ids"),
     [
+        ("Verified last four of social 3878.", {"3878"}),
+        ("last 4 of SSN: 1234; SSN (last 4): 5678", {"1234", "5678"}),
+        ("the last 4 digits of her social security number is 9012", {"9012"}),
+        ("last 4 days of the week 2024; SSN pending 1234", set()),
+    ],
+)
+def test_the_last_four_digits_of_a_social_security_number_are_an_id(text, ids):
+    spans = PatternDetector().detect(text)
+    assert {text[s.start : s.end] for s in spans if s.label == "ID" and s.score >= STRONG_ID} == ids
+
+
+@pytest.mark.parametrize(
+    ("text", "ids"),
+    [
         ("NI number AB 12 34 56 D, ni no AB123456C.", {"AB 12 34 56 D", "AB123456C"}),
         ("NHS number 943 476 5919 on the form", {"943 476 5919"}),  # its checksum holds
         ("ref QQ 12 34 56 C, 943 476 5918", set()),  # a prefix never issued; a wrong checksum
@@ -176,6 +190,12 @@ def test_uk_national_insurance_and_nhs_numbers_are_ids(text, ids):
             {"93", "94", "95", "96", "97", "98"},
         ),
         ("Age at death: 99. Her 100th birthday.", {"99", "100"}),
+        (
+            "91yof with SOB; 92 yom; 90 y.o. woman; 93 y.o man; (94 Y) PRESENTS",
+            {"91", "92", "90", "93", "94"},
+        ),
+        ("HPI: M/95, hx CHF. Pt is a F/96 with COPD. pt is 97 and lives alone", {"95", "96", "97"}),
+        ("HR is 97 and regular; Pt is 97 kg and stable; Given 5 y of abx", set()),
         # an ALL-CAPS note writes the unit in capitals
         ("PT IS 91 YO F. 92 Y/O M. 93 YEARS OLD. 94 YRS OF AGE. 95YOM.", {"91", "92", "93", "94", "95"}),
         ("12 YARDS. RM 90 YOGA. 93 YOUNG.", set()),

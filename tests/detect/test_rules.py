@@ -8,6 +8,7 @@ from deid_hf.detect.learned_spans import keep_trained
 from deid_hf.detect.rules import RULES, Rule, recording, register_rule
 from deid_hf.detect.rules.boundaries import exact_boundaries
 from deid_hf.detect.rules.dates import find_dates
+from deid_hf.detect.rules.gdpr import whole_titled_names
 from deid_hf.detect.rules.identifiers import apply_policy
 from deid_hf.detect.rules.phones import find_phones
 from deid_hf.errors import InputError
@@ -33,6 +34,8 @@ DATE_CASES = [
     ("date.numeric-hyphenated", "born 7-04-1961; reps 3-5", {"7-04-1961"}),
     ("date.day-first", "seen 14/05/2021, 4.2.2002 and 05.03.21", {"14/05/2021", "4.2.2002", "05.03.21"}),
     ("date.day-first", "v1.2.10, 3.10.12, IP 10.1.2.3, ratio 14/05", set()),
+    ("date.day-first", "Labs drawn 9.26.17: ok", {"9.26.17"}),  # dotted month first with a day above 12
+    ("date.day-first", "v1.26.17, 9.12.17", set()),  # a version; month or day first unknown
     ("date.year-first", "scan 2019-11-02 done", {"2019-11-02"}),
     ("date.year-first", "seen 2021-05-03T14:22\nnext", {"2021-05-03T14:22"}),  # not "T14" cut from ":22"
     ("date.month-year", "since 9/87 and 12/2004", {"9/87", "12/2004"}),
@@ -46,11 +49,19 @@ DATE_CASES = [
     ("date.day-range", "away from the 6th to the 9th, on the 2nd-3rd", {"6th to the 9th", "2nd-3rd"}),
     ("date.day-of-month-alone", "from the 2nd to the 3rd floor", {"2nd"}),  # no range before a noun
     ("date.day-range", "for 3 to 5 days in May; ratio 1/2-3/4", set()),
+    ("date.day-range", "repeat CT 2/6-9. CT 10/3-5 showed", {"2/6-9", "10/3-5"}),  # no year
+    ("date.day-range", "take 1/2-1 tab, strength 5/5-4", set()),  # a fraction, a score
+    ("date.numeric", "dose 2/6-9 mg", {"2/6"}),  # no range before a unit (the date rule reads "2/6")
+    ("date.holiday", "abx since Christmas 2021; HOME FOR THANKSGIVING", {"Christmas 2021", "THANKSGIVING"}),
+    ("date.holiday", "New Year's Eve party, the Fourth of July", {"New Year's Eve", "Fourth of July"}),
+    ("date.holiday", "a christmas tree, an easter egg", set()),
     ("date.month-name-day", "walked March 3 to 5 laps", {"March 3"}),  # not a range before a noun
     ("date.month-name-day", "on Feb 3rd, 2011 she", {"Feb 3rd, 2011"}),
     ("date.month-name-day", "on June 9,\n2020 she", {"June 9,\n2020"}),  # a hard-wrapped line
     ("date.month-name-year", "in August of 2015", {"August of 2015"}),
+    ("date.month-name-year", "s/p CABG Mar '01", {"Mar '01"}),
     ("date.day-month-name", "the 4th of July 1999", {"4th of July 1999"}),
+    ("date.day-month-name", "extubated 25APR2002, 3mar24", {"25APR2002", "3mar24"}),  # run together
     ("date.day-month-name", "on 03-May-2021 and 12-jan-20; reps 3-May", {"03-May-2021", "12-jan-20"}),
     ("date.day-range", "admitted 1-3 May 2021", {"1-3 May 2021"}),  # the range whole, not its last day
     ("date.month-name-alone", "back in November; may walk", {"November"}),
@@ -87,6 +98,9 @@ DATE_CASES = [
     ("date.not-a-ventilator-setting", "PS 10/5 and PEEP/PS 5/10", set()),
     ("date.not-a-ventilator-setting", "changed to PSV of 10/5, 60%", set()),
     ("date.not-a-ventilator-setting", "cpap/ps mode decreased to 8/5", set()),
+    ("date.not-a-newborn-measure", "Apgars 8/9 at birth, APGAR scores 7/9", set()),
+    ("date.not-a-newborn-measure", "born at 33 2/7 weeks, GA 35 3/7", set()),
+    ("date.numeric", "seen 2/7 and 12/7; 3 2/7", {"2/7", "12/7"}),  # no number of weeks before
     ("date.numeric", "vent settings 10/5/2003", {"10/5/2003"}),  # with a year: a date, whatever the words
     ("date.numeric", "Privacy settings updated on 3/14", {"3/14"}),
     ("date.numeric", "on CPAP overnight; seen 10/5 by Dr X", {"10/5"}),  # another clause
@@ -452,6 +466,8 @@ CONTEXT_CASES = [
     ("context.after-doctor-title", "SEEN BY DR RONAYNE GOOD PEDAL PULSES", {"RONAYNE"}),
     ("context.after-patient-title", "WIFE OF MR JOHN SMITH CALLED", {"JOHN SMITH"}),
     ("context.after-clinician-title", "plan reviewed with NP Halvorsen", {"Halvorsen"}),
+    ("context.after-clinician-title", "PCP: Niemeier\nSurgeon: Okonkwo", {"Niemeier", "Okonkwo"}),
+    ("context.after-clinician-title", "PCP: none. Surgeon: not known", set()),
     ("context.after-clinician-title", "She is a nurse earning well. Seen by NP Halvorsen.", {"Halvorsen"}),
     ("context.after-clinician-title", "pt seen by nurse halvorsen, stable.", {"halvorsen"}),  # no capitals
     ("context.after-clinician-title", "Plan reviewed with NP von Trapp.", {"von Trapp"}),
@@ -522,6 +538,8 @@ BOUNDARY_CASES = [
         {"Sarah Whitfield", "Thomas Brennan"},
     ),
     ("boundary.whole-words", "The Swan-Ganz was placed.", "Ganz", "OTHER", {"Swan-Ganz"}),
+    ("boundary.whole-identifier", "ICD SN: FX-216656.", "216656", "ID", {"FX-216656"}),
+    ("boundary.whole-identifier", "Callback 500-0317 today", "500", "PHONE", {"500-0317"}),
     # every script written with spaces: a piece of an Arabic, Hebrew or Devanagari word is the word
     ("boundary.whole-words", "Isfahan (اصفهان) is", "اصفه", "LOCATION", {"اصفهان"}),
     ("boundary.whole-words", "Moshe (משה) called", "מש", "PERSON", {"משה"}),
@@ -548,6 +566,14 @@ def test_boundary_rules(rule, text, piece, label, kept):
         found = exact_boundaries(text, [span])
     assert {text[s.start : s.end] for s in found} == kept
     assert {d.rule for d in log} == {rule}
+
+
+def test_an_identifier_is_widened_only_over_what_hyphens_join_to_it():
+    text = "Swan-Ganz 555 and 20-mg"
+    for piece, label in (("555", "ID"), ("Ganz", "ID"), ("20", "NUMBER")):
+        span = _span(text, piece, label, 0.9, "spacy")
+        widened = exact_boundaries(text, [span])
+        assert [text[s.start : s.end] for s in widened] == ["Swan-Ganz" if piece == "Ganz" else piece]
 
 
 # (rule, text, a detector's span: piece, label; what gdpr keeps of it): gdpr's own rules come first
@@ -979,7 +1005,39 @@ def test_a_one_line_item_across_lines_is_split_at_the_line_break(rule, text, pie
     assert {d.rule for d in log if not d.kept} == {rule}
 
 
+# (rule, text, a detector's spans: (piece, label), what is found)
+WHOLE_MENTION_CASES = [
+    ("gdpr.whole-titled-name", "awarded the Order of Merit in 1998", [("Merit", "ORG")], {"Order of Merit"}),
+    ("gdpr.whole-titled-name", "the Order of Merit in 1998", [("Order", "OTHER")], {"Order of Merit"}),
+    (
+        "gdpr.whole-titled-name",
+        "a degree from the University of Sofia",
+        [("University", "ORG")],
+        {"University of Sofia"},
+    ),
+    # not over another span, nor a public body or a law, nor a person
+    (
+        "gdpr.whole-titled-name",
+        "Claudia Mo of Civic Party",
+        [("Claudia Mo", "PERSON"), ("Civic Party", "ORG")],
+        {"Claudia Mo", "Civic Party"},
+    ),
+    ("gdpr.whole-titled-name", "the Ministry of Justice of Turkey", [("Turkey", "LOCATION")], {"Turkey"}),
+    ("gdpr.whole-titled-name", "Anna Berg of Oslo", [("Anna Berg", "PERSON")], {"Anna Berg"}),
+]
+
+
+@pytest.mark.parametrize(("rule", "text", "found", "whole"), WHOLE_MENTION_CASES)
+def test_whole_mention_rules(rule, text, found, whole):
+    spans = [_span(text, piece, label, 0.9, "learned") for piece, label in found]
+    with recording() as log:
+        widened = whole_titled_names(text, spans)
+    assert {text[s.start : s.end] for s in widened} == whole
+    assert ({d.rule for d in log} == {rule}) is (whole != {piece for piece, _ in found})
+
+
 TABLES = [
+    WHOLE_MENTION_CASES,
     DATE_CASES,
     ONE_LINE_CASES,
     PHONE_CASES,

@@ -166,9 +166,26 @@ def test_partial_dates_are_rewritten(original, before, expected):
         ("14th", "15th"),  # a day of the month alone: a day of a 31-day month
         ("the 22ND", "the 23RD"),
         ("6th to the 9th", "7th to the 10th"),
+        ("2/6-9", "1/7-10"),  # no year
     ],
 )
 def test_a_range_of_days_in_one_month_is_rewritten_whole(written, shifted):
+    assert rewrite_dates(written, lambda d, has_year: d - timedelta(days=30)) == shifted
+
+
+@pytest.mark.parametrize(
+    ("written", "shifted"),
+    [
+        ("9.26.17", "8.27.17"),
+        ("Mar '01", "Feb '01"),
+        ("25APR2002", "26MAR2002"),
+        ("Christmas 2021", "November 25, 2021"),  # a holiday is written as its day
+        ("MEMORIAL DAY 2019", "APRIL 27, 2019"),  # the last Monday of May 2019 (May 27)
+        ("Easter Sunday, 2024", "March 1, 2024"),  # Easter 2024: March 31
+        ("Thanksgiving", "October 24"),  # no year: read in a leap year (2000: November 23)
+    ],
+)
+def test_more_date_forms_are_rewritten(written, shifted):
     assert rewrite_dates(written, lambda d, has_year: d - timedelta(days=30)) == shifted
 
 

@@ -85,6 +85,19 @@ FIELD_CUE = register_rule(
         examples=("Maria Gonzalez DOB 03/04/1950",),
     )
 )
+WHOLE_IDENTIFIER = register_rule(
+    Rule(
+        name="boundary.whole-identifier",
+        family="boundaries",
+        labels=("ID", "PHONE"),
+        reason="an ID or a phone number found in part of letters and digits joined by hyphens is the whole "
+        "of them: a serial's prefix, a local number's last four ('FX-216656', '555-0143')",
+        examples=("ICD SN: FX-216656", "Callback 500-0317"),
+    )
+)
+#: letters and digits joined by hyphens before and after a span's edges
+_JOINED_BEFORE = re.compile(r"(?<![\w-])(?:[A-Za-z0-9]+-)+$")
+_JOINED_AFTER = re.compile(r"(?:-[A-Za-z0-9]+)+(?![\w-])")
 #: a form field's word ending a span, and the blanks before it
 _FIELD_CUE_END = re.compile(rf"[ \t]+(?i:{'|'.join(sorted(FIELD_CUES))})[.:#]?$")
 #: a bracket inside a span that holds brackets of one kind only (none of them is closed)
@@ -140,7 +153,22 @@ def exact_boundaries(text: str, spans: Sequence[Span]) -> list[Span]:
             with_trailing_initial(text, _without_edge_words(text, before_field_cue(text, line)))
             for line in lines
         ]
-    return merge_spans(out)
+    return merge_spans([whole_identifier(text, span) for span in out])
+
+
+def whole_identifier(text: str, span: Span) -> Span:
+    """An ID or PHONE ``span`` widened over the letters and digits hyphens join to it (`WHOLE_IDENTIFIER`);
+    others as they are."""
+    if not WHOLE_IDENTIFIER.covers(span.label):
+        return span
+    before = _JOINED_BEFORE.search(text, max(0, span.start - 40), span.start)
+    after = _JOINED_AFTER.match(text, span.end, span.end + 40)
+    if before is None and after is None:
+        return span
+    start = before.start() if before else span.start
+    widened = dataclasses.replace(span, start=start, end=after.end() if after else span.end)
+    decided(WHOLE_IDENTIFIER.name, widened, True)
+    return widened
 
 
 def before_field_cue(text: str, span: Span) -> Span:

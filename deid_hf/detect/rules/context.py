@@ -31,7 +31,10 @@ from .names import names_are_capitalised as names_are_capitalised  # re-exported
 _W = ASCII_WORD
 #: a doctor title: the next word is a name even if the corpus uses it as a common word ("Dr. Foley")
 _DOCTOR = r"(?:dr's|drs|doctor|dr)"
-_TITLE = r"(?:np|ho|md|nurse|attending|resident|fellow|physicians?|doctors?)"
+_TITLE = (
+    r"(?:np|ho|md|pcp|nurse|attending|resident|fellow|intern|physicians?|doctors?|surgeon|cardiologist"
+    r"|oncologist|neurologist|psychiatrist|pharmacist|therapist)"
+)
 _CREDENTIAL = r"(?:RN|R\.N\.|MD|M\.D\.|NP|RRT|BSN|bsn/rn|LICSW|CNS|PA-C|RT)"
 _CALL = r"(?:per|called|paged|notified|contacts?|contacted|informed|updated|spoke with|discussed with)"
 #: initialisms ending in H or MC that name no facility: generic ones (outside hospital, nursing home,
@@ -251,8 +254,9 @@ _context_rule(
     "context.after-clinician-title",
     "PERSON",
     0.9,
-    "names after NP, HO, MD, nurse, attending, resident, fellow, physician",
-    ("NP Halvorsen", "attending Wojcik"),
+    "names after NP, HO, MD, PCP, nurse, attending, resident, fellow, intern, physician, surgeon and other "
+    "clinicians' titles",
+    ("NP Halvorsen", "attending Wojcik", "PCP: Niemeier"),
     _after_title(_TITLE_RX, strong=False),
 )
 _context_rule(

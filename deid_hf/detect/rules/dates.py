@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from ...spans import Span, merge_spans
+from ..text_shape import HOLIDAY
 from . import RULES, PatternRule, Rule, decided, register_rule
 
 _MONTH_ANY = (
@@ -61,6 +62,9 @@ _AFTER_A_DAY = (
 #: what joins the days of a range ("3-5", "3 – 5", "3 to 5", "3rd through 5th")
 _DAY_RANGE_JOINT = r"(?:[ \t]*[-–][ \t]*|[ \t]+(?:to|through|thru|until|till)[ \t]+)"
 
+#: what no date is written before: a unit ("2/6-9 mg")
+_NO_UNIT = r"(?![ \t]*(?i:mg|mcg|ml|cc|l|g|kg|units?|u|iu|meq|mmol|%|mm|cm|mmhg|min|mins|h|hrs?|x)\b)"
+
 DATE_RULES = [
     _date(
         name="date.numeric",
@@ -79,10 +83,12 @@ DATE_RULES = [
     _date(
         name="date.day-first",
         reason="day/month/year or day.month.year with a year: a day above 12 first, or dots between "
-        "(month/day/year reads the rest); not a version number of 2-digit parts without leading zeros",
-        examples=("14/05/2021", "30/04/21", "4.2.2002", "05.03.21"),
+        "(month/day/year reads the rest; dotted month first only with a day above 12: '9.26.17'); not a "
+        "version number of 2-digit parts without leading zeros",
+        examples=("14/05/2021", "30/04/21", "4.2.2002", "05.03.21", "9.26.17"),
         pattern=rf"(?<![\d/.-])(?:(?:1[3-9]|2\d|3[01])/{_MM}/(?:\d{{4}}|\d{{2}})(?![\d/]|\.\d)"
-        rf"|{_DAY}\.{_MM}\.(?:18|19|20)\d\d|(?:0[1-9]|[12]\d|3[01])\.(?:0[1-9]|1[0-2])\.\d\d)"
+        rf"|{_DAY}\.{_MM}\.(?:18|19|20)\d\d|(?:0[1-9]|[12]\d|3[01])\.(?:0[1-9]|1[0-2])\.\d\d"
+        rf"|(?<![\w.]){_MM}\.(?:1[3-9]|2\d|3[01])\.(?:\d{{4}}|\d\d))"
         r"(?![\d.]\d|\d)",
     ),
     _date(
@@ -101,15 +107,17 @@ DATE_RULES = [
     _date(
         name="date.day-range",
         reason="a range of days in one month: with a month name ('March 3-5, 2024', 'Mar 3 to 5', '3rd-5th "
-        "of May'; not before a noun, as 'March 3 to 5 days'), written with digits and a year "
-        "('10/15-16/2024', '15-16/10/2024'), or days alone after a cue ('from the 6th to the 9th')",
-        examples=("March 3-5, 2024", "3 to 5 March", "10/15-16/2024"),
+        "of May'; not before a noun, as 'March 3 to 5 days'), written with digits ('10/15-16/2024', "
+        "'15-16/10/2024', '2/6-9': not a fraction, a score or before a unit), or days alone after a cue "
+        "('from the 6th to the 9th')",
+        examples=("March 3-5, 2024", "3 to 5 March", "10/15-16/2024", "2/6-9"),
         pattern=rf"(?i)\b{_MONTH_ANY}[ \t]+{_DAY}(?:st|nd|rd|th)?{_DAY_RANGE_JOINT}{_DAY}(?:st|nd|rd|th)?"
         rf"\b(?!/)(?:,?{_GAP}(?:18|19|20)\d\d\b|{_AFTER_A_DAY})"
         rf"|(?<![\d/.]){_DAY}(?:st|nd|rd|th)?{_DAY_RANGE_JOINT}{_DAY}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?"
         rf"{_MONTH_ANY}(?:,?{_GAP}(?:19|20)\d\d)?\b"
         rf"|(?<![\d/.-]){_MM}/{_DAY}[ \t]*[-–][ \t]*{_DAY}/(?:\d{{4}}|\d{{2}})(?![\d/]|\.\d)"
         rf"|(?<![\d/.-]){_DAY}[ \t]*[-–][ \t]*{_DAY}/{_MM}/(?:\d{{4}}|\d{{2}})(?![\d/]|\.\d)"
+        rf"|(?<![\d/.-]){_NOT_FRACTION_OR_SCORE}{_MM}/{_DAY}[ \t]*[-–][ \t]*{_DAY}(?![\d/]|\.\d){_NO_UNIT}"
         rf"|(?:{_AFTER_A_DAY_CUE}){_DAY}(?:st|nd|rd|th){_DAY_RANGE_JOINT}(?:the[ \t]+)?{_DAY}"
         rf"(?:st|nd|rd|th)\b{_AFTER_A_DAY}",
     ),
@@ -121,17 +129,19 @@ DATE_RULES = [
     ),
     _date(
         name="date.month-name-year",
-        reason="a month name with a year",
-        examples=("march of 2022", "Oct, 1989"),
-        pattern=rf"(?i)\b{_MONTH_ANY},?{_GAP}(?:of{_GAP})?(?:19|20)\d\d\b",
+        reason="a month name with a year, also of two digits after an apostrophe",
+        examples=("march of 2022", "Oct, 1989", "Mar '01"),
+        pattern=rf"(?i)\b{_MONTH_ANY},?{_GAP}(?:of{_GAP})?(?:(?:19|20)\d\d\b|['’]\d\d(?!\w))",
     ),
     _date(
         name="date.day-month-name",
-        reason="a day before a month name, and a year if one follows; with hyphens: day, month and year",
-        examples=("20th Oct, 1989", "3 of May", "03-May-2021"),
+        reason="a day before a month name, and a year if one follows; with hyphens or run together: day, "
+        "month and year",
+        examples=("20th Oct, 1989", "3 of May", "03-May-2021", "25APR2002"),
         # a day range's last day is found ("1-3 May"), a hyphenated date's day only at a token start
         pattern=rf"(?i)(?:(?<![\d/.]){_DAY}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTH_ANY}"
-        rf"(?:,?{_GAP}(?:19|20)\d\d)?|(?<![\d/.-]){_DAY}-{_MONTH_ANY}-(?:(?:19|20)\d\d|\d\d))\b",
+        rf"(?:,?{_GAP}(?:19|20)\d\d)?|(?<![\d/.-]){_DAY}-{_MONTH_ANY}-(?:(?:19|20)\d\d|\d\d)"
+        rf"|(?<![\w/.-]){_DAY}{_MONTH_ANY}(?:(?:19|20)\d\d|\d\d))\b",
     ),
     _date(
         name="date.day-of-month-alone",
@@ -139,6 +149,13 @@ DATE_RULES = [
         "not before a noun or another ordinal ('on the 3rd day', 'on the 4th and 5th fingers')",
         examples=("on the 14th", "Sat the 12th"),
         pattern=rf"(?i)(?:{_AFTER_A_DAY_CUE})(?:3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)\b{_AFTER_A_DAY}",
+    ),
+    _date(
+        name="date.holiday",
+        reason="a holiday names its day ('Christmas 2021', 'on Thanksgiving', 'New Year's Eve'), with its "
+        "year",
+        examples=("Christmas 2021", "Thanksgiving", "New Year's Eve"),
+        pattern=rf"\b(?:{HOLIDAY})(?!\w)(?:,?{_GAP}(?:19|20)\d\d\b)?",
     ),
     _date(
         name="date.month-name-alone",
@@ -237,8 +254,29 @@ def _ventilator_setting(text: str, span: Span) -> bool:
     )
 
 
+NOT_A_NEWBORN_SCORE = _exclusion(
+    "date.not-a-newborn-measure",
+    "'n/n' after 'Apgar(s)' is a pair of Apgar scores; 'n/7' after a number of weeks is a gestational age",
+    ("Apgars 8/9", "born at 33 2/7 weeks"),
+)
+_APGAR = re.compile(r"(?i)\bapgars?:?[ \t]*(?:of[ \t]+|scores?:?[ \t]+)?$")
+_WEEKS_BEFORE = re.compile(r"(?<![\d/.])\d{2}[ \t]+$")
+
+
+def _newborn_measure(text: str, span: Span) -> bool:
+    before = text[max(0, span.start - 20) : span.start]
+    piece = text[span.start : span.end]
+    return (re.fullmatch(r"\d{1,2}/\d{1,2}", piece) is not None and _APGAR.search(before) is not None) or (
+        re.fullmatch(r"[0-6]/7", piece) is not None and _WEEKS_BEFORE.search(before) is not None
+    )
+
+
 #: the exclusions tried on every date rule's span, in order
-_EXCLUSIONS = ((NOT_A_PAIN_SCORE, _pain_score), (NOT_A_VENTILATOR_SETTING, _ventilator_setting))
+_EXCLUSIONS = (
+    (NOT_A_PAIN_SCORE, _pain_score),
+    (NOT_A_VENTILATOR_SETTING, _ventilator_setting),
+    (NOT_A_NEWBORN_SCORE, _newborn_measure),
+)
 
 
 def find_dates(text: str) -> list[Span]:

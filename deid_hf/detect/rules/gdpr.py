@@ -6,11 +6,13 @@ laws are no personal data and are not masked; a court that tried the person is (
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
+from collections.abc import Sequence
 
-from ...spans import Span
-from . import SpanRule, register_rule
+from ...spans import Span, merge_spans
+from . import Rule, SpanRule, decided, register_rule
 
 #: the bodies of a state, which a country's adjective may precede ("the Turkish Government", "the Hungarian
 #: Ministry of Justice"); a ministry's name is its capitalised words ("the Ministry of Justice in Ankara":
@@ -383,3 +385,53 @@ _register(
 #: the gdpr rules that also judge the spans of a model trained on hipaa gold: a law's kind and number, and
 #: public bodies and laws, are no personal data whoever found them
 NOT_PERSONAL_DATA = (LAW_KIND, LAW_NUMBER, PUBLIC_BODY_OR_LAW)
+
+
+WHOLE_TITLED_NAME = register_rule(
+    Rule(
+        name="gdpr.whole-titled-name",
+        family="whole mentions",
+        labels=("ORG", "LOCATION", "OTHER"),
+        reason="a name found in part of capitalised words joined by 'of' or 'for' is the whole of them: an "
+        "award, a battle, a university ('Order of Merit', 'University of Sofia'); not over another span, "
+        "nor where the whole is a public body or a law",
+        examples=("awarded the Order of Merit", "a degree from the University of Sofia"),
+    )
+)
+_TITLED = r"[A-Z][\w'’.-]*(?:[ ](?:(?:of|for|and)[ ](?:the[ ])?)?[A-Z][\w'’.-]*)*"
+#: capitalised words and "of"/"for" (and "the") just before a span, and after it
+_TITLED_BEFORE = re.compile(rf"(?<![\w'’.-])(?P<words>{_TITLED})[ ](?:of|for)[ ](?:the[ ])?$")
+_TITLED_AFTER = re.compile(rf"[ ](?:of|for)[ ](?:the[ ])?(?P<words>{_TITLED})(?![\w'’-])")
+#: the characters read on each side of a span for the words of its name
+TITLED_AROUND = 60
+
+
+def whole_titled_names(text: str, spans: Sequence[Span]) -> list[Span]:
+    """``spans`` with each organisation, place or other name widened over the capitalised words that "of"
+    or "for" join to it (`WHOLE_TITLED_NAME`), merged."""
+    taken = sorted((s.start, s.end) for s in spans)
+    out = []
+    for span in spans:
+        if WHOLE_TITLED_NAME.covers(span.label) and text[span.start : span.start + 1].isupper():
+            span = _titled(text, span, taken)
+        out.append(span)
+    return merge_spans(out)
+
+
+def _titled(text: str, span: Span, taken: list[tuple[int, int]]) -> Span:
+    before = _TITLED_BEFORE.search(text, max(0, span.start - TITLED_AROUND), span.start)
+    last_word = text[span.start : span.end].split()[-1:]
+    after = (
+        _TITLED_AFTER.match(text, span.end, span.end + TITLED_AROUND)
+        if last_word and last_word[0][:1].isupper()
+        else None
+    )
+    start = before.start() if before else span.start
+    end = after.end() if after else span.end
+    free = all(b <= start or a >= end or (a, b) == (span.start, span.end) for a, b in taken)
+    pieces = [text[start:end], *(m["words"] for m in (before, after) if m)]
+    if (start, end) == (span.start, span.end) or not free or any(map(public_body_or_law, pieces)):
+        return span
+    widened = dataclasses.replace(span, start=start, end=end)
+    decided(WHOLE_TITLED_NAME.name, widened, True)
+    return widened
