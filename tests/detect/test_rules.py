@@ -465,6 +465,8 @@ CONTEXT_CASES = [
     ("context.after-doctor-title", "Dr. Tanaka reviewed the chart.", {"Tanaka"}),
     ("context.after-doctor-title", "SEEN BY DR RONAYNE GOOD PEDAL PULSES", {"RONAYNE"}),
     ("context.after-patient-title", "WIFE OF MR JOHN SMITH CALLED", {"JOHN SMITH"}),
+    ("context.after-patient-word", "Pt Hill c/o pain. PT GRACE WALKER SEEN", {"Hill", "GRACE WALKER"}),
+    ("context.after-patient-word", "Pt Denies pain. Pt Alert and oriented. Pt May go home", set()),
     ("context.after-clinician-title", "plan reviewed with NP Halvorsen", {"Halvorsen"}),
     ("context.after-clinician-title", "PCP: Niemeier\nSurgeon: Okonkwo", {"Niemeier", "Okonkwo"}),
     ("context.after-clinician-title", "PCP: none. Surgeon: not known", set()),
