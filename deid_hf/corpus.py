@@ -93,7 +93,9 @@ def aggregate_privacy(reports: list[dict | PrivacyReport]) -> PrivacyReport:
         return combined
     if combined.dp:
         return combined.with_(details={"per_label": per_label})
-    return combined.with_(details={"per_label": per_label}, guarantee=guarantee_without_dp(per_label))
+    return combined.with_(
+        details={"per_label": per_label}, guarantee=guarantee_without_dp(per_label) or combined.guarantee
+    )
 
 
 def run_corpus(pipe, input_path: str | Path, output_path: str | Path, **options) -> dict:

@@ -77,3 +77,20 @@ def test_corpus_headline_names_every_label_without_a_guarantee():
     assert "DATE_TIME" not in combined.guarantee  # typed: epsilon 0 at p = 1
     epsilon_inf = get_strategy("typed").privacy(0.9, {"PERSON": {"Ann"}})
     assert aggregate_privacy([epsilon_inf, first]).mechanism == "none"  # no mechanism is the weaker
+
+
+def test_a_corpus_is_judged_on_the_documents_where_something_was_replaced():
+    """A document where nothing was found says what its operators would give; it decides the corpus's
+    report only where nothing was replaced anywhere (in any record order)."""
+    strategy = get_strategy({"DATE_TIME": "date_shift", "default": "typed"})
+    nothing, person = strategy.privacy(1.0, {}), strategy.privacy(1.0, {"PERSON": {"Ann"}})
+    assert not nothing.dp and person.dp
+    for reports in ([nothing, person], [person, nothing]):
+        combined = aggregate_privacy([r.to_dict() for r in reports])
+        assert combined.dp and combined.epsilon == 0.0
+        assert not combined.guarantee.startswith("nothing was replaced") and combined.guarantee
+    typed = get_strategy("typed")
+    reports = [typed.privacy(1.0, {}), typed.privacy(1.0, {"PERSON": {"Ann"}}), typed.privacy(1.0, {})]
+    assert not aggregate_privacy(reports).guarantee.startswith("nothing was replaced")
+    alone = aggregate_privacy([nothing.to_dict(), nothing.to_dict()])
+    assert not alone.dp and alone.guarantee.startswith("nothing was replaced; no DP guarantee")

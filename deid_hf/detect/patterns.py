@@ -81,8 +81,8 @@ AGE_AFTER_KIN = rf"(?i:\b{KINSHIP_WORDS}\b)(?<![sS]),[ \t]*(?P<value>\d{{1,3}})(
 AGE_DECADE = rf"(?i:\bin[ \t]+(?:his|her|their)[ \t]+(?P<value>{DECADE_OVER_89}))(?!\w)"
 #: a word that states an age over 89: "nonagenarian", "centenarians"
 AGE_NOUN = rf"(?i:\b{AGE_OVER_89_NOUNS}\b)"
-#: a person's age ending a clause: "Pt is 93.", "she was 91,", "is now 93", "who is now 96,", "turned 92",
-#: or the patient's before "and" ("pt is 97 and lives alone"; not "HR is 93", "Pt is 93 kg")
+#: a person's age ending a clause: "Pt is 93.", "she was 91,", "is now 93", "who is now 96,", "turned 92"
+#: (not "HR is 93", "Pt is 93 kg"; "pt is 95 and" is as often a saturation)
 AGE_AFTER_PERSON = (
     r"(?i:"
     + "|".join(
@@ -91,7 +91,6 @@ AGE_AFTER_PERSON = (
         for verb in ("is", "was", "is now")
     )
     + rf"|(?<=\bturned ))\d{{1,3}}(?={_CLAUSE_END})"
-    + r"|(?i:(?<=\bpt is )|(?<=\bpatient is ))(?:1[01]\d|120|[1-9]?\d)(?=[ \t]+and\b)"
 )
 #: an age of at most 120 in digits (a larger number after a person's words is a lab value or a vital sign)
 _AGE_NUMBER = r"(?:1[01]\d|120|[1-9]?\d)(?!\d)"

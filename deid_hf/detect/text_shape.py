@@ -233,8 +233,13 @@ HOLIDAYS: dict[str, Callable[[int], date]] = {
     rf"Mother{_S}[ \t]+Day": _weekday_of_month(5, 6, 2),
     rf"Father{_S}[ \t]+Day": _weekday_of_month(6, 6, 3),
 }
-#: any of `HOLIDAYS`' names, capitalised or in capitals ("CHRISTMAS"; not "christmas")
-HOLIDAY = "(?=[A-Z])(?i:" + "|".join(f"(?:{name})" for name in HOLIDAYS) + ")"
+#: any of `HOLIDAYS`' names, capitalised or in capitals ("CHRISTMAS"; not "christmas"), not a name's part:
+#: after a title ("Dr. Christmas", "Father Christmas") or before a capitalised word ("Good Friday Agreement")
+#: or "egg" ("Easter eggs")
+HOLIDAY = (
+    r"(?<!\bDr\. )(?<!\bDr )(?<!\bMr\. )(?<!\bMr )(?<!\bMrs\. )(?<!\bMs\. )(?<!\bFather )"
+    "(?=[A-Z])(?i:" + "|".join(f"(?:{name})" for name in HOLIDAYS) + r")(?![ \t]+(?:[A-Z][a-z]|(?i:eggs?\b)))"
+)
 
 
 def holiday_date(name: str, year: int) -> date:

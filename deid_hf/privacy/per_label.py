@@ -106,7 +106,9 @@ def nothing_replaced_privacy(
     report = per_label_privacy(p, {label: set() for label in operators}, operators)
     reasons = sorted({reason for _, pi, reason in operators.values() if pi is None})  # each once
     guarantee = f"no DP guarantee ({'; '.join(reasons)})" if reasons else report.guarantee
-    return report.with_(guarantee=f"nothing was replaced; {guarantee}", details={"per_label": {}})
+    return report.with_(
+        guarantee=f"nothing was replaced; {guarantee}", details={"per_label": {}, "nothing_replaced": True}
+    )
 
 
 def aggregate_per_label(reports: Iterable[PrivacyReport | Mapping[str, Any]]) -> dict[str, dict[str, Any]]:

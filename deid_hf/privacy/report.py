@@ -76,12 +76,15 @@ class PrivacyReport:
     @classmethod
     def combine(cls, reports: Iterable[PrivacyReport | Mapping[str, Any]]) -> PrivacyReport:
         """The report of a corpus: epsilon is the maximum over documents (each record is one individual's
-        document; the lemma's max over all private units), the guarantee that of the weakest document."""
+        document; the lemma's max over all private units), the guarantee that of the weakest document where
+        something was replaced (of the weakest document when nothing was replaced anywhere)."""
         parsed = [r if isinstance(r, PrivacyReport) else cls.from_dict(r) for r in reports]
         if not parsed:
             return cls("none", False, None, "no records processed")
+        caveats = tuple(dict.fromkeys(c for r in parsed for c in r.caveats))
+        # a document where nothing was replaced says what would hold: it decides only if every one is such
+        parsed = [r for r in parsed if not r.details.get("nothing_replaced")] or parsed
         without = [r for r in parsed if not r.dp]  # no mechanism at all is weaker than epsilon = inf
         without.sort(key=lambda r: r.mechanism != "none")
         worst = without[0] if without else max(parsed, key=lambda r: r.epsilon or 0.0)
-        caveats = tuple(dict.fromkeys(c for r in parsed for c in r.caveats))
         return replace(worst, caveats=caveats, details={})

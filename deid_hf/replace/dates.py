@@ -45,6 +45,8 @@ PATTERNS = [
     re.compile(
         r"(?<![\d/.-])(?P<a>\d{1,2})(?P<sep>[-/.])(?P<b>\d{1,2})(?P=sep)(?P<year>\d{4}|\d{2})(?![\d/.-])"
     ),
+    # a holiday ("Christmas 2021", "Thanksgiving"): written as its day ("December 25, 2021")
+    re.compile(rf"(?<!\w)(?P<holiday>{HOLIDAY})(?:(?P<comma>,?(?:[ \t]+|[ \t]*\n[ \t]*)){_YEAR})?(?!\w)"),
     # a range of days in one month ("March 3-5, 2024", "3 to 5 March 2024", "10/15-16/2024",
     # "15-16/10/2024"): the other day moves with the date
     re.compile(
@@ -54,7 +56,7 @@ PATTERNS = [
         rf"(?<![\w-]){_DAY}{_JOINT}{_LAST}[ \t]+(?:of[ \t]+)?{_MONTH}(?:(?P<comma>,?[ \t]+){_YEAR})?(?!\w)",
         re.IGNORECASE,
     ),
-    re.compile(
+    _DAYS_OF_ONE_MONTH := re.compile(
         r"(?<![\d/.-])(?P<a>\d{1,2})(?P<sep>/)(?P<b>\d{1,2})[ \t]*[-–][ \t]*(?P<last>\d{1,2})/"
         r"(?P<year>\d{4}|\d{2})(?![\d/.-])"
     ),
@@ -70,8 +72,6 @@ PATTERNS = [
         rf"(?<!\w){_DAY}(?P<of>[ \t]+of)?[ \t]+{_MONTH}(?:(?P<comma>,?[ \t]+){_YEAR})?(?!\w)", re.IGNORECASE
     ),
     re.compile(rf"(?<!\w){_MONTH}(?P<comma>,?[ \t]+(?:of[ \t]+)?){_YEAR}(?!\w)", re.IGNORECASE),
-    # a holiday ("Christmas 2021", "Thanksgiving"): written as its day ("December 25, 2021")
-    re.compile(rf"(?<!\w)(?P<holiday>{HOLIDAY})(?:(?P<comma>,?[ \t]+)(?P<year>\d{{4}}))?(?!\w)"),
     # a form's day-MON-year with hyphens or run together ("14-JUL-1931", "03-Mar-24", "25APR2002")
     re.compile(rf"(?<![\w-]){_DAY}-{_MONTH}-(?P<year>\d{{4}}|\d{{2}})(?![\w-])", re.IGNORECASE),
     re.compile(rf"(?<![\w/.-]){_DAY}{_MONTH}(?P<year>\d{{4}}|\d{{2}})(?![\w-])", re.IGNORECASE),
@@ -114,6 +114,8 @@ def _day_first(match: re.Match) -> bool:
     ("12.05.1961", the European way) and its second field can be a month."""
     if match.re is PATTERNS[0]:
         return False
+    if match.groupdict().get("first"):  # "5-6/10/2024": the days come first
+        return True
     a, b = int(match["a"]), int(match["b"])
     return a > 12 or (match["sep"] == "." and b <= 12)
 
@@ -162,9 +164,23 @@ def _parse(match: re.Match) -> tuple[date, dict] | None:
                 month, day = int(groups["b"]), int(groups["a"])
         if 1 <= month <= 12 and 29 <= day <= 31:  # a day past the month's end: the month's last day
             day = min(day, calendar.monthrange(year, month)[1])
-        return date(year, month, day), groups
+        return _with_range(date(year, month, day), groups), groups
     except ValueError:
         return None
+
+
+def _with_range(day: date, groups: dict) -> date:
+    """``day``, with the days from it to a range's last day (``groups["_after"]``; "March 28-2": into the
+    next month) or from its first day (``groups["_before"]``) noted in ``groups``."""
+    if "last" in groups:
+        last = int(groups["last"])
+        length = calendar.monthrange(day.year, day.month)[1]
+        groups["_after"] = last - day.day if last >= day.day else length - day.day + last
+    if "first" in groups:
+        first = int(groups["first"])
+        previous = (day.replace(day=1) - timedelta(days=1)).day
+        groups["_before"] = day.day - first if first <= day.day else previous - first + day.day
+    return day
 
 
 def _write(match: re.Match, groups: dict, new: date) -> str:
@@ -207,7 +223,9 @@ def _write(match: re.Match, groups: dict, new: date) -> str:
     elif match.re is DAY_ALONE:
         pieces["day"], pieces["ord"] = _pad(new.day, padded), _ordinal(new.day, groups["ord"])
     elif "holiday" in groups:
-        day = f"{calendar.month_name[new.month]} {new.day}" + ("," if groups.get("comma") == " " else "")
+        day = f"{calendar.month_name[new.month]} {new.day}" + (
+            "," if "year" in groups and "," not in groups["comma"] else ""
+        )
         pieces["holiday"] = day.upper() if groups["holiday"].isupper() else day
     elif "m" in groups:
         pieces["m"] = _pad(new.month, groups["m"].startswith("0"))
@@ -215,14 +233,13 @@ def _write(match: re.Match, groups: dict, new: date) -> str:
         numeric_month_first = not _day_first(match)
         first, second = (new.month, new.day) if numeric_month_first else (new.day, new.month)
         pieces["a"], pieces["b"] = _pad(first, padded), _pad(second, padded)
-    day = groups.get("day") or groups.get("b" if "a" in groups and not _day_first(match) else "a")
-    if "last" in groups and day:  # the range's length kept (its last day in the next month if it must)
-        last = new + timedelta(days=max(0, int(groups["last"]) - int(day)))
+    if "_after" in groups:  # the range's length kept (its last day in the next month if it must)
+        last = new + timedelta(days=groups["_after"])
         pieces["last"] = _pad(last.day, padded)
         if "last_ord" in groups:
             pieces["last_ord"] = _ordinal(last.day, groups["last_ord"])
-    if "first" in groups and day:  # the first day of "15-16/10/2024", as far before
-        pieces["first"] = _pad((new - timedelta(days=max(0, int(day) - int(groups["first"])))).day, padded)
+    if "_before" in groups:  # the first day of "15-16/10/2024", as far before
+        pieces["first"] = _pad((new - timedelta(days=groups["_before"])).day, padded)
     out, cursor = [], 0
     spans = sorted((match.span(name), value) for name, value in pieces.items())
     base = match.start()
@@ -258,6 +275,9 @@ def rewrite_dates(text: str, new_date: Callable[[date, bool], date], before: str
         old, groups = _parse(alone) or (None, {})
         return _write(alone, groups, new_date(old, False)) if old else None
     pieces = _RANGE.split(text)
+    days = _DAYS_OF_ONE_MONTH.fullmatch(text.strip())
+    if days and int(days["last"]) > int(days["b"]):  # "10/5-6/2024": days of October, not October to June
+        pieces = [text]
     if len(pieces) > 1:
         sides, seen = [], before
         for i, piece in enumerate(pieces):

@@ -194,8 +194,11 @@ def test_uk_national_insurance_and_nhs_numbers_are_ids(text, ids):
             "91yof with SOB; 92 yom; 90 y.o. woman; 93 y.o man; (94 Y) PRESENTS",
             {"91", "92", "90", "93", "94"},
         ),
-        ("HPI: M/95, hx CHF. Pt is a F/96 with COPD. pt is 97 and lives alone", {"95", "96", "97"}),
-        ("HR is 97 and regular; Pt is 97 kg and stable; Given 5 y of abx", set()),
+        ("HPI: M/95, hx CHF. Pt is a F/96 with COPD.", {"95", "96"}),
+        (
+            "HR is 97 and regular; Pt is 97 kg and stable; Given 5 y of abx; the pt is 95 and comfortable",
+            set(),
+        ),
         # an ALL-CAPS note writes the unit in capitals
         ("PT IS 91 YO F. 92 Y/O M. 93 YEARS OLD. 94 YRS OF AGE. 95YOM.", {"91", "92", "93", "94", "95"}),
         ("12 YARDS. RM 90 YOGA. 93 YOUNG.", set()),

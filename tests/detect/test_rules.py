@@ -34,8 +34,7 @@ DATE_CASES = [
     ("date.numeric-hyphenated", "born 7-04-1961; reps 3-5", {"7-04-1961"}),
     ("date.day-first", "seen 14/05/2021, 4.2.2002 and 05.03.21", {"14/05/2021", "4.2.2002", "05.03.21"}),
     ("date.day-first", "v1.2.10, 3.10.12, IP 10.1.2.3, ratio 14/05", set()),
-    ("date.day-first", "Labs drawn 9.26.17: ok", {"9.26.17"}),  # dotted month first with a day above 12
-    ("date.day-first", "v1.26.17, 9.12.17", set()),  # a version; month or day first unknown
+    ("date.day-first", "Chrome 1.14.12, Lot 3.22.19, v1.26.17, 9.12.17", set()),  # versions, lots
     ("date.year-first", "scan 2019-11-02 done", {"2019-11-02"}),
     ("date.year-first", "seen 2021-05-03T14:22\nnext", {"2021-05-03T14:22"}),  # not "T14" cut from ":22"
     ("date.month-year", "since 9/87 and 12/2004", {"9/87", "12/2004"}),
@@ -47,6 +46,7 @@ DATE_CASES = [
     ("date.day-range", "admitted 10/15-16/2024, seen 15-16/10/24", {"10/15-16/2024", "15-16/10/24"}),
     ("date.day-range", "from Mar 3 through 7 at home", {"Mar 3 through 7"}),
     ("date.day-range", "away from the 6th to the 9th, on the 2nd-3rd", {"6th to the 9th", "2nd-3rd"}),
+    ("date.day-range", "from the 6th to the 9th while in rehab", {"6th to the 9th"}),
     ("date.day-of-month-alone", "from the 2nd to the 3rd floor", {"2nd"}),  # no range before a noun
     ("date.day-range", "for 3 to 5 days in May; ratio 1/2-3/4", set()),
     ("date.day-range", "repeat CT 2/6-9. CT 10/3-5 showed", {"2/6-9", "10/3-5"}),  # no year
@@ -54,7 +54,8 @@ DATE_CASES = [
     ("date.numeric", "dose 2/6-9 mg", {"2/6"}),  # no range before a unit (the date rule reads "2/6")
     ("date.holiday", "abx since Christmas 2021; HOME FOR THANKSGIVING", {"Christmas 2021", "THANKSGIVING"}),
     ("date.holiday", "New Year's Eve party, the Fourth of July", {"New Year's Eve", "Fourth of July"}),
-    ("date.holiday", "a christmas tree, an easter egg", set()),
+    ("date.holiday", "a christmas tree, Easter eggs, the Good Friday Agreement, Dr. Christmas", set()),
+    ("date.holiday", "Fourth of July 2019; Christmas\n2021", {"Fourth of July 2019", "Christmas\n2021"}),
     ("date.month-name-day", "walked March 3 to 5 laps", {"March 3"}),  # not a range before a noun
     ("date.month-name-day", "on Feb 3rd, 2011 she", {"Feb 3rd, 2011"}),
     ("date.month-name-day", "on June 9,\n2020 she", {"June 9,\n2020"}),  # a hard-wrapped line
@@ -99,6 +100,7 @@ DATE_CASES = [
     ("date.not-a-ventilator-setting", "changed to PSV of 10/5, 60%", set()),
     ("date.not-a-ventilator-setting", "cpap/ps mode decreased to 8/5", set()),
     ("date.not-a-newborn-measure", "Apgars 8/9 at birth, APGAR scores 7/9", set()),
+    ("date.not-a-newborn-measure", "Apgar scores of 8/9 and 9/9", set()),
     ("date.not-a-newborn-measure", "born at 33 2/7 weeks, GA 35 3/7", set()),
     ("date.numeric", "seen 2/7 and 12/7; 3 2/7", {"2/7", "12/7"}),  # no number of weeks before
     ("date.numeric", "vent settings 10/5/2003", {"10/5/2003"}),  # with a year: a date, whatever the words
@@ -468,8 +470,8 @@ CONTEXT_CASES = [
     ("context.after-patient-word", "Pt Hill c/o pain. PT GRACE WALKER SEEN", {"Hill", "GRACE WALKER"}),
     ("context.after-patient-word", "Pt Denies pain. Pt Alert and oriented. Pt May go home", set()),
     ("context.after-clinician-title", "plan reviewed with NP Halvorsen", {"Halvorsen"}),
-    ("context.after-clinician-title", "PCP: Niemeier\nSurgeon: Okonkwo", {"Niemeier", "Okonkwo"}),
-    ("context.after-clinician-title", "PCP: none. Surgeon: not known", set()),
+    ("context.after-clinician-role", "PCP: Niemeier\nSurgeon: Okonkwo", {"Niemeier", "Okonkwo"}),
+    ("context.after-clinician-role", "PCP: none. surgeon Bariatric service. Surgeon: Ortho team", set()),
     ("context.after-clinician-title", "She is a nurse earning well. Seen by NP Halvorsen.", {"Halvorsen"}),
     ("context.after-clinician-title", "pt seen by nurse halvorsen, stable.", {"halvorsen"}),  # no capitals
     ("context.after-clinician-title", "Plan reviewed with NP von Trapp.", {"von Trapp"}),
@@ -542,6 +544,7 @@ BOUNDARY_CASES = [
     ("boundary.whole-words", "The Swan-Ganz was placed.", "Ganz", "OTHER", {"Swan-Ganz"}),
     ("boundary.whole-identifier", "ICD SN: FX-216656.", "216656", "ID", {"FX-216656"}),
     ("boundary.whole-identifier", "Callback 500-0317 today", "500", "PHONE", {"500-0317"}),
+    ("boundary.whole-identifier", "SN FX-216656-follow-up", "216656", "ID", {"FX-216656"}),  # not a word
     # every script written with spaces: a piece of an Arabic, Hebrew or Devanagari word is the word
     ("boundary.whole-words", "Isfahan (اصفهان) is", "اصفه", "LOCATION", {"اصفهان"}),
     ("boundary.whole-words", "Moshe (משה) called", "מש", "PERSON", {"משה"}),
@@ -1026,6 +1029,14 @@ WHOLE_MENTION_CASES = [
     ),
     ("gdpr.whole-titled-name", "the Ministry of Justice of Turkey", [("Turkey", "LOCATION")], {"Turkey"}),
     ("gdpr.whole-titled-name", "Anna Berg of Oslo", [("Anna Berg", "PERSON")], {"Anna Berg"}),
+    ("gdpr.whole-titled-name", "The Prime Minister of Turkey", [("Turkey", "LOCATION")], {"Turkey"}),
+    ("gdpr.whole-titled-name", "Head of Security for Lukoil", [("Lukoil", "ORG")], {"Lukoil"}),
+    (
+        "gdpr.whole-titled-name",
+        "The Palace of Eight Paradises",
+        [("Eight Paradises", "ORG")],
+        {"Palace of Eight Paradises"},
+    ),
 ]
 
 

@@ -167,6 +167,10 @@ def test_partial_dates_are_rewritten(original, before, expected):
         ("the 22ND", "the 23RD"),
         ("6th to the 9th", "7th to the 10th"),
         ("2/6-9", "1/7-10"),  # no year
+        ("5-6/10/2024", "5-6/9/2024"),  # days first whatever their size
+        ("10/5-6/2024", "9/5-6/2024"),  # days of one month, not October to June
+        ("28th to the 2nd", "29th to the 3rd"),  # into the next month: five days
+        ("March 28-3, 2024", "February 27-4, 2024"),
     ],
 )
 def test_a_range_of_days_in_one_month_is_rewritten_whole(written, shifted):
@@ -183,6 +187,9 @@ def test_a_range_of_days_in_one_month_is_rewritten_whole(written, shifted):
         ("MEMORIAL DAY 2019", "APRIL 27, 2019"),  # the last Monday of May 2019 (May 27)
         ("Easter Sunday, 2024", "March 1, 2024"),  # Easter 2024: March 31
         ("Thanksgiving", "October 24"),  # no year: read in a leap year (2000: November 23)
+        ("Fourth of July 2019", "June 4, 2019"),  # the holiday whole, not "July 2019"
+        ("Christmas\n2021", "November 25,\n2021"),
+        ("Christmas '99", "November 25, '99"),
     ],
 )
 def test_more_date_forms_are_rewritten(written, shifted):

@@ -90,14 +90,15 @@ WHOLE_IDENTIFIER = register_rule(
         name="boundary.whole-identifier",
         family="boundaries",
         labels=("ID", "PHONE"),
-        reason="an ID or a phone number found in part of letters and digits joined by hyphens is the whole "
-        "of them: a serial's prefix, a local number's last four ('FX-216656', '555-0143')",
+        reason="an ID or a phone number found in part of capitals and digits joined by hyphens is the whole "
+        "of them: a serial's prefix, a local number's last four ('FX-216656', '555-0143'; not a word: "
+        "'12345678-follow-up')",
         examples=("ICD SN: FX-216656", "Callback 500-0317"),
     )
 )
 #: letters and digits joined by hyphens before and after a span's edges
-_JOINED_BEFORE = re.compile(r"(?<![\w-])(?:[A-Za-z0-9]+-)+$")
-_JOINED_AFTER = re.compile(r"(?:-[A-Za-z0-9]+)+(?![\w-])")
+_JOINED_BEFORE = re.compile(r"(?<![\w-])(?:[A-Z0-9]+-)+$")
+_JOINED_AFTER = re.compile(r"(?:-[A-Z0-9]+)+(?![\w-])")
 #: a form field's word ending a span, and the blanks before it
 _FIELD_CUE_END = re.compile(rf"[ \t]+(?i:{'|'.join(sorted(FIELD_CUES))})[.:#]?$")
 #: a bracket inside a span that holds brackets of one kind only (none of them is closed)

@@ -31,9 +31,12 @@ from .names import names_are_capitalised as names_are_capitalised  # re-exported
 _W = ASCII_WORD
 #: a doctor title: the next word is a name even if the corpus uses it as a common word ("Dr. Foley")
 _DOCTOR = r"(?:dr's|drs|doctor|dr)"
-_TITLE = (
-    r"(?:np|ho|md|pcp|nurse|attending|resident|fellow|intern|physicians?|doctors?|surgeon|cardiologist"
-    r"|oncologist|neurologist|psychiatrist|pharmacist|therapist)"
+_TITLE = r"(?:np|ho|md|nurse|attending|resident|fellow|physicians?|doctors?)"
+#: a clinician's role written before a name as often as before a team or a service ("surgeon Bariatric
+#: service"): a name after it needs a known name first
+_ROLE = (
+    r"(?:pcp|intern|surgeon|cardiologist|oncologist|neurologist|psychiatrist|pharmacist|therapist|"
+    r"social[ \t]+worker|case[ \t]+manager)"
 )
 _CREDENTIAL = r"(?:RN|R\.N\.|MD|M\.D\.|NP|RRT|BSN|bsn/rn|LICSW|CNS|PA-C|RT)"
 _CALL = r"(?:per|called|paged|notified|contacts?|contacted|informed|updated|spoke with|discussed with)"
@@ -86,6 +89,9 @@ def _context_rule(name, label, score, reason, examples, find) -> ContextRule:
 _I = re.IGNORECASE
 _DOCTOR_RX = re.compile(rf"\b{_DOCTOR}\b\.?:?[ \t]*", _I)
 _TITLE_RX = re.compile(rf"\b{_TITLE}\b\.?:?[ \t]*", _I)
+_ROLE_RX = re.compile(rf"\b{_ROLE}\b:?[ \t]*", _I)
+#: a team's or a service's word after the words a role is followed by ("Surgeon: Ortho team")
+_TEAM_AFTER = re.compile(r"[ \t]+(?i:team|service|clinic|dept|department|group|consult|unit)\b")
 _ALSO_RX = re.compile(r"[ \t]*(?:and|&|/)[ \t]*(?:dr\.?[ \t]*)?", _I)
 _INITIAL_RX = re.compile(rf"(?<![\w/'’.&<>])[A-Z]\.[ \t](?={_W})")
 # from the start of the blanks before it, each blank run read once: two optional blank runs around an
@@ -177,6 +183,15 @@ def _after_patient_title(text, vocabulary, bounds):
         yield name_run(text, m.end(), bounds.title_zipf, limit=2, any_known=True, vocabulary=vocabulary)
 
 
+def _after_role(text, vocabulary, bounds):
+    for m in _ROLE_RX.finditer(text):
+        field = ":" in m.group()  # "PCP: Niemeier": a form's field holds a name, known or not
+        run = name_run(
+            text, m.end(), bounds.title_zipf, limit=2, known_first=not field, vocabulary=vocabulary
+        )
+        yield None if run and _TEAM_AFTER.match(text, run[1]) else run
+
+
 def _after_patient_word(text, vocabulary, bounds):
     for m in _PT_RX.finditer(text):
         yield name_run(text, m.end(), bounds.title_zipf, limit=2, known_first=True, vocabulary=vocabulary)
@@ -261,10 +276,19 @@ _context_rule(
     "context.after-clinician-title",
     "PERSON",
     0.9,
-    "names after NP, HO, MD, PCP, nurse, attending, resident, fellow, intern, physician, surgeon and other "
-    "clinicians' titles",
-    ("NP Halvorsen", "attending Wojcik", "PCP: Niemeier"),
+    "names after NP, HO, MD, nurse, attending, resident, fellow, physician",
+    ("NP Halvorsen", "attending Wojcik"),
     _after_title(_TITLE_RX, strong=False),
+)
+_context_rule(
+    "context.after-clinician-role",
+    "PERSON",
+    0.9,
+    "names after PCP, intern, surgeon, a specialist, a pharmacist, therapist, social worker or case manager: "
+    "in a form's field ('PCP: Niemeier') not before a team's word, else when the first word is a known name "
+    "('surgeon Bariatric service' is none)",
+    ("PCP: Niemeier", "Surgeon: Okonkwo"),
+    _after_role,
 )
 _context_rule(
     "context.initial-and-surname",

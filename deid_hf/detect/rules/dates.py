@@ -55,7 +55,8 @@ _AFTER_A_DAY_CUE = "|".join(rf"(?<=\b{cue} the )" for cue in _DAY_ALONE_CUES)
 #: floor") nor another ordinal ("on the 4th and 5th fingers"), only punctuation, a line's end or a small
 #: word ("on the 14th w/ Dr. Hale", "the 22nd at noon")
 _AFTER_A_DAY = (
-    r"(?![ \t]+(?!(?:at|w|and|or|of|when|for|with|per|in|to|am|pm|a\.m|p\.m)\b)[A-Za-z])"
+    r"(?![ \t]+(?!(?:at|w|and|or|of|when|while|then|but|so|because|before|after|since|until|till|as|for|"
+    r"with|per|in|to|am|pm|a\.m|p\.m|she|he|they|we|pt|patient)\b)[A-Za-z])"
     r"(?![ \t]+(?:and|or)[ \t]+\d)"
 )
 
@@ -83,12 +84,10 @@ DATE_RULES = [
     _date(
         name="date.day-first",
         reason="day/month/year or day.month.year with a year: a day above 12 first, or dots between "
-        "(month/day/year reads the rest; dotted month first only with a day above 12: '9.26.17'); not a "
-        "version number of 2-digit parts without leading zeros",
-        examples=("14/05/2021", "30/04/21", "4.2.2002", "05.03.21", "9.26.17"),
+        "(month/day/year reads the rest); not a version number of 2-digit parts without leading zeros",
+        examples=("14/05/2021", "30/04/21", "4.2.2002", "05.03.21"),
         pattern=rf"(?<![\d/.-])(?:(?:1[3-9]|2\d|3[01])/{_MM}/(?:\d{{4}}|\d{{2}})(?![\d/]|\.\d)"
-        rf"|{_DAY}\.{_MM}\.(?:18|19|20)\d\d|(?:0[1-9]|[12]\d|3[01])\.(?:0[1-9]|1[0-2])\.\d\d"
-        rf"|(?<![\w.]){_MM}\.(?:1[3-9]|2\d|3[01])\.(?:\d{{4}}|\d\d))"
+        rf"|{_DAY}\.{_MM}\.(?:18|19|20)\d\d|(?:0[1-9]|[12]\d|3[01])\.(?:0[1-9]|1[0-2])\.\d\d)"
         r"(?![\d.]\d|\d)",
     ),
     _date(
@@ -114,7 +113,7 @@ DATE_RULES = [
         pattern=rf"(?i)\b{_MONTH_ANY}[ \t]+{_DAY}(?:st|nd|rd|th)?{_DAY_RANGE_JOINT}{_DAY}(?:st|nd|rd|th)?"
         rf"\b(?!/)(?:,?{_GAP}(?:18|19|20)\d\d\b|{_AFTER_A_DAY})"
         rf"|(?<![\d/.]){_DAY}(?:st|nd|rd|th)?{_DAY_RANGE_JOINT}{_DAY}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?"
-        rf"{_MONTH_ANY}(?:,?{_GAP}(?:19|20)\d\d)?\b"
+        rf"(?!(?-i:may|march)\b){_MONTH_ANY}(?:,?{_GAP}(?:19|20)\d\d)?\b"
         rf"|(?<![\d/.-]){_MM}/{_DAY}[ \t]*[-–][ \t]*{_DAY}/(?:\d{{4}}|\d{{2}})(?![\d/]|\.\d)"
         rf"|(?<![\d/.-]){_DAY}[ \t]*[-–][ \t]*{_DAY}/{_MM}/(?:\d{{4}}|\d{{2}})(?![\d/]|\.\d)"
         rf"|(?<![\d/.-]){_NOT_FRACTION_OR_SCORE}{_MM}/{_DAY}[ \t]*[-–][ \t]*{_DAY}(?![\d/]|\.\d){_NO_UNIT}"
@@ -259,12 +258,14 @@ NOT_A_NEWBORN_SCORE = _exclusion(
     "'n/n' after 'Apgar(s)' is a pair of Apgar scores; 'n/7' after a number of weeks is a gestational age",
     ("Apgars 8/9", "born at 33 2/7 weeks"),
 )
-_APGAR = re.compile(r"(?i)\bapgars?:?[ \t]*(?:of[ \t]+|scores?:?[ \t]+)?$")
+#: "Apgar" and up to 24 characters without a full stop or a line break before a pair ("Apgar scores of 8/9
+#: and 9/9")
+_APGAR = re.compile(r"(?i)\bapgars?\b[^.\n]{0,24}$")
 _WEEKS_BEFORE = re.compile(r"(?<![\d/.])\d{2}[ \t]+$")
 
 
 def _newborn_measure(text: str, span: Span) -> bool:
-    before = text[max(0, span.start - 20) : span.start]
+    before = text[max(0, span.start - 40) : span.start]
     piece = text[span.start : span.end]
     return (re.fullmatch(r"\d{1,2}/\d{1,2}", piece) is not None and _APGAR.search(before) is not None) or (
         re.fullmatch(r"[0-6]/7", piece) is not None and _WEEKS_BEFORE.search(before) is not None

@@ -391,14 +391,24 @@ WHOLE_TITLED_NAME = register_rule(
     Rule(
         name="gdpr.whole-titled-name",
         family="whole mentions",
-        labels=("ORG", "LOCATION", "OTHER"),
-        reason="a name found in part of capitalised words joined by 'of' or 'for' is the whole of them: an "
-        "award, a battle, a university ('Order of Merit', 'University of Sofia'); not over another span, "
-        "nor where the whole is a public body or a law",
+        labels=("ORG", "OTHER"),
+        reason="an organisation or other name found in part of capitalised words joined by 'of' or 'for' is "
+        "the whole of them: an award, a battle, a university ('Order of Merit', 'University of Sofia'); not "
+        "over another span or an office ('Head of Security for Lukoil'), nor where the whole is a public "
+        "body or a law (a place stays itself: 'the Embassy of Bulgaria')",
         examples=("awarded the Order of Merit", "a degree from the University of Sofia"),
     )
 )
-_TITLED = r"[A-Z][\w'’.-]*(?:[ ](?:(?:of|for|and)[ ](?:the[ ])?)?[A-Z][\w'’.-]*)*"
+_TITLED = (
+    r"(?!(?:The|A|An|This|That|These|Those|Its|His|Her|Their)\b)[A-Z][\w'’.-]*"
+    r"(?:[ ](?:(?:of|for|and)[ ](?:the[ ])?)?[A-Z][\w'’.-]*)*"
+)
+#: an office's or a role's word: the words before a name that name a person's position, not the name
+_OFFICE = re.compile(
+    r"\b(?:Minister|President|Chief|Head|Member|Secretary|Governor|Mayor|Director|Chair(?:man|woman|person)?|"
+    r"Commissioner|Ambassador|Consul|Judge|Justice|Prosecutor|Officer|Inspector|Deputy|Speaker|Leader|"
+    r"Embassy|Consulate|Office)\b"
+)
 #: capitalised words and "of"/"for" (and "the") just before a span, and after it
 _TITLED_BEFORE = re.compile(rf"(?<![\w'’.-])(?P<words>{_TITLED})[ ](?:of|for)[ ](?:the[ ])?$")
 _TITLED_AFTER = re.compile(rf"[ ](?:of|for)[ ](?:the[ ])?(?P<words>{_TITLED})(?![\w'’-])")
@@ -429,8 +439,13 @@ def _titled(text: str, span: Span, taken: list[tuple[int, int]]) -> Span:
     start = before.start() if before else span.start
     end = after.end() if after else span.end
     free = all(b <= start or a >= end or (a, b) == (span.start, span.end) for a, b in taken)
-    pieces = [text[start:end], *(m["words"] for m in (before, after) if m)]
-    if (start, end) == (span.start, span.end) or not free or any(map(public_body_or_law, pieces)):
+    added = [m["words"] for m in (before, after) if m]
+    if (
+        (start, end) == (span.start, span.end)
+        or not free
+        or any(map(public_body_or_law, [text[start:end], *added]))
+        or any(_OFFICE.search(words) for words in added)
+    ):
         return span
     widened = dataclasses.replace(span, start=start, end=end)
     decided(WHOLE_TITLED_NAME.name, widened, True)
