@@ -393,7 +393,7 @@ WHOLE_TITLED_NAME = register_rule(
         family="whole mentions",
         labels=("ORG", "OTHER"),
         reason="an organisation or other name found in part of capitalised words joined by 'of' or 'for' is "
-        "the whole of them: an award, a battle, a university ('Order of Merit', 'University of Sofia'); not "
+        "the whole of them: an award, a university ('Order of Merit', 'University of Sofia'); not "
         "over another span or an office ('Head of Security for Lukoil'), nor where the whole is a public "
         "body or a law (a place stays itself: 'the Embassy of Bulgaria')",
         examples=("awarded the Order of Merit", "a degree from the University of Sofia"),
