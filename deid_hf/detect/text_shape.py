@@ -233,12 +233,19 @@ HOLIDAYS: dict[str, Callable[[int], date]] = {
     rf"Mother{_S}[ \t]+Day": _weekday_of_month(5, 6, 2),
     rf"Father{_S}[ \t]+Day": _weekday_of_month(6, 6, 3),
 }
+#: words after a holiday that make it part of another name ("Good Friday Agreement", "Easter eggs"; a
+#: capitalised head: "New Year's Eve party" is the day)
+_HOLIDAY_NAMES_HEAD = (
+    r"Agreement|Accords?|Islands?|Parade|Party|Market|Fair|Tree|Carols?|Cards?|Special|Bowl|Offensive|"
+    r"Uprising|Rising|Rebellion|Act|Bill|Sale|Eggs?|eggs?|Bunny|Story|Song|Movie|Show"
+)
 #: any of `HOLIDAYS`' names, capitalised or in capitals ("CHRISTMAS"; not "christmas"), not a name's part:
-#: after a title ("Dr. Christmas", "Father Christmas") or before a capitalised word ("Good Friday Agreement")
-#: or "egg" ("Easter eggs")
+#: after a title ("Dr. Christmas", "Father Christmas") or before a name's head word ("Good Friday Agreement")
 HOLIDAY = (
     r"(?<!\bDr\. )(?<!\bDr )(?<!\bMr\. )(?<!\bMr )(?<!\bMrs\. )(?<!\bMs\. )(?<!\bFather )"
-    "(?=[A-Z])(?i:" + "|".join(f"(?:{name})" for name in HOLIDAYS) + r")(?![ \t]+(?:[A-Z][a-z]|(?i:eggs?\b)))"
+    "(?=[A-Z])(?i:"
+    + "|".join(f"(?:{name})" for name in HOLIDAYS)
+    + rf")(?![ \t]+(?:{_HOLIDAY_NAMES_HEAD})\b)"
 )
 
 

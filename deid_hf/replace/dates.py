@@ -171,14 +171,19 @@ def _parse(match: re.Match) -> tuple[date, dict] | None:
 
 def _with_range(day: date, groups: dict) -> date:
     """``day``, with the days from it to a range's last day (``groups["_after"]``; "March 28-2": into the
-    next month) or from its first day (``groups["_before"]``) noted in ``groups``."""
+    next month) or from its first day (``groups["_before"]``) noted in ``groups``; a range's other day that
+    its month does not have ("March 5-40", "30-1/3/2024") raises ValueError (no date is read)."""
     if "last" in groups:
         last = int(groups["last"])
         length = calendar.monthrange(day.year, day.month)[1]
+        if not 1 <= last <= length:
+            raise ValueError(f"no day {last}")
         groups["_after"] = last - day.day if last >= day.day else length - day.day + last
     if "first" in groups:
         first = int(groups["first"])
         previous = (day.replace(day=1) - timedelta(days=1)).day
+        if not 1 <= first <= (day.day if first <= day.day else previous):
+            raise ValueError(f"no day {first}")
         groups["_before"] = day.day - first if first <= day.day else previous - first + day.day
     return day
 
@@ -276,7 +281,7 @@ def rewrite_dates(text: str, new_date: Callable[[date, bool], date], before: str
         return _write(alone, groups, new_date(old, False)) if old else None
     pieces = _RANGE.split(text)
     days = _DAYS_OF_ONE_MONTH.fullmatch(text.strip())
-    if days and int(days["last"]) > int(days["b"]):  # "10/5-6/2024": days of October, not October to June
+    if days and int(days["a"]) <= 12 and int(days["last"]) > int(days["b"]):  # "10/5-6/2024": days of October
         pieces = [text]
     if len(pieces) > 1:
         sides, seen = [], before

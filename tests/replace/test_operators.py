@@ -169,6 +169,7 @@ def test_partial_dates_are_rewritten(original, before, expected):
         ("2/6-9", "1/7-10"),  # no year
         ("5-6/10/2024", "5-6/9/2024"),  # days first whatever their size
         ("10/5-6/2024", "9/5-6/2024"),  # days of one month, not October to June
+        ("13/5-6/2024", "13/4-5/2024"),  # day first: the 13th of May, then June 2024
         ("28th to the 2nd", "29th to the 3rd"),  # into the next month: five days
         ("March 28-3, 2024", "February 27-4, 2024"),
     ],
@@ -194,6 +195,15 @@ def test_a_range_of_days_in_one_month_is_rewritten_whole(written, shifted):
 )
 def test_more_date_forms_are_rewritten(written, shifted):
     assert rewrite_dates(written, lambda d, has_year: d - timedelta(days=30)) == shifted
+
+
+@pytest.mark.parametrize(
+    "written", ["30-1/3/2024", "31-30/10/2024", "0-5/10/2024", "99-5/10/2024", "March 5-40", "March 5-0"]
+)
+def test_a_range_with_a_day_its_month_does_not_have_is_not_rewritten_as_one(written):
+    """No day is invented: such a range is no date of one month (its parts are read alone, if at all)."""
+    same = rewrite_dates(written, lambda d, has_year: d)
+    assert same is None or same == written
 
 
 def test_a_month_and_year_never_turns_into_a_month_and_day():

@@ -97,7 +97,7 @@ WHOLE_IDENTIFIER = register_rule(
     )
 )
 #: letters and digits joined by hyphens before and after a span's edges
-_JOINED_BEFORE = re.compile(r"(?<![\w-])(?:[A-Z0-9]+-)+$")
+_JOINED_BEFORE = re.compile(r"(?<![\w-])(?:(?:[A-Z0-9]+|[A-Za-z]{1,3})-)+$")
 _JOINED_AFTER = re.compile(r"(?:-[A-Z0-9]+)+(?![\w-])")
 #: a form field's word ending a span, and the blanks before it
 _FIELD_CUE_END = re.compile(rf"[ \t]+(?i:{'|'.join(sorted(FIELD_CUES))})[.:#]?$")

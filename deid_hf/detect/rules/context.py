@@ -99,8 +99,6 @@ _INITIAL_RX = re.compile(rf"(?<![\w/'’.&<>])[A-Z]\.[ \t](?={_W})")
 # (possessive blanks); then (?!\w), not \b: after the dot of "R.N." a \b needs a word character
 _CREDENTIAL_RX = re.compile(rf"(?<![ \t])[ \t]*+(?:,[ \t]*+)?(?<![\w/]){_CREDENTIAL}(?!\w)", _I)
 _PATIENT_RX = re.compile(r"\b(?:(?:mr|mrs|miss)\b\.?|ms\.)[ \t]*", _I)
-#: "Pt" or "patient" before a name ("Pt LUZ HERRERA tolerating PO", "patient Hill c/o pain"), in any case
-_PT_RX = re.compile(r"\b(?:pt|patient)\b:?[ \t]+", _I)
 _KIN_RX = re.compile(rf"\b{_KIN}\b[ \t]*[,:\-]?[ \t]*\(?(?:named[ \t]+)?", _I)
 _CALL_RX = re.compile(rf"\b{_CALL}\b[ \t]*(?:dr\.?[ \t]*|np[ \t]+|rn[ \t]+)?", _I)
 # possessive words starting at a word start: a hyphen belongs to its word, never to the separator
@@ -187,14 +185,15 @@ def _after_role(text, vocabulary, bounds):
     for m in _ROLE_RX.finditer(text):
         field = ":" in m.group()  # "PCP: Niemeier": a form's field holds a name, known or not
         run = name_run(
-            text, m.end(), bounds.title_zipf, limit=2, known_first=not field, vocabulary=vocabulary
+            text,
+            m.end(),
+            bounds.title_zipf,
+            limit=2,
+            known_first=not field,
+            any_known=True,  # "Surgeon: Brown", "intern John Smith": a known name, however frequent
+            vocabulary=vocabulary,
         )
         yield None if run and _TEAM_AFTER.match(text, run[1]) else run
-
-
-def _after_patient_word(text, vocabulary, bounds):
-    for m in _PT_RX.finditer(text):
-        yield name_run(text, m.end(), bounds.title_zipf, limit=2, known_first=True, vocabulary=vocabulary)
 
 
 def _after_kinship_word(text, vocabulary, bounds):
@@ -313,14 +312,6 @@ _context_rule(
     "names after Mr, Mrs, Ms, Miss",
     ("Mrs. Abernathy",),
     _after_patient_title,
-)
-_context_rule(
-    "context.after-patient-word",
-    "PERSON",
-    0.9,
-    "names after 'Pt' or 'patient' when the first word is a known name ('Pt Denies pain' is no name)",
-    ("Pt LUZ HERRERA tolerating PO", "patient Hill c/o pain"),
-    _after_patient_word,
 )
 _context_rule(
     "context.after-kinship-word",

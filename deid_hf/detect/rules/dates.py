@@ -113,7 +113,7 @@ DATE_RULES = [
         pattern=rf"(?i)\b{_MONTH_ANY}[ \t]+{_DAY}(?:st|nd|rd|th)?{_DAY_RANGE_JOINT}{_DAY}(?:st|nd|rd|th)?"
         rf"\b(?!/)(?:,?{_GAP}(?:18|19|20)\d\d\b|{_AFTER_A_DAY})"
         rf"|(?<![\d/.]){_DAY}(?:st|nd|rd|th)?{_DAY_RANGE_JOINT}{_DAY}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?"
-        rf"(?!(?-i:may|march)\b){_MONTH_ANY}(?:,?{_GAP}(?:19|20)\d\d)?\b"
+        rf"{_MONTH_ANY}(?:,?{_GAP}(?:19|20)\d\d)?\b"
         rf"|(?<![\d/.-]){_MM}/{_DAY}[ \t]*[-–][ \t]*{_DAY}/(?:\d{{4}}|\d{{2}})(?![\d/]|\.\d)"
         rf"|(?<![\d/.-]){_DAY}[ \t]*[-–][ \t]*{_DAY}/{_MM}/(?:\d{{4}}|\d{{2}})(?![\d/]|\.\d)"
         rf"|(?<![\d/.-]){_NOT_FRACTION_OR_SCORE}{_MM}/{_DAY}[ \t]*[-–][ \t]*{_DAY}(?![\d/]|\.\d){_NO_UNIT}"
@@ -258,9 +258,12 @@ NOT_A_NEWBORN_SCORE = _exclusion(
     "'n/n' after 'Apgar(s)' is a pair of Apgar scores; 'n/7' after a number of weeks is a gestational age",
     ("Apgars 8/9", "born at 33 2/7 weeks"),
 )
-#: "Apgar" and up to 24 characters without a full stop or a line break before a pair ("Apgar scores of 8/9
-#: and 9/9")
-_APGAR = re.compile(r"(?i)\bapgars?\b[^.\n]{0,24}$")
+#: "Apgar" and only score words and other pairs before a pair ("Apgar scores of 8/9 and 9/9"; not "Apgar 9/9,
+#: f/u 12/15")
+_APGAR = re.compile(
+    r"(?i)\bapgars?\b(?:[ \t]*(?:scores?|of|were|was|at|and|[:,;]|\d{1,2}/\d{1,2}|\d+[ \t]*min(?:utes?)?))*"
+    r"[ \t]*$"
+)
 _WEEKS_BEFORE = re.compile(r"(?<![\d/.])\d{2}[ \t]+$")
 
 
