@@ -36,9 +36,19 @@ import unicodedata
 
 import regex  # type: ignore[import-untyped]  # no stubs; Unicode emoji properties
 
-_FORMAT = "".join(
-    re.escape(chr(c)) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"
-)
+
+def _by_category(*categories: str) -> dict[str, list[int]]:
+    """The code points of each Unicode general category in ``categories``, in one pass over all of them."""
+    found: dict[str, list[int]] = {category: [] for category in categories}
+    for c in range(sys.maxunicode + 1):
+        category = unicodedata.category(chr(c))
+        if category in found:
+            found[category].append(c)
+    return found
+
+
+_CATEGORIES = _by_category("Cf", "Zs")
+_FORMAT = "".join(re.escape(chr(c)) for c in _CATEGORIES["Cf"])
 #: characters that are not text: surrogates, controls except \t \n \r, DEL, C1 controls, format (Cf)
 NOT_TEXT = re.compile(f"[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_FORMAT}]")
 
@@ -46,7 +56,7 @@ NOT_TEXT = re.compile(f"[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_FORMA
 #: spaces other than U+0020 (no-break, narrow, thin, ideographic: category Zs) as one, the line and
 #: paragraph separators as a line break, full-width ASCII forms ("２０２４", "Ｍａｒｙ") as ASCII
 _AS_ASCII: dict[int, str | int] = {
-    **{c: " " for c in range(0x80, sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Zs"},
+    **{c: " " for c in _CATEGORIES["Zs"] if c >= 0x80},
     0x2028: "\n",
     0x2029: "\n",
     **{c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)},

@@ -197,6 +197,10 @@ INSTITUTION_END = re.compile(
 FIELD_CUES = frozenset(("dob", "mrn", "ssn", "yob", "age", "sex", "acct", "tel", "fax", "phone", "email"))
 
 
+#: what joins the days of a range in one month ("3-5", "3 – 5", "3 to 5", "3rd through 5th")
+DAY_RANGE_JOINT = r"(?:[ \t]*[-–][ \t]*|[ \t]+(?:to|through|thru|until|till)[ \t]+)"
+
+
 def _weekday_of_month(month: int, weekday: int, nth: int) -> Callable[[int], date]:
     """The ``nth`` ``weekday`` (0 = Monday) of ``month`` in a year (``nth`` -1: the last)."""
 

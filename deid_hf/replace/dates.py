@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable
 from datetime import date, timedelta
 
+from ..detect.text_shape import DAY_RANGE_JOINT as _JOINT
 from ..detect.text_shape import HOLIDAY, holiday_date
 from .shape import fresh_digits
 
@@ -37,8 +38,6 @@ _MONTH = (
 )
 _DAY = r"(?P<day>\d{1,2})(?P<ord>st|nd|rd|th)?"
 _YEAR = r"(?P<year>\d{4}|['’]\d{2})"
-#: what joins the days of a range in one month ("3-5", "3 – 5", "3 to 5", "3rd through 5th")
-_JOINT = r"(?:[ \t]*[-–][ \t]*|[ \t]+(?:to|through|thru|until|till)[ \t]+)"
 _LAST = r"(?P<last>\d{1,2})(?P<last_ord>st|nd|rd|th)?(?![/\d])"
 PATTERNS = [
     re.compile(r"(?<!\d)(?P<year>\d{4})(?P<sep>[-/.])(?P<a>\d{1,2})(?P=sep)(?P<b>\d{1,2})(?!\d)"),
@@ -50,7 +49,8 @@ PATTERNS = [
     # a range of days in one month ("March 3-5, 2024", "3 to 5 March 2024", "10/15-16/2024",
     # "15-16/10/2024"): the other day moves with the date
     re.compile(
-        rf"(?<!\w){_MONTH}[ \t]+{_DAY}{_JOINT}{_LAST}(?:(?P<comma>,?[ \t]+){_YEAR})?(?!\w)", re.IGNORECASE
+        rf"(?<!\w){_MONTH}[ \t]+{_DAY}{_JOINT}{_LAST}(?:(?P<comma>,?[ \t]+){_YEAR})?(?!\w)",
+        re.IGNORECASE,
     ),
     re.compile(
         rf"(?<![\w-]){_DAY}{_JOINT}{_LAST}[ \t]+(?:of[ \t]+)?{_MONTH}(?:(?P<comma>,?[ \t]+){_YEAR})?(?!\w)",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from ...spans import Span, merge_spans
-from ..text_shape import HOLIDAY
+from ..text_shape import DAY_RANGE_JOINT, HOLIDAY
 from . import RULES, PatternRule, Rule, decided, register_rule
 
 _MONTH_ANY = (
@@ -60,8 +60,6 @@ _AFTER_A_DAY = (
     r"(?![ \t]+(?:and|or)[ \t]+\d)"
 )
 
-#: what joins the days of a range ("3-5", "3 – 5", "3 to 5", "3rd through 5th")
-_DAY_RANGE_JOINT = r"(?:[ \t]*[-–][ \t]*|[ \t]+(?:to|through|thru|until|till)[ \t]+)"
 
 #: what no date is written before: a unit ("2/6-9 mg")
 _NO_UNIT = r"(?![ \t]*(?i:mg|mcg|ml|cc|l|g|kg|units?|u|iu|meq|mmol|%|mm|cm|mmhg|min|mins|h|hrs?|x)\b)"
@@ -110,14 +108,14 @@ DATE_RULES = [
         "'15-16/10/2024', '2/6-9': not a fraction, a score or before a unit), or days alone after a cue "
         "('from the 6th to the 9th')",
         examples=("March 3-5, 2024", "3 to 5 March", "10/15-16/2024", "2/6-9"),
-        pattern=rf"(?i)\b{_MONTH_ANY}[ \t]+{_DAY}(?:st|nd|rd|th)?{_DAY_RANGE_JOINT}{_DAY}(?:st|nd|rd|th)?"
+        pattern=rf"(?i)\b{_MONTH_ANY}[ \t]+{_DAY}(?:st|nd|rd|th)?{DAY_RANGE_JOINT}{_DAY}(?:st|nd|rd|th)?"
         rf"\b(?!/)(?:,?{_GAP}(?:18|19|20)\d\d\b|{_AFTER_A_DAY})"
-        rf"|(?<![\d/.]){_DAY}(?:st|nd|rd|th)?{_DAY_RANGE_JOINT}{_DAY}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?"
+        rf"|(?<![\d/.]){_DAY}(?:st|nd|rd|th)?{DAY_RANGE_JOINT}{_DAY}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?"
         rf"{_MONTH_ANY}(?:,?{_GAP}(?:19|20)\d\d)?\b"
         rf"|(?<![\d/.-]){_MM}/{_DAY}[ \t]*[-–][ \t]*{_DAY}/(?:\d{{4}}|\d{{2}})(?![\d/]|\.\d)"
         rf"|(?<![\d/.-]){_DAY}[ \t]*[-–][ \t]*{_DAY}/{_MM}/(?:\d{{4}}|\d{{2}})(?![\d/]|\.\d)"
         rf"|(?<![\d/.-]){_NOT_FRACTION_OR_SCORE}{_MM}/{_DAY}[ \t]*[-–][ \t]*{_DAY}(?![\d/]|\.\d){_NO_UNIT}"
-        rf"|(?:{_AFTER_A_DAY_CUE}){_DAY}(?:st|nd|rd|th){_DAY_RANGE_JOINT}(?:the[ \t]+)?{_DAY}"
+        rf"|(?:{_AFTER_A_DAY_CUE}){_DAY}(?:st|nd|rd|th){DAY_RANGE_JOINT}(?:the[ \t]+)?{_DAY}"
         rf"(?:st|nd|rd|th)\b{_AFTER_A_DAY}",
     ),
     _date(

@@ -417,8 +417,8 @@ TITLED_AROUND = 60
 
 
 def whole_titled_names(text: str, spans: Sequence[Span]) -> list[Span]:
-    """``spans`` with each organisation, place or other name widened over the capitalised words that "of"
-    or "for" join to it (`WHOLE_TITLED_NAME`), merged."""
+    """``spans`` with each organisation or other name widened over the capitalised words that "of" or
+    "for" join to it (`WHOLE_TITLED_NAME`), merged."""
     taken = sorted((s.start, s.end) for s in spans)
     out = []
     for span in spans:
