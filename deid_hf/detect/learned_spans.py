@@ -12,7 +12,7 @@ from ..spans import SPACED_SCRIPT_CHAR, Span, trim_edge_words
 from .evidence import TITLES, evidence_span
 from .lexicon import person_names, stop_words, zipf
 from .rules import RULES, Rule, decided, register_rule
-from .rules.identifiers import NAMED, over_89
+from .rules.identifiers import NAMED, over_89, state_or_country_alone
 from .rules.phones import clock_time_alone
 from .text_shape import (
     CLITIC,
@@ -239,6 +239,14 @@ _drop_rule(
     "no dotted date and no word but a weekday, a time of day or a duration ('9', '/7', 'Tuesday', '8 pm')",
     ("Tuesday", "8 pm"),
     lambda text, span, dates: _no_date_word(text[span.start : span.end]),
+)
+_drop_rule(
+    "learned.state-or-country-alone",
+    ("LOCATION", "ORG"),
+    "the policy's place rule (`place.state-or-country`): a synthetic gold that marks every country and "
+    "state teaches a model 'MASSACHUSETTS'",
+    ("53 YO FEMALE FROM THE BAHAMAS",),
+    lambda text, span, dates: state_or_country_alone(text, span),
 )
 
 

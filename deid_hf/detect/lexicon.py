@@ -58,6 +58,32 @@ def person_names() -> frozenset[str]:
     return frozenset(name.lower() for name in names)
 
 
+@functools.cache
+def countries() -> frozenset[str]:
+    """The English names of the world's countries and territories, today's (CLDR's, through Babel:
+    "Türkiye", "Czechia") and the older ones still written (Faker's: "Turkey", "Czech Republic")."""
+    from babel import Locale
+    from faker.providers.address.en import Provider
+
+    return frozenset(Locale("en").territories.values()) | frozenset(Provider.countries)
+
+
+@functools.cache
+def us_states() -> frozenset[str]:
+    """The names of the US states (Faker's en_US list: "Maryland", "New York")."""
+    from faker.providers.address.en_US import Provider
+
+    return frozenset(Provider.states)
+
+
+@functools.cache
+def us_state_codes() -> frozenset[str]:
+    """The postal codes of the US states and DC ("MD", "RI")."""
+    from faker.providers.address.en_US import Provider
+
+    return frozenset(Provider.states_abbr)
+
+
 #: Faker locales whose names are written in Latin script: names of many cultures (training surrogates,
 #: canaries, `given_names`)
 NAME_LOCALES = (

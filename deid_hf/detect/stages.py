@@ -136,8 +136,9 @@ def _run_detectors(owner, documents: list[Document]) -> None:
         document.support = support[i] if support is not None else None
 
 
-#: the learned rule that applies hipaa's age limit to a hipaa-trained model's spans (not under gdpr)
-HIPAA_AGE_RULE = "learned.age-89-or-under"
+#: the learned rules that apply hipaa's age limit and its places to a hipaa-trained model's spans (not under
+#: gdpr)
+HIPAA_ONLY_RULES = ("learned.age-89-or-under", "learned.state-or-country-alone")
 #: the policies with date and phone rules over the whole text
 DATED_POLICIES = (Policy.HIPAA, Policy.GDPR)
 
@@ -156,7 +157,7 @@ def _identifier_policy(owner, document: Document) -> list[Span]:
         if owner.policy == member.trained_policy:
             kept = keep_trained(text, found, document.dates)
         else:  # a hipaa-trained model under gdpr: every age is kept, public bodies, laws, their numbers not
-            kept = keep_trained(text, found, document.dates, skip=(HIPAA_AGE_RULE,))
+            kept = keep_trained(text, found, document.dates, skip=HIPAA_ONLY_RULES)
             seen = Seen(text, vocabulary)
             kept = [part for span in kept for part in keep_identifiers(seen, span, list(NOT_PERSONAL_DATA))]
         spans += kept

@@ -341,6 +341,73 @@ IDENTIFIER_CASES = [
     ),
     ("number.identifying-digits", "access code no. 7731 given", "7731", "NUMBER", 0.4, "patterns", {"7731"}),
     ("number.identifying-digits", "case no. 2214 of", "2214", "NUMBER", 0.4, "patterns", {"2214"}),
+    (
+        "place.state-or-country",
+        "came to visit her sister in Massachusetts",
+        "Massachusetts",
+        "LOCATION",
+        0.85,
+        "spacy",
+        set(),
+    ),
+    (
+        "place.state-or-country",
+        "53 YO FEMALE FROM THE BAHAMAS- H/O ANGINA",
+        "THE BAHAMAS",
+        "LOCATION",
+        0.85,
+        "spacy",
+        set(),
+    ),
+    (
+        "place.state-or-country",
+        "a brief overview of this Maryland's facility",
+        "Maryland's",
+        "ORG",
+        0.85,
+        "spacy",
+        set(),
+    ),
+    ("place.state-or-country", "nursing homes in RI (where pt from)", "RI", "LOCATION", 0.85, "spacy", set()),
+    # a hospital's or a university's name, a city, a person's name: not a state or a country alone
+    (
+        "name.needs-evidence",
+        "insulin per U Maryland scale",
+        "Maryland",
+        "LOCATION",
+        0.85,
+        "spacy",
+        {"Maryland"},
+    ),
+    (
+        "name.needs-evidence",
+        "from University of Maryland Hospital",
+        "Maryland",
+        "LOCATION",
+        0.85,
+        "spacy",
+        {"Maryland"},
+    ),
+    (
+        "name.needs-evidence",
+        "seen at Massachusetts General for it",
+        "Massachusetts",
+        "ORG",
+        0.85,
+        "spacy",
+        {"Massachusetts"},
+    ),
+    (
+        "name.needs-evidence",
+        "she moved to New York in May",
+        "New York",
+        "LOCATION",
+        0.85,
+        "spacy",
+        {"New York"},
+    ),
+    ("name.needs-evidence", "seen in LA last week", "LA", "LOCATION", 0.85, "spacy", set()),
+    ("name.needs-evidence", "her friend Georgia called", "Georgia", "LOCATION", 0.85, "spacy", {"Georgia"}),
 ]
 
 
@@ -438,6 +505,24 @@ LEARNED_CASES = [
     ("learned.kept", "Customer: Hi Priya, my order is late", "Priya", "PERSON", {"Priya"}),
     ("learned.kept", "Seen by Mr Lee today.", "Mr Lee", "PERSON", {"Mr Lee"}),
     ("learned.age-89-or-under", "a 54 years old man", "54 years old", "AGE", set()),
+    (
+        "learned.state-or-country-alone",
+        "53 YO FEMALE FROM THE BAHAMAS- H/O ANGINA",
+        "BAHAMAS",
+        "LOCATION",
+        set(),
+    ),
+    (
+        "learned.state-or-country-alone",
+        "PT CAME TO VISIT SISTER IN MASSACHUSETTS AND",
+        "MASSACHUSETTS",
+        "LOCATION",
+        set(),
+    ),
+    ("learned.kept", "insulin drip per U Maryland scale", "Maryland", "LOCATION", {"Maryland"}),
+    ("learned.kept", "UNIVERSITY OF MARYLAND MEDICAL YESTERDAY", "MARYLAND", "LOCATION", {"MARYLAND"}),
+    ("learned.kept", "Pt from Towson, Maryland.", "Towson", "LOCATION", {"Towson"}),
+    ("learned.kept", "moved from Jordan in 2001", "Jordan", "LOCATION", {"Jordan"}),
     ("learned.date-under-a-date-rule", "seen 4/12/2020 here", "4/12/2020", "DATE_TIME", set()),
     ("learned.date-without-a-date-word", "back on Friday evening", "Friday evening", "DATE_TIME", set()),
     ("learned.clock-time-alone", "Son asks no calls between 2200 and 0600.", "2200", "PHONE", set()),
@@ -500,6 +585,8 @@ CONTEXT_CASES = [
     ("context.lives-in", "pt lives in lowell with wife", {"lowell"}),
     ("context.lives-in", "LIVES IN QUINCY W/ DTR.", {"QUINCY"}),
     ("context.lives-in", "Lives in Country Club Hills with son", {"Country Club"}),
+    ("context.lives-in", "niece lives in California, phone on file", set()),  # a state alone: no PHI
+    ("context.lives-in", "LIVES IN THE BAHAMAS W/ DTR.", set()),
 ]
 
 
@@ -936,6 +1023,14 @@ def test_gdpr_rules(rule, text, piece, label, kept):
 )
 def test_hipaa_drops_what_gdprs_own_rules_decide_otherwise_or_alike(text, piece, label):
     assert apply_policy(text, [_span(text, piece, label, 0.5, "spacy")], "hipaa") == []
+
+
+@pytest.mark.parametrize("piece", ["Turkey", "Ohio"])
+def test_gdpr_masks_the_state_or_country_that_hipaa_keeps(piece):
+    text = "The applicant moved from Turkey to Ohio in 1998."
+    span = _span(text, piece, "LOCATION", 0.85, "spacy")
+    assert apply_policy(text, [span], "hipaa") == []
+    assert [text[s.start : s.end] for s in apply_policy(text, [span], "gdpr")] == [piece]
 
 
 # (rule, text, a policy-trained model's PERSON span across a line break, what is kept of it)

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from ...spans import Span
 from ..casing import in_caps_line
 from ..lexicon import Vocabulary, is_clinical_term, is_name_word, stop_words, zipf
 from ..text_shape import (
@@ -23,6 +24,7 @@ from ..text_shape import (
 from ..text_shape import FACILITY_WORDS as _FACILITY
 from ..text_shape import KINSHIP_WORDS as _KIN
 from . import Rule, register_rule
+from .identifiers import state_or_country_alone
 from .names import INITIAL as _INITIAL
 from .names import NOT_NAMES as NOT_NAMES  # re-exported: `clinical` imports it from here
 from .names import name_run, name_word
@@ -259,7 +261,9 @@ def _lives_in(text, vocabulary, bounds):
             if w.group().lower() not in stop_words() and not text.startswith("/", m.start(1) + w.end())
         ]  # not the "w" of "w/"
         if words and not (words[0].group().islower() and words[0].group() in _KIND_OF_PLACE):
-            yield (m.start(1) + words[0].start(), m.start(1) + words[-1].end())
+            place = (m.start(1) + words[0].start(), m.start(1) + words[-1].end())
+            if not state_or_country_alone(text, Span(*place)):  # "lives in Ohio": no place under a state
+                yield place
 
 
 # a name found by its context outranks an NER label guess (`ner.SPACY_NAME_SCORE`) for the same words
@@ -350,7 +354,8 @@ _context_rule(
     "context.lives-in",
     "LOCATION",
     0.6,
-    "the place after 'lives in', not a kind of place ('the village of', 'a nursing home')",
+    "the place after 'lives in', not a kind of place ('the village of', 'a nursing home') nor a state or a "
+    "country alone",
     ("lives in Westbrook",),
     _lives_in,
 )

@@ -4,15 +4,16 @@ drops it)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
 from ...policies import DEFAULT_POLICY, Policy, check_policy
 from ...spans import Span
 from ..evidence import evidence_span, has_evidence
-from ..lexicon import Vocabulary
+from ..lexicon import Vocabulary, countries, folded, given_names, person_names, us_state_codes, us_states
 from ..patterns import POSTAL_CODE
-from ..text_shape import AGE_OVER_89_IN_WORDS, FACILITY_END, WORD_ANY_SCRIPT
+from ..text_shape import AGE_OVER_89_IN_WORDS, FACILITY_END, FACILITY_WORDS, WORD_ANY_SCRIPT
 from . import RULES, Rule, Seen, SpanRule, decided, recording_active, register_rule
 from . import gdpr as _gdpr_rules  # noqa: F401  (registers the gdpr family, tried first under gdpr)
 from .phones import PHONE_SHAPE, SSN_SHAPE, not_a_phone, phone_digits
@@ -51,6 +52,54 @@ _UNIT_ONLY = re.compile(r"(?i)^(?:unit|floor|fl|room|rm|bed)\.?\s*#?\s*\d+[a-z]?
 _POSTAL_CODE = re.compile(POSTAL_CODE)
 #: an apartment, suite or P.O. box: part of a postal address
 _POSTAL_UNIT = re.compile(r"(?i)\b(?:apt|apartment|suite|ste|p\.?\s?o\.?\s*box|box)\b\.?\s*#?\s*\d")
+
+#: other names of a whole country or of a part of one larger than a state, case-folded
+_COUNTRY_SHORT_NAMES = frozenset(
+    ("us", "u.s.", "usa", "u.s.a.", "america", "uk", "u.k.", "britain", "great britain", "england")
+    + ("scotland", "wales", "northern ireland")
+)
+#: a state or country whose name is also its city's ("New York", "Singapore"), or a state's postal code that
+#: is also a city's ("LA", "DC"), case-folded: alone it may name the city
+_ALSO_A_CITY = frozenset(
+    ("new york", "washington", "singapore", "monaco", "luxembourg", "kuwait", "djibouti", "san marino")
+    + ("vatican city", "gibraltar", "panama", "guatemala", "mexico", "andorra", "la", "dc")
+)
+#: a university's or hospital's name around a state's ("U Maryland scale", "University of Maryland",
+#: "Massachusetts General", "Ohio State")
+_UNIVERSITY_BEFORE = re.compile(r"(?i)\b(?:u|univ\.?|university[ \t]+of)[ \t]+$")
+_FACILITY_AFTER = re.compile(
+    rf"(?i)(?:['’]s)?[ \t]+(?:{FACILITY_WORDS}|general|medical|memorial|university|state|children['’]?s)\b"
+)
+_THE = re.compile(r"(?i)^the[ \t]+")
+_POSSESSIVE_END = re.compile(r"['’][sS]$")
+
+
+@functools.cache
+def _places_above_a_city() -> frozenset[str]:
+    return frozenset(n.casefold() for n in (*countries(), *us_states())) | _COUNTRY_SHORT_NAMES
+
+
+def _state_or_country(name: str) -> bool:
+    """A US state (its name, or its postal code in capitals) or a country, that no person and no city is
+    also called ("Virginia", "Jordan", "New York" are not)."""
+    key = name.casefold()
+    if key in _ALSO_A_CITY or key in person_names() or folded(name) in given_names():
+        return False
+    if len(name) == 2 and name.isupper():
+        return name in us_state_codes()
+    return key in _places_above_a_city()
+
+
+def state_or_country_alone(text: str, span: Span) -> bool:
+    """``span`` is a US state's or a country's name and nothing else ("MASSACHUSETTS", "the Bahamas",
+    "Maryland's"), not part of a university's or hospital's name: HIPAA Safe Harbor lists only places
+    smaller than a state."""
+    piece = _POSSESSIVE_END.sub("", _THE.sub("", text[span.start : span.end].strip()))
+    return (
+        _state_or_country(piece)
+        and _UNIVERSITY_BEFORE.search(text, max(0, span.start - 16), span.start) is None
+        and _FACILITY_AFTER.match(text, span.end) is None
+    )
 
 
 def over_89(age: str) -> bool:
@@ -118,6 +167,15 @@ _register(
     ("Dr. Wojcik",),
     _kept,
     applies=lambda seen, span, piece: "clinical" in span.source,
+)
+STATE_OR_COUNTRY = _register(
+    "place.state-or-country",
+    ("LOCATION", "ORG"),
+    "a US state or a country alone is no identifier under HIPAA Safe Harbor, which lists places smaller "
+    "than a state (not part of a hospital's or university's name: 'U Maryland', 'Ohio State')",
+    ("visiting her sister in Massachusetts", "from the Bahamas"),
+    _dropped,
+    applies=lambda seen, span, piece: state_or_country_alone(seen.text, span),
 )
 _register("email-or-ip", ("EMAIL", "IP"), "e-mail and IP addresses identify", ("ann@example.org",), _kept)
 _register(
@@ -275,6 +333,6 @@ def apply_policy(
     if policy == Policy.STRICT:
         return list(spans)
     seen, rules = Seen(text, vocabulary, original, support), RULES.family("identifiers")
-    if policy == Policy.GDPR:
-        rules = RULES.family("gdpr") + rules
+    if policy == Policy.GDPR:  # every place is a quasi-identifier there
+        rules = RULES.family("gdpr") + [r for r in rules if r is not STATE_OR_COUNTRY]
     return [kept for span in spans for kept in keep_identifiers(seen, span, rules)]
