@@ -10,8 +10,8 @@ from collections.abc import Callable, Sequence
 
 from ..spans import SPACED_SCRIPT_CHAR, Span, trim_edge_words
 from .evidence import TITLES, evidence_span
-from .lexicon import person_names, stop_words, zipf
-from .rules import RULES, Rule, decided, register_rule
+from .lexicon import Vocabulary, folded, given_names, is_clinical_term, person_names, stop_words, zipf
+from .rules import RULES, Rule, Seen, decided, register_rule
 from .rules.identifiers import NAMED, over_89, state_or_country_alone
 from .rules.phones import clock_time_alone
 from .text_shape import (
@@ -123,11 +123,21 @@ def _no_date_word(piece: str) -> bool:
     )
 
 
+def vocabulary_word_alone(seen: Seen, span: Span) -> bool:
+    """``span`` is one lower-case word that is corpus vocabulary or a clinical term and no known person
+    name (`lexicon.person_names`, `lexicon.given_names`)."""
+    word = seen.text[span.start : span.end].strip(NAME_EDGE_PUNCTUATION)
+    if not (word.isalpha() and word.islower()) or word in person_names() or folded(word) in given_names():
+        return False
+    return (seen.vocabulary is not None and seen.vocabulary.is_vocabulary(word)) or is_clinical_term(word)
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class DropRule(Rule):
-    """Drops a learned span of its labels when ``drops(text, span, dates)``."""
+    """Drops a learned span of its labels when ``drops(seen, span, dates)`` (``seen``: the text and the
+    corpus vocabulary; ``dates``: the date rules' spans)."""
 
-    drops: Callable[[str, Span, Sequence[Span]], bool]
+    drops: Callable[[Seen, Span, Sequence[Span]], bool]
 
 
 def _drop_rule(name, labels, reason, examples, drops) -> DropRule:
@@ -178,14 +188,14 @@ _drop_rule(
     (),
     "function words alone ('from', 'of the') name nothing",
     ("Sam from Contoso",),
-    lambda text, span, dates: only_function_words(text[span.start : span.end]),
+    lambda seen, span, dates: only_function_words(seen.text[span.start : span.end]),
 )
 _drop_rule(
     "learned.title-alone",
     (),
     "a title or honorific alone ('Dr.', 'Mrs') names no one",
     ("Dr.",),
-    lambda text, span, dates: _HONORIFICS.fullmatch(text[span.start : span.end].strip()) is not None,
+    lambda seen, span, dates: _HONORIFICS.fullmatch(seen.text[span.start : span.end].strip()) is not None,
 )
 _drop_rule(
     "learned.greeting-alone",
@@ -193,7 +203,7 @@ _drop_rule(
     "a greeting or thanks alone ('Hi', 'Dear', 'Thank you') names no one: a model reads the word before a "
     "name as part of it",
     ("Hi", "Thank you"),
-    lambda text, span, dates: _GREETING.fullmatch(text[span.start : span.end].strip()) is not None,
+    lambda seen, span, dates: _GREETING.fullmatch(seen.text[span.start : span.end].strip()) is not None,
 )
 _drop_rule(
     "learned.identifier-cue-alone",
@@ -201,21 +211,21 @@ _drop_rule(
     "a word that announces an identifier ('MRN', 'DOB', 'Fax') alone is no identifier (an uncased model "
     "reads 'MRN' as 'mr' + 'n': a title and a name)",
     ("MRN", "DOB:", "Email"),
-    lambda text, span, dates: _IDENTIFIER_CUE.fullmatch(text[span.start : span.end].strip()) is not None,
+    lambda seen, span, dates: _IDENTIFIER_CUE.fullmatch(seen.text[span.start : span.end].strip()) is not None,
 )
 _drop_rule(
     "learned.age-89-or-under",
     ("AGE",),
     "the policy's age rule: a synthetic gold that marks every age teaches a model '67 years old'",
     ("67 years old",),
-    lambda text, span, dates: not over_89(text[span.start : span.end]),
+    lambda seen, span, dates: not over_89(seen.text[span.start : span.end]),
 )
 _drop_rule(
     "learned.date-under-a-date-rule",
     ("DATE_TIME",),
     "a date rule's span overlaps it and stands for it, as for every other detector",
     ("10/16/2003",),
-    lambda text, span, dates: any(d.start < span.end and span.start < d.end for d in dates),
+    lambda seen, span, dates: any(d.start < span.end and span.start < d.end for d in dates),
 )
 _drop_rule(
     "learned.piece-of-a-date",
@@ -223,7 +233,7 @@ _drop_rule(
     "a piece of a date that a date rule finds whole ('2024' of '07/03/2024' read as an ID or a phone): the "
     "date rule's span stands for it and keeps the date's label",
     ("2024",),
-    lambda text, span, dates: any(d.start <= span.start and span.end <= d.end for d in dates),
+    lambda seen, span, dates: any(d.start <= span.start and span.end <= d.end for d in dates),
 )
 _drop_rule(
     "learned.clock-time-alone",
@@ -231,14 +241,22 @@ _drop_rule(
     "a four-digit time of day alone ('2200', '0600') with no word of phones shortly before it ('pager is "
     "2145') is a nurse's clock, no phone (an address keeps such numbers: house numbers and postal codes)",
     ("no calls between 2200 and 0600",),
-    lambda text, span, dates: clock_time_alone(text, span.start, span.end),
+    lambda seen, span, dates: clock_time_alone(seen.text, span.start, span.end),
 )
 _drop_rule(
     "learned.date-without-a-date-word",
     ("DATE_TIME",),
     "no dotted date and no word but a weekday, a time of day or a duration ('9', '/7', 'Tuesday', '8 pm')",
     ("Tuesday", "8 pm"),
-    lambda text, span, dates: _no_date_word(text[span.start : span.end]),
+    lambda seen, span, dates: _no_date_word(seen.text[span.start : span.end]),
+)
+_drop_rule(
+    "learned.vocabulary-word-alone",
+    tuple(sorted(NAMED)),
+    "a name of one lower-case word that the corpus uses as a common word (its vocabulary: 'bolus', 'cxr') "
+    "or that is a clinical term, and no known person name: the model reads clinical shorthand as a name",
+    ("Amiod bolus and gtt as ordered",),
+    lambda seen, span, dates: vocabulary_word_alone(seen, span),
 )
 _drop_rule(
     "learned.state-or-country-alone",
@@ -246,7 +264,7 @@ _drop_rule(
     "the policy's place rule (`place.state-or-country`): a synthetic gold that marks every country and "
     "state teaches a model 'MASSACHUSETTS'",
     ("53 YO FEMALE FROM THE BAHAMAS",),
-    lambda text, span, dates: state_or_country_alone(text, span),
+    lambda seen, span, dates: state_or_country_alone(seen.text, span),
 )
 
 
@@ -283,32 +301,40 @@ def _may_name(text: str, part: Span) -> bool:
 
 
 def keep_trained(
-    text: str, spans: Sequence[Span], dates: Sequence[Span], skip: Sequence[str] = ()
+    text: str,
+    spans: Sequence[Span],
+    dates: Sequence[Span],
+    skip: Sequence[str] = (),
+    vocabulary: Vocabulary | None = None,
 ) -> list[Span]:
     """The spans of a model trained on this policy's gold, widened to whole words (`whole_words`), names
     trimmed (`trim_common_words`), kept as found unless a ``learned`` rule (not named in ``skip``) drops
-    them; ``dates``: the spans of the date rules (`rules.dates.find_dates`)."""
+    them; ``dates``: the spans of the date rules (`rules.dates.find_dates`); ``vocabulary``: the corpus
+    vocabulary the policy reads."""
     rules = [r for r in RULES.family("learned") if r.name not in skip]
+    seen = Seen(text, vocabulary)
     kept = []
     for widened in (whole_words(text, found) for found in spans):
         parts = split_at_line_breaks(text, widened)
         if parts != [widened]:
             split = NAME_ACROSS_LINES if widened.label == "PERSON" else ONE_LINE_ACROSS_LINES
             decided(split.name, widened, False)
-        kept += _kept_parts(text, parts, rules, dates)
+        kept += _kept_parts(seen, parts, rules, dates)
     return kept
 
 
-def _kept_parts(text: str, parts: Sequence[Span], rules: Sequence[Rule], dates: Sequence[Span]) -> list[Span]:
+def _kept_parts(
+    seen: Seen, parts: Sequence[Span], rules: Sequence[Rule], dates: Sequence[Span]
+) -> list[Span]:
     kept = []
     for found in parts:
         span = found
         if span.label in NAMED:
-            span = trim_common_words(text, span)
+            span = trim_common_words(seen.text, span)
             if span is None:
                 decided(NO_NAME_LEFT.name, found, False)
                 continue
-        rule = next((r for r in rules if r.covers(span.label) and r.drops(text, span, dates)), None)
+        rule = next((r for r in rules if r.covers(span.label) and r.drops(seen, span, dates)), None)
         if rule is not None:
             decided(rule.name, span, False)
             continue

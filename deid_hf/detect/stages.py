@@ -155,9 +155,9 @@ def _identifier_policy(owner, document: Document) -> list[Span]:
             spans += apply_policy(document.shown, found, owner.policy, vocabulary, text, document.support)
             continue
         if owner.policy == member.trained_policy:
-            kept = keep_trained(text, found, document.dates)
+            kept = keep_trained(text, found, document.dates, vocabulary=vocabulary)
         else:  # a hipaa-trained model under gdpr: every age is kept, public bodies, laws, their numbers not
-            kept = keep_trained(text, found, document.dates, skip=HIPAA_ONLY_RULES)
+            kept = keep_trained(text, found, document.dates, HIPAA_ONLY_RULES, vocabulary)
             seen = Seen(text, vocabulary)
             kept = [part for span in kept for part in keep_identifiers(seen, span, list(NOT_PERSONAL_DATA))]
         spans += kept

@@ -5,6 +5,7 @@ import pytest
 
 from deid_hf.detect.clinical import ClinicalContextDetector
 from deid_hf.detect.learned_spans import keep_trained
+from deid_hf.detect.lexicon import Vocabulary
 from deid_hf.detect.rules import RULES, Rule, recording, register_rule
 from deid_hf.detect.rules.boundaries import exact_boundaries
 from deid_hf.detect.rules.dates import find_dates
@@ -505,6 +506,9 @@ LEARNED_CASES = [
     ("learned.kept", "Customer: Hi Priya, my order is late", "Priya", "PERSON", {"Priya"}),
     ("learned.kept", "Seen by Mr Lee today.", "Mr Lee", "PERSON", {"Mr Lee"}),
     ("learned.age-89-or-under", "a 54 years old man", "54 years old", "AGE", set()),
+    ("learned.vocabulary-word-alone", "Labs amylase 1140, lipase 4318", "amylase", "PERSON", set()),
+    ("learned.kept", "Labs Amylase 1140, lipase 4318", "Amylase", "PERSON", {"Amylase"}),  # capitalised
+    ("learned.kept", "social: pt's son dave called", "dave", "PERSON", {"dave"}),
     (
         "learned.state-or-country-alone",
         "53 YO FEMALE FROM THE BAHAMAS- H/O ANGINA",
@@ -1023,6 +1027,15 @@ def test_gdpr_rules(rule, text, piece, label, kept):
 )
 def test_hipaa_drops_what_gdprs_own_rules_decide_otherwise_or_alike(text, piece, label):
     assert apply_policy(text, [_span(text, piece, label, 0.5, "spacy")], "hipaa") == []
+
+
+def test_a_learned_name_of_one_word_of_the_corpus_vocabulary_is_dropped_unless_a_known_name():
+    vocabulary = Vocabulary(frozenset({"bolus", "brown", "cxr"}), frozenset())
+    text = "Amiod bolus and gtt as ordered, cxr done; son brown called"
+    spans = [_span(text, piece, "PERSON", 0.9, "token-classification") for piece in ("bolus", "cxr", "brown")]
+    kept = keep_trained(text, spans, [], vocabulary=vocabulary)
+    assert [text[s.start : s.end] for s in kept] == ["brown"]
+    assert len(keep_trained(text, spans, [])) == 3  # without a vocabulary
 
 
 @pytest.mark.parametrize("piece", ["Turkey", "Ohio"])
