@@ -557,8 +557,17 @@ CONTEXT_CASES = [
     ("context.after-doctor-title", "seen by Dr. Wojcik and Dr. Ferrante", {"Wojcik", "Ferrante"}),
     ("context.after-doctor-title", "Dr. Tanaka reviewed the chart.", {"Tanaka"}),
     ("context.after-doctor-title", "SEEN BY DR RONAYNE GOOD PEDAL PULSES", {"RONAYNE"}),
+    ("context.after-doctor-title", "SPOKE WITH DR RONAYNE AND HYDRALAZINE ON HOLD", {"RONAYNE"}),  # a drug
+    ("context.after-doctor-title", "SPOKE WITH DR RONAYNE AND FINN", {"RONAYNE", "FINN"}),
     ("context.after-patient-title", "WIFE OF MR JOHN SMITH CALLED", {"JOHN SMITH"}),
     ("context.after-clinician-title", "plan reviewed with NP Halvorsen", {"Halvorsen"}),
+    (
+        "context.after-clinician-title",
+        "sedation increased via nurse. vols stable at 800's",
+        set(),
+    ),  # a sentence ends
+    ("context.after-clinician-title", "resp- Arthur Peppler, MD madeno vent changes", set()),  # a credential
+    ("context.after-clinician-title", "resp- Arthur Peppler,MD madeno vent changes", set()),
     ("context.after-clinician-role", "PCP: Niemeier\nSurgeon: Okonkwo", {"Niemeier", "Okonkwo"}),
     ("context.after-clinician-role", "Surgeon: Brown\nPCP: Young", {"Brown", "Young"}),  # known names
     ("context.after-clinician-role", "PCP: none. surgeon Bariatric service. Surgeon: Ortho team", set()),

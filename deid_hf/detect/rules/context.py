@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ...spans import Span
 from ..casing import in_caps_line
-from ..lexicon import Vocabulary, is_clinical_term, is_name_word, stop_words, zipf
+from ..lexicon import Vocabulary, drug_names, is_clinical_term, is_name_word, stop_words, zipf
 from ..text_shape import (
     ASCII_WORD,
     ASCII_WORD_NO_BACKTRACK,
@@ -90,7 +90,9 @@ def _context_rule(name, label, score, reason, examples, find) -> ContextRule:
 
 _I = re.IGNORECASE
 _DOCTOR_RX = re.compile(rf"\b{_DOCTOR}\b\.?:?[ \t]*", _I)
-_TITLE_RX = re.compile(rf"\b{_TITLE}\b\.?:?[ \t]*", _I)
+#: a clinician's title before a name; not one that ends a sentence ("via nurse. vols stable") nor a
+#: credential after a name ("Arthur Peppler, MD made no changes")
+_TITLE_RX = re.compile(rf"(?<!,)(?<!,[ \t])\b{_TITLE}\b:?[ \t]*(?!\.)", _I)
 _ROLE_RX = re.compile(rf"\b{_ROLE}\b:?[ \t]*", _I)
 #: a team's or a service's word after the words a role is followed by ("Surgeon: Ortho team")
 _TEAM_AFTER = re.compile(r"[ \t]+(?i:team|service|clinic|dept|department|group|consult|unit)\b")
@@ -137,9 +139,16 @@ def _after_title(regex: re.Pattern, strong: bool):
                 run = name_run(
                     text, more.end(), bounds.title_zipf, any_known=True, vocabulary=vocabulary, strong=strong
                 )
+                if run and _drug_name(text[run[0] : run[1]].split()[0]):  # "Dr Ronayne and hydralazine"
+                    break
                 yield run
 
     return find
+
+
+def _drug_name(word: str) -> bool:
+    """A drug's name (`lexicon.drug_names`) that is no known person name."""
+    return word.lower() in drug_names() and not is_name_word(word)
 
 
 def _initial_and_surname(text, vocabulary, bounds):
