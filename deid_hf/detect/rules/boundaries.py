@@ -96,6 +96,18 @@ WHOLE_IDENTIFIER = register_rule(
         examples=("ICD SN: FX-216656", "Callback 500-0317"),
     )
 )
+UNIVERSITY_PREFIX = register_rule(
+    Rule(
+        name="boundary.university-prefix",
+        family="boundaries",
+        labels=("LOCATION", "ORG"),
+        reason="a place or an organisation found after 'U', 'Univ.' or 'University', with or without 'of', "
+        "is a university's or its hospital's name: the words before it are part of it",
+        examples=("insulin per U Maryland scale", "PRESENTED TO U OF MD MED CENTER"),
+    )
+)
+#: "U", "Univ." or "University", and "of", right before a span
+_UNIVERSITY_BEFORE = re.compile(r"(?<![\w.])(?:U|(?i:univ\.?|university))[ \t]+(?:(?i:of)[ \t]+)?$")
 #: letters and digits joined by hyphens before and after a span's edges
 _JOINED_BEFORE = re.compile(r"(?<![\w-])(?:(?:[A-Z0-9]+|[A-Za-z]{1,3})-)+$")
 _JOINED_AFTER = re.compile(r"(?:-[A-Z0-9]+)+(?![\w-])")
@@ -134,7 +146,8 @@ def before_form_label(text: str, span: Span) -> list[Span]:
 def exact_boundaries(text: str, spans: Sequence[Span]) -> list[Span]:
     """``spans`` with whole-word edges (`WHOLE_WORDS`), without a form's next field label (`FORM_LABEL`) and
     names without common edge words (`NAME_EDGES`), merged where snapping made them overlap ("Jean" and
-    "Luc" of "Jean-Luc"); a person span across line breaks one name per line (`NAME_PER_LINE`)."""
+    "Luc" of "Jean-Luc"); a person span across line breaks one name per line (`NAME_PER_LINE`); a
+    university's name whole (`UNIVERSITY_PREFIX`)."""
     out = []
     for found in spans:
         span = snap_to_words(text, found)
@@ -154,7 +167,20 @@ def exact_boundaries(text: str, spans: Sequence[Span]) -> list[Span]:
             with_trailing_initial(text, _without_edge_words(text, before_field_cue(text, line)))
             for line in lines
         ]
-    return merge_spans([whole_identifier(text, span) for span in out])
+    return merge_spans([whole_identifier(text, with_university(text, span)) for span in out])
+
+
+def with_university(text: str, span: Span) -> Span:
+    """A LOCATION or ORG ``span`` widened over the "U of" or "University" right before it
+    (`UNIVERSITY_PREFIX`); others as they are."""
+    if not UNIVERSITY_PREFIX.covers(span.label):
+        return span
+    before = _UNIVERSITY_BEFORE.search(text, max(0, span.start - 20), span.start)
+    if before is None:
+        return span
+    widened = dataclasses.replace(span, start=before.start())
+    decided(UNIVERSITY_PREFIX.name, widened, True)
+    return widened
 
 
 def whole_identifier(text: str, span: Span) -> Span:
