@@ -10,13 +10,14 @@ from collections.abc import Callable, Sequence
 
 from ..spans import SPACED_SCRIPT_CHAR, Span, trim_edge_words
 from .evidence import TITLES, evidence_span
-from .lexicon import Vocabulary, folded, given_names, is_clinical_term, person_names, stop_words, zipf
+from .lexicon import Vocabulary, is_clinical_term, is_known_name, person_names, stop_words, zipf
 from .rules import RULES, Rule, Seen, decided, register_rule
 from .rules.identifiers import NAMED, over_89, state_or_country_alone
 from .rules.phones import clock_time_alone
 from .text_shape import (
     CLITIC,
     COMMON_WORD_ZIPF,
+    KINSHIP_WORDS,
     NAME_EDGE_PUNCTUATION,
     WORD_ANY_SCRIPT,
     careless_casing,
@@ -123,11 +124,20 @@ def _no_date_word(piece: str) -> bool:
     )
 
 
+#: a word after which a name is expected: a kinship word or a title ("son art", "dtr kendrick", "dr min")
+_NAME_CUE_BEFORE = re.compile(
+    rf"(?i)\b(?:{KINSHIP_WORDS}|{'|'.join(sorted(TITLES))}|np|rn|md|ho|attending|resident)\.?[ \t,:]*$"
+)
+
+
 def vocabulary_word_alone(seen: Seen, span: Span) -> bool:
-    """``span`` is one lower-case word that is corpus vocabulary or a clinical term and no known person
-    name (`lexicon.person_names`, `lexicon.given_names`)."""
-    word = seen.text[span.start : span.end].strip(NAME_EDGE_PUNCTUATION)
-    if not (word.isalpha() and word.islower()) or word in person_names() or folded(word) in given_names():
+    """``span`` is one lower-case word that is corpus vocabulary or a clinical term, no known person name of
+    any culture (`lexicon.is_known_name`) and not after a kinship word or a title."""
+    text = seen.text
+    word = text[span.start : span.end].strip(NAME_EDGE_PUNCTUATION)
+    if not (word.isalpha() and word.islower()) or is_known_name(word):
+        return False
+    if _NAME_CUE_BEFORE.search(text, max(0, span.start - 30), span.start):
         return False
     return (seen.vocabulary is not None and seen.vocabulary.is_vocabulary(word)) or is_clinical_term(word)
 

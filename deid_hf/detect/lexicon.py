@@ -68,6 +68,13 @@ def countries() -> frozenset[str]:
     return frozenset(Locale("en").territories.values()) | frozenset(Provider.countries)
 
 
+#: other names of a whole country or of a nation of one ("the US", "UK", "England")
+COUNTRY_SHORT_NAMES = frozenset(
+    ("US", "U.S.", "USA", "U.S.A.", "America", "United States", "UK", "U.K.", "Britain", "Great Britain")
+    + ("England", "Scotland", "Wales", "Northern Ireland")
+)
+
+
 @functools.cache
 def us_states() -> frozenset[str]:
     """The names of the US states (Faker's en_US list: "Maryland", "New York")."""
@@ -137,6 +144,30 @@ def given_names() -> frozenset[str]:
             romanized = attribute.replace("_names", "_romanized_names")
             names.update(getattr(provider, romanized, None) or getattr(provider, attribute, ()) or ())
     return frozenset(f for f in map(folded, names) if f.isalpha())
+
+
+@functools.lru_cache(maxsize=1)
+def family_names() -> frozenset[str]:
+    """Family names of Faker's `NAME_LOCALES` (their romanized lists where a locale has them), case-folded
+    without accents."""
+    import importlib
+
+    names: set[str] = set()
+    for locale in NAME_LOCALES:
+        try:
+            provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
+        except ModuleNotFoundError:
+            continue
+        for attribute in ("last_names", "last_names_male", "last_names_female"):
+            romanized = attribute.replace("_names", "_romanized_names")
+            names.update(getattr(provider, romanized, None) or getattr(provider, attribute, ()) or ())
+    return frozenset(f for f in map(folded, names) if f.isalpha())
+
+
+def is_known_name(word: str) -> bool:
+    """A given or family name of any of Faker's `NAME_LOCALES` (en_US's `person_names` among them)."""
+    key = folded(word.strip(".,:;'’\"()"))
+    return key in person_names() or key in given_names() or key in family_names()
 
 
 def is_name_word(word: str) -> bool:

@@ -36,7 +36,7 @@ from .rules import decided, recording_active
 from .rules.boundaries import exact_boundaries
 from .rules.dates import find_dates
 from .rules.gdpr import LAW_NUMBER, NOT_PERSONAL_DATA, inside_public_body, whole_titled_names
-from .rules.identifiers import Seen, apply_policy, keep_identifiers
+from .rules.identifiers import STATE_OR_COUNTRY, Seen, apply_policy, keep_identifiers
 from .rules.phones import find_phones
 from .user_filters import letterless_names, trim_allowed
 
@@ -165,9 +165,15 @@ def _identifier_policy(owner, document: Document) -> list[Span]:
 
 
 def _context_rules(owner, document: Document) -> list[Span]:
+    """The clinical context rules' spans; under hipaa not a state or a country alone ("lives in Ohio",
+    `rules.identifiers.STATE_OR_COUNTRY`)."""
     if owner.context is None:
         return document.spans
-    return document.spans + owner.context.detect(document.text, owner.policy_vocabulary())
+    found = owner.context.detect(document.text, owner.policy_vocabulary())
+    if owner.policy == Policy.HIPAA:
+        seen = Seen(document.text)
+        found = [part for span in found for part in keep_identifiers(seen, span, [STATE_OR_COUNTRY])]
+    return document.spans + found
 
 
 def _date_and_phone_rules(owner, document: Document) -> list[Span]:

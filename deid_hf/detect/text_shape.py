@@ -171,6 +171,12 @@ FACILITY_WORDS = (
 #: a name ending in a facility word ("St. Jude Medical Center"): the word says what kind of place it is
 FACILITY_END = re.compile(rf"[ \t]+({FACILITY_WORDS})\.?$", re.IGNORECASE)
 
+#: "U", "Univ." or "University", and "of", right before a name: a university's or its hospital's ("U
+#: Maryland scale", "U OF MD MED CENTER"); not units after a number ("10 U Lantus")
+UNIVERSITY_BEFORE = re.compile(
+    r"(?<![\w.])(?<!\d[ \t])(?:U|(?i:univ\.?|university))[ \t]+(?:(?i:of)[ \t]+)?$"
+)
+
 #: words that name a kind of institution ("İzmir Assize Court", "Ege University Hospital"), case-folded: a
 #: person span that holds one does not spread it as a name part ("the Court" is no person)
 INSTITUTION_WORDS = frozenset(

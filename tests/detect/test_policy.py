@@ -277,6 +277,12 @@ def test_a_hipaa_trained_models_country_is_dropped_under_hipaa_only():
     assert {"Izmir", "Turkey"} <= gdpr
 
 
+@pytest.mark.parametrize("text", ["pt lives in ohio with son", "LIVES IN FLORIDA W/ DTR."])
+def test_a_state_after_lives_in_is_dropped_under_hipaa_and_masked_under_gdpr(text):
+    assert get_detector("fast", policy="hipaa").detect(text) == []
+    assert len(get_detector("fast", policy="gdpr").detect(text)) == 1
+
+
 def test_a_trained_models_spans_keep_names_that_are_function_words_and_dotted_dates_trimmed():
     from deid_hf.detect.policy import keep_trained
 

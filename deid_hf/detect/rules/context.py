@@ -9,9 +9,8 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ...spans import Span
 from ..casing import in_caps_line
-from ..lexicon import Vocabulary, drug_names, is_clinical_term, is_name_word, stop_words, zipf
+from ..lexicon import Vocabulary, is_clinical_term, is_name_word, stop_words, zipf
 from ..text_shape import (
     ASCII_WORD,
     ASCII_WORD_NO_BACKTRACK,
@@ -24,7 +23,6 @@ from ..text_shape import (
 from ..text_shape import FACILITY_WORDS as _FACILITY
 from ..text_shape import KINSHIP_WORDS as _KIN
 from . import Rule, register_rule
-from .identifiers import state_or_country_alone
 from .names import INITIAL as _INITIAL
 from .names import NOT_NAMES as NOT_NAMES  # re-exported: `clinical` imports it from here
 from .names import name_run, name_word
@@ -33,7 +31,8 @@ from .names import names_are_capitalised as names_are_capitalised  # re-exported
 _W = ASCII_WORD
 #: a doctor title: the next word is a name even if the corpus uses it as a common word ("Dr. Foley")
 _DOCTOR = r"(?:dr's|drs|doctor|dr)"
-_TITLE = r"(?:np|ho|md|nurse|attending|resident|fellow|physicians?|doctors?)"
+_TITLE_ABBREVIATION = r"(?:np|ho|md)"
+_TITLE_WORD = r"(?:nurse|attending|resident|fellow|physicians?|doctors?)"
 #: a clinician's role written before a name as often as before a team or a service ("surgeon Bariatric
 #: service"): a name after it needs a known name first
 _ROLE = (
@@ -90,9 +89,10 @@ def _context_rule(name, label, score, reason, examples, find) -> ContextRule:
 
 _I = re.IGNORECASE
 _DOCTOR_RX = re.compile(rf"\b{_DOCTOR}\b\.?:?[ \t]*", _I)
-#: a clinician's title before a name; not one that ends a sentence ("via nurse. vols stable") nor a
-#: credential after a name ("Arthur Peppler, MD made no changes")
-_TITLE_RX = re.compile(rf"(?<!,)(?<!,[ \t])\b{_TITLE}\b:?[ \t]*(?!\.)", _I)
+#: a clinician's title before a name: an abbreviation with or without its full stop ("NP. Halvorsen"), a word
+#: without one (a full stop after "nurse" ends a sentence: "via nurse. vols stable")
+_TITLE_RX = re.compile(rf"\b(?:{_TITLE_ABBREVIATION}\b\.?|{_TITLE_WORD}\b(?!\.)):?[ \t]*", _I)
+_AFTER_A_WORD_AND_COMMA = re.compile(r"\w,[ \t]?$")
 _ROLE_RX = re.compile(rf"\b{_ROLE}\b:?[ \t]*", _I)
 #: a team's or a service's word after the words a role is followed by ("Surgeon: Ortho team")
 _TEAM_AFTER = re.compile(r"[ \t]+(?i:team|service|clinic|dept|department|group|consult|unit)\b")
@@ -128,6 +128,8 @@ def _after_title(regex: re.Pattern, strong: bool):
 
     def find(text: str, vocabulary: Vocabulary | None, bounds) -> Iterator[tuple[int, int] | None]:
         for m in regex.finditer(text):
+            if _credential_after_name(text, m):
+                continue
             run = name_run(
                 text, m.end(), bounds.title_zipf, any_known=True, vocabulary=vocabulary, strong=strong
             )
@@ -139,16 +141,20 @@ def _after_title(regex: re.Pattern, strong: bool):
                 run = name_run(
                     text, more.end(), bounds.title_zipf, any_known=True, vocabulary=vocabulary, strong=strong
                 )
-                if run and _drug_name(text[run[0] : run[1]].split()[0]):  # "Dr Ronayne and hydralazine"
-                    break
                 yield run
 
     return find
 
 
-def _drug_name(word: str) -> bool:
-    """A drug's name (`lexicon.drug_names`) that is no known person name."""
-    return word.lower() in drug_names() and not is_name_word(word)
+def _credential_after_name(text: str, m: re.Match) -> bool:
+    """The title of ``m`` is a credential written after a name and its comma, with a lower-case word after
+    it where names are capitalised ("Arthur Peppler,MD madeno vent changes"; not "Dr. Ames, NP Okafor")."""
+    return (
+        _AFTER_A_WORD_AND_COMMA.search(text, max(0, m.start() - 3), m.start()) is not None
+        and uses_capitals(text)
+        and not in_caps_line(text, m.start())
+        and text[m.end() : m.end() + 1].islower()
+    )
 
 
 def _initial_and_surname(text, vocabulary, bounds):
@@ -270,9 +276,7 @@ def _lives_in(text, vocabulary, bounds):
             if w.group().lower() not in stop_words() and not text.startswith("/", m.start(1) + w.end())
         ]  # not the "w" of "w/"
         if words and not (words[0].group().islower() and words[0].group() in _KIND_OF_PLACE):
-            place = (m.start(1) + words[0].start(), m.start(1) + words[-1].end())
-            if not state_or_country_alone(text, Span(*place)):  # "lives in Ohio": no place under a state
-                yield place
+            yield (m.start(1) + words[0].start(), m.start(1) + words[-1].end())
 
 
 # a name found by its context outranks an NER label guess (`ner.SPACY_NAME_SCORE`) for the same words
@@ -288,7 +292,8 @@ _context_rule(
     "context.after-clinician-title",
     "PERSON",
     0.9,
-    "names after NP, HO, MD, nurse, attending, resident, fellow, physician",
+    "names after NP, HO, MD, nurse, attending, resident, fellow, physician; not after a word that ends a "
+    "sentence ('via nurse. vols') nor a credential after a name and its comma ('Peppler,MD madeno')",
     ("NP Halvorsen", "attending Wojcik"),
     _after_title(_TITLE_RX, strong=False),
 )
@@ -363,8 +368,7 @@ _context_rule(
     "context.lives-in",
     "LOCATION",
     0.6,
-    "the place after 'lives in', not a kind of place ('the village of', 'a nursing home') nor a state or a "
-    "country alone",
+    "the place after 'lives in', not a kind of place ('the village of', 'a nursing home')",
     ("lives in Westbrook",),
     _lives_in,
 )

@@ -11,9 +11,15 @@ from collections.abc import Sequence
 from ...policies import DEFAULT_POLICY, Policy, check_policy
 from ...spans import Span
 from ..evidence import evidence_span, has_evidence
-from ..lexicon import Vocabulary, countries, folded, given_names, person_names, us_state_codes, us_states
+from ..lexicon import COUNTRY_SHORT_NAMES, Vocabulary, countries, is_known_name, us_state_codes, us_states
 from ..patterns import POSTAL_CODE
-from ..text_shape import AGE_OVER_89_IN_WORDS, FACILITY_END, FACILITY_WORDS, WORD_ANY_SCRIPT
+from ..text_shape import (
+    AGE_OVER_89_IN_WORDS,
+    FACILITY_END,
+    FACILITY_WORDS,
+    UNIVERSITY_BEFORE,
+    WORD_ANY_SCRIPT,
+)
 from . import RULES, Rule, Seen, SpanRule, decided, recording_active, register_rule
 from . import gdpr as _gdpr_rules  # noqa: F401  (registers the gdpr family, tried first under gdpr)
 from .phones import PHONE_SHAPE, SSN_SHAPE, not_a_phone, phone_digits
@@ -53,20 +59,27 @@ _POSTAL_CODE = re.compile(POSTAL_CODE)
 #: an apartment, suite or P.O. box: part of a postal address
 _POSTAL_UNIT = re.compile(r"(?i)\b(?:apt|apartment|suite|ste|p\.?\s?o\.?\s*box|box)\b\.?\s*#?\s*\d")
 
-#: other names of a whole country or of a part of one larger than a state, case-folded
-_COUNTRY_SHORT_NAMES = frozenset(
-    ("us", "u.s.", "usa", "u.s.a.", "america", "uk", "u.k.", "britain", "great britain", "england")
-    + ("scotland", "wales", "northern ireland")
-)
 #: a state or country whose name is also its city's ("New York", "Singapore"), or a state's postal code that
 #: is also a city's ("LA", "DC"), case-folded: alone it may name the city
 _ALSO_A_CITY = frozenset(
     ("new york", "washington", "singapore", "monaco", "luxembourg", "kuwait", "djibouti", "san marino")
-    + ("vatican city", "gibraltar", "panama", "guatemala", "mexico", "andorra", "la", "dc")
+    + ("vatican city", "gibraltar", "panama", "guatemala", "mexico", "andorra", "hong kong", "macao", "macau")
+    + ("jersey", "la", "dc")
 )
-#: a university's or hospital's name around a state's ("U Maryland scale", "University of Maryland",
-#: "Massachusetts General", "Ohio State")
-_UNIVERSITY_BEFORE = re.compile(r"(?i)\b(?:u|univ\.?|university[ \t]+of)[ \t]+$")
+#: CLDR's territories that are no country (the EU, the UN) or home to few people (islands and dependencies
+#: named as such, micro-states): alone they may single out a small population
+_NOT_ABOVE_A_CITY = re.compile(
+    r"(?i)\b(?:islands?|isle|&|st\.|sar|world|union|nations|eurozone|region|pseudo|outlying)\b|"
+    r"^(?:sark|guernsey|pitcairn|tristan da cunha|diego garcia|niue|tokelau|nauru|tuvalu|montserrat|"
+    r"anguilla|liechtenstein|bermuda|greenland|aruba|cura[cç]ao|sint maarten|mayotte|r[eé]union|"
+    r"martinique|guadeloupe|french guiana|palau|micronesia|kiribati|ceuta & melilla|antarctica|"
+    r"western sahara|svalbard & jan mayen|caribbean netherlands|american samoa|guam)$"
+)
+#: what follows a city's name in an address ("Lebanon, NH", "Peru, IN 46970", "Norway, Maine")
+_STATE_OR_ZIP_AFTER = re.compile(
+    r"[ \t]*(?P<comma>,)?[ \t]*(?:(?P<code>[A-Z]{2})\b|\d{5}\b|(?P<name>[A-Z][a-z]+(?:[ \t][A-Z][a-z]+)?))"
+)
+#: a university's or hospital's name after or around a state's ("Massachusetts General", "Ohio State")
 _FACILITY_AFTER = re.compile(
     rf"(?i)(?:['’]s)?[ \t]+(?:{FACILITY_WORDS}|general|medical|memorial|university|state|children['’]?s)\b"
 )
@@ -76,29 +89,46 @@ _POSSESSIVE_END = re.compile(r"['’][sS]$")
 
 @functools.cache
 def _places_above_a_city() -> frozenset[str]:
-    return frozenset(n.casefold() for n in (*countries(), *us_states())) | _COUNTRY_SHORT_NAMES
+    """The US states, the countries (CLDR's and Faker's names, less `_NOT_ABOVE_A_CITY`) and the short
+    names of countries, case-folded."""
+    named = [*us_states(), *COUNTRY_SHORT_NAMES]
+    named += [c for c in countries() if not _NOT_ABOVE_A_CITY.search(c)]
+    return frozenset(n.casefold() for n in named) - _ALSO_A_CITY
 
 
 def _state_or_country(name: str) -> bool:
     """A US state (its name, or its postal code in capitals) or a country, that no person and no city is
     also called ("Virginia", "Jordan", "New York" are not)."""
-    key = name.casefold()
-    if key in _ALSO_A_CITY or key in person_names() or folded(name) in given_names():
+    if name.casefold() in _places_above_a_city() and not is_known_name(name):
+        return True
+    return (
+        len(name) == 2 and name.isupper() and name in us_state_codes() and name.casefold() not in _ALSO_A_CITY
+    )
+
+
+def _before_a_state(text: str, span: Span) -> bool:
+    """A US state's postal code (after a comma where the span is in capitals: "IN MASSACHUSETTS IN 2001")
+    or name, or a ZIP code, follows ``span``: the span is a city's name ("Lebanon, NH")."""
+    after = _STATE_OR_ZIP_AFTER.match(text, span.end)
+    if after is None:
         return False
-    if len(name) == 2 and name.isupper():
-        return name in us_state_codes()
-    return key in _places_above_a_city()
+    if after["code"]:
+        in_capitals = text[span.start : span.end].isupper()
+        return after["code"] in us_state_codes() and (after["comma"] is not None or not in_capitals)
+    return after["name"] is None or after["name"] in us_states()
 
 
 def state_or_country_alone(text: str, span: Span) -> bool:
     """``span`` is a US state's or a country's name and nothing else ("MASSACHUSETTS", "the Bahamas",
-    "Maryland's"), not part of a university's or hospital's name: HIPAA Safe Harbor lists only places
-    smaller than a state."""
+    "Maryland's"), not part of a university's or hospital's name ("U of Maryland", "Massachusetts General")
+    nor a city's before its state ("Lebanon, NH"): HIPAA Safe Harbor lists only places smaller than a
+    state."""
     piece = _POSSESSIVE_END.sub("", _THE.sub("", text[span.start : span.end].strip()))
     return (
         _state_or_country(piece)
-        and _UNIVERSITY_BEFORE.search(text, max(0, span.start - 16), span.start) is None
+        and UNIVERSITY_BEFORE.search(text, max(0, span.start - 20), span.start) is None
         and _FACILITY_AFTER.match(text, span.end) is None
+        and not _before_a_state(text, span)
     )
 
 
