@@ -92,7 +92,7 @@ _DOCTOR_RX = re.compile(rf"\b{_DOCTOR}\b\.?:?[ \t]*", _I)
 #: a clinician's title before a name: an abbreviation with or without its full stop ("NP. Halvorsen"), a word
 #: without one (a full stop after "nurse" ends a sentence: "via nurse. vols stable")
 _TITLE_RX = re.compile(rf"\b(?:{_TITLE_ABBREVIATION}\b\.?|{_TITLE_WORD}\b(?!\.)):?[ \t]*", _I)
-_AFTER_A_WORD_AND_COMMA = re.compile(r"\w,[ \t]?$")
+_CAPITALISED_WORD_AND_COMMA = re.compile(r"\b[A-Z][a-z]+,[ \t]?$")
 _ROLE_RX = re.compile(rf"\b{_ROLE}\b:?[ \t]*", _I)
 #: a team's or a service's word after the words a role is followed by ("Surgeon: Ortho team")
 _TEAM_AFTER = re.compile(r"[ \t]+(?i:team|service|clinic|dept|department|group|consult|unit)\b")
@@ -147,14 +147,10 @@ def _after_title(regex: re.Pattern, strong: bool):
 
 
 def _credential_after_name(text: str, m: re.Match) -> bool:
-    """The title of ``m`` is a credential written after a name and its comma, with a lower-case word after
-    it where names are capitalised ("Arthur Peppler,MD madeno vent changes"; not "Dr. Ames, NP Okafor")."""
-    return (
-        _AFTER_A_WORD_AND_COMMA.search(text, max(0, m.start() - 3), m.start()) is not None
-        and uses_capitals(text)
-        and not in_caps_line(text, m.start())
-        and text[m.end() : m.end() + 1].islower()
-    )
+    """The title of ``m`` is a credential written after a capitalised name and its comma, with a lower-case
+    word after it ("Arthur Peppler,MD madeno vent"; not "Dr. Ames, NP Okafor", "dr ames, np okafor")."""
+    before = _CAPITALISED_WORD_AND_COMMA.search(text, max(0, m.start() - 40), m.start())
+    return before is not None and not in_caps_line(text, m.start()) and text[m.end() : m.end() + 1].islower()
 
 
 def _initial_and_surname(text, vocabulary, bounds):
