@@ -12,7 +12,7 @@ from ..spans import SPACED_SCRIPT_CHAR, Span, trim_edge_words
 from .evidence import TITLES, evidence_span
 from .lexicon import Vocabulary, is_clinical_term, is_known_name, person_names, stop_words, zipf
 from .rules import RULES, Rule, Seen, decided, register_rule
-from .rules.identifiers import NAMED, over_89, state_or_country_alone
+from .rules.identifiers import NAMED, over_89
 from .rules.phones import clock_time_alone
 from .text_shape import (
     CLITIC,
@@ -267,14 +267,6 @@ _drop_rule(
     "or that is a clinical term, and no known person name: the model reads clinical shorthand as a name",
     ("Amiod bolus and gtt as ordered",),
     lambda seen, span, dates: vocabulary_word_alone(seen, span),
-)
-_drop_rule(
-    "learned.state-or-country-alone",
-    ("LOCATION", "ORG"),
-    "the policy's place rule (`place.state-or-country`): a synthetic gold that marks every country and "
-    "state teaches a model 'MASSACHUSETTS'",
-    ("53 YO FEMALE FROM THE BAHAMAS",),
-    lambda seen, span, dates: state_or_country_alone(seen.text, span),
 )
 
 

@@ -83,14 +83,6 @@ def us_states() -> frozenset[str]:
     return frozenset(Provider.states)
 
 
-@functools.cache
-def us_state_codes() -> frozenset[str]:
-    """The postal codes of the US states and DC ("MD", "RI")."""
-    from faker.providers.address.en_US import Provider
-
-    return frozenset(Provider.states_abbr)
-
-
 #: Faker locales whose names are written in Latin script: names of many cultures (training surrogates,
 #: canaries, `given_names`)
 NAME_LOCALES = (

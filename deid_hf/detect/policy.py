@@ -16,9 +16,8 @@
   it is a measurement ("order 1000 mL").
 - removed from the detections: times of day ("0800", "8pm", "10:26AM"), durations and relative days
   ("2 days", "today", "tonight"), ages of 89 and under, measurements (vital signs such as "120/80", doses,
-  lab values, percentages, scores, counts with units, bed and room numbers), a US state or a country alone
-  (Safe Harbor lists places smaller than a state), clinical abbreviations and drug names (corpus
-  vocabulary), and frequent English words written as common words.
+  lab values, percentages, scores, counts with units, bed and room numbers), clinical abbreviations and
+  drug names (corpus vocabulary), and frequent English words written as common words.
 
 ``gdpr`` (GDPR-style anonymization of the people in general text): what hipaa keeps, every age, and the
 quasi-identifiers of `quasi.QuasiIdentifierDetector` (nationalities, ethnic, religious and political groups,

@@ -36,7 +36,7 @@ from .rules import decided, recording_active
 from .rules.boundaries import exact_boundaries
 from .rules.dates import find_dates
 from .rules.gdpr import LAW_NUMBER, NOT_PERSONAL_DATA, inside_public_body, whole_titled_names
-from .rules.identifiers import STATE_OR_COUNTRY, Seen, apply_policy, keep_identifiers
+from .rules.identifiers import Seen, apply_policy, keep_identifiers
 from .rules.phones import find_phones
 from .user_filters import letterless_names, trim_allowed
 
@@ -136,9 +136,8 @@ def _run_detectors(owner, documents: list[Document]) -> None:
         document.support = support[i] if support is not None else None
 
 
-#: the learned rules that apply hipaa's age limit and its places to a hipaa-trained model's spans (not under
-#: gdpr)
-HIPAA_ONLY_RULES = ("learned.age-89-or-under", "learned.state-or-country-alone")
+#: the learned rule that applies hipaa's age limit to a hipaa-trained model's spans (not under gdpr)
+HIPAA_AGE_RULE = "learned.age-89-or-under"
 #: the policies with date and phone rules over the whole text
 DATED_POLICIES = (Policy.HIPAA, Policy.GDPR)
 
@@ -157,7 +156,7 @@ def _identifier_policy(owner, document: Document) -> list[Span]:
         if owner.policy == member.trained_policy:
             kept = keep_trained(text, found, document.dates, vocabulary=vocabulary)
         else:  # a hipaa-trained model under gdpr: every age is kept, public bodies, laws, their numbers not
-            kept = keep_trained(text, found, document.dates, HIPAA_ONLY_RULES, vocabulary)
+            kept = keep_trained(text, found, document.dates, (HIPAA_AGE_RULE,), vocabulary)
             seen = Seen(text, vocabulary)
             kept = [part for span in kept for part in keep_identifiers(seen, span, list(NOT_PERSONAL_DATA))]
         spans += kept
@@ -165,15 +164,9 @@ def _identifier_policy(owner, document: Document) -> list[Span]:
 
 
 def _context_rules(owner, document: Document) -> list[Span]:
-    """The clinical context rules' spans; under hipaa not a state or a country alone ("lives in Ohio",
-    `rules.identifiers.STATE_OR_COUNTRY`)."""
     if owner.context is None:
         return document.spans
-    found = owner.context.detect(document.text, owner.policy_vocabulary())
-    if owner.policy == Policy.HIPAA:
-        seen = Seen(document.text)
-        found = [part for span in found for part in keep_identifiers(seen, span, [STATE_OR_COUNTRY])]
-    return document.spans + found
+    return document.spans + owner.context.detect(document.text, owner.policy_vocabulary())
 
 
 def _date_and_phone_rules(owner, document: Document) -> list[Span]:

@@ -4,22 +4,15 @@ drops it)."""
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 
 from ...policies import DEFAULT_POLICY, Policy, check_policy
 from ...spans import Span
 from ..evidence import evidence_span, has_evidence
-from ..lexicon import COUNTRY_SHORT_NAMES, Vocabulary, countries, is_known_name, us_state_codes, us_states
+from ..lexicon import Vocabulary
 from ..patterns import POSTAL_CODE
-from ..text_shape import (
-    AGE_OVER_89_IN_WORDS,
-    FACILITY_END,
-    FACILITY_WORDS,
-    UNIVERSITY_BEFORE,
-    WORD_ANY_SCRIPT,
-)
+from ..text_shape import AGE_OVER_89_IN_WORDS, FACILITY_END, WORD_ANY_SCRIPT
 from . import RULES, Rule, Seen, SpanRule, decided, recording_active, register_rule
 from . import gdpr as _gdpr_rules  # noqa: F401  (registers the gdpr family, tried first under gdpr)
 from .phones import PHONE_SHAPE, SSN_SHAPE, not_a_phone, phone_digits
@@ -58,78 +51,6 @@ _UNIT_ONLY = re.compile(r"(?i)^(?:unit|floor|fl|room|rm|bed)\.?\s*#?\s*\d+[a-z]?
 _POSTAL_CODE = re.compile(POSTAL_CODE)
 #: an apartment, suite or P.O. box: part of a postal address
 _POSTAL_UNIT = re.compile(r"(?i)\b(?:apt|apartment|suite|ste|p\.?\s?o\.?\s*box|box)\b\.?\s*#?\s*\d")
-
-#: a state or country whose name is also its city's ("New York", "Singapore"), or a state's postal code that
-#: is also a city's ("LA", "DC"), case-folded: alone it may name the city
-_ALSO_A_CITY = frozenset(
-    ("new york", "washington", "singapore", "monaco", "luxembourg", "kuwait", "djibouti", "san marino")
-    + ("vatican city", "gibraltar", "panama", "guatemala", "mexico", "andorra", "hong kong", "macao", "macau")
-    + ("jersey", "la", "dc")
-)
-#: CLDR's territories that are no country (the EU, the UN) or home to few people (islands and dependencies
-#: named as such, micro-states): alone they may single out a small population
-_NOT_ABOVE_A_CITY = re.compile(
-    r"(?i)\b(?:islands?|isle|&|st\.|sar|world|union|nations|eurozone|region|pseudo|outlying)\b|"
-    r"^(?:sark|guernsey|pitcairn|tristan da cunha|diego garcia|niue|tokelau|nauru|tuvalu|montserrat|"
-    r"anguilla|liechtenstein|bermuda|greenland|aruba|cura[cç]ao|sint maarten|mayotte|r[eé]union|"
-    r"martinique|guadeloupe|french guiana|palau|micronesia|kiribati|ceuta & melilla|antarctica|"
-    r"western sahara|svalbard & jan mayen|caribbean netherlands|american samoa|guam)$"
-)
-#: what follows a city's name in an address ("Lebanon, NH", "Peru, IN 46970", "Norway, Maine")
-_STATE_OR_ZIP_AFTER = re.compile(
-    r"[ \t]*(?P<comma>,)?[ \t]*(?:(?P<code>[A-Z]{2})\b|\d{5}\b|(?P<name>[A-Z][a-z]+(?:[ \t][A-Z][a-z]+)?))"
-)
-#: a university's or hospital's name after or around a state's ("Massachusetts General", "Ohio State")
-_FACILITY_AFTER = re.compile(
-    rf"(?i)(?:['’]s)?[ \t]+(?:{FACILITY_WORDS}|general|medical|memorial|university|state|children['’]?s)\b"
-)
-_THE = re.compile(r"(?i)^the[ \t]+")
-_POSSESSIVE_END = re.compile(r"['’][sS]$")
-
-
-@functools.cache
-def _places_above_a_city() -> frozenset[str]:
-    """The US states, the countries (CLDR's and Faker's names, less `_NOT_ABOVE_A_CITY`) and the short
-    names of countries, case-folded."""
-    named = [*us_states(), *COUNTRY_SHORT_NAMES]
-    named += [c for c in countries() if not _NOT_ABOVE_A_CITY.search(c)]
-    return frozenset(n.casefold() for n in named) - _ALSO_A_CITY
-
-
-def _state_or_country(name: str) -> bool:
-    """A US state (its name, or its postal code in capitals) or a country, that no person and no city is
-    also called ("Virginia", "Jordan", "New York" are not)."""
-    if name.casefold() in _places_above_a_city() and not is_known_name(name):
-        return True
-    return (
-        len(name) == 2 and name.isupper() and name in us_state_codes() and name.casefold() not in _ALSO_A_CITY
-    )
-
-
-def _before_a_state(text: str, span: Span) -> bool:
-    """A US state's postal code (after a comma where the span is in capitals: "IN MASSACHUSETTS IN 2001")
-    or name, or a ZIP code, follows ``span``: the span is a city's name ("Lebanon, NH")."""
-    after = _STATE_OR_ZIP_AFTER.match(text, span.end)
-    if after is None:
-        return False
-    if after["code"]:
-        in_capitals = text[span.start : span.end].isupper()
-        return after["code"] in us_state_codes() and (after["comma"] is not None or not in_capitals)
-    return after["name"] is None or after["name"] in us_states()
-
-
-def state_or_country_alone(text: str, span: Span) -> bool:
-    """``span`` is a US state's or a country's name and nothing else ("MASSACHUSETTS", "the Bahamas",
-    "Maryland's"), not part of a university's or hospital's name ("U of Maryland", "Massachusetts General")
-    nor a city's before its state ("Lebanon, NH"): HIPAA Safe Harbor lists only places smaller than a
-    state."""
-    piece = _POSSESSIVE_END.sub("", _THE.sub("", text[span.start : span.end].strip()))
-    return (
-        _state_or_country(piece)
-        and UNIVERSITY_BEFORE.search(text, max(0, span.start - 20), span.start) is None
-        and _FACILITY_AFTER.match(text, span.end) is None
-        and not _before_a_state(text, span)
-    )
 
 
 def over_89(age: str) -> bool:
@@ -197,15 +118,6 @@ _register(
     ("Dr. Wojcik",),
     _kept,
     applies=lambda seen, span, piece: "clinical" in span.source,
-)
-STATE_OR_COUNTRY = _register(
-    "place.state-or-country",
-    ("LOCATION", "ORG"),
-    "a US state or a country alone is no identifier under HIPAA Safe Harbor, which lists places smaller "
-    "than a state (not part of a hospital's or university's name: 'U Maryland', 'Ohio State')",
-    ("visiting her sister in Massachusetts", "from the Bahamas"),
-    _dropped,
-    applies=lambda seen, span, piece: state_or_country_alone(seen.text, span),
 )
 _register("email-or-ip", ("EMAIL", "IP"), "e-mail and IP addresses identify", ("ann@example.org",), _kept)
 _register(
@@ -363,6 +275,6 @@ def apply_policy(
     if policy == Policy.STRICT:
         return list(spans)
     seen, rules = Seen(text, vocabulary, original, support), RULES.family("identifiers")
-    if policy == Policy.GDPR:  # every place is a quasi-identifier there
-        rules = RULES.family("gdpr") + [r for r in rules if r is not STATE_OR_COUNTRY]
+    if policy == Policy.GDPR:
+        rules = RULES.family("gdpr") + rules
     return [kept for span in spans for kept in keep_identifiers(seen, span, rules)]
