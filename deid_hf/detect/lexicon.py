@@ -120,10 +120,9 @@ def folded(word: str) -> str:
     return unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode().casefold()
 
 
-@functools.lru_cache(maxsize=1)
-def given_names() -> frozenset[str]:
-    """Given and middle names of Faker's `NAME_LOCALES` (their romanized lists where a locale has them),
-    case-folded without accents ("Thị" as "thi")."""
+def _names_of_locales(attributes: tuple[str, ...]) -> frozenset[str]:
+    """The names in ``attributes`` of the person providers of Faker's `NAME_LOCALES` (their romanized lists
+    where a locale has them), case-folded without accents."""
     import importlib
 
     names: set[str] = set()
@@ -132,28 +131,22 @@ def given_names() -> frozenset[str]:
             provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
         except ModuleNotFoundError:  # Faker gives such a locale its language's names (en_PH: en)
             continue
-        for attribute in ("first_names_female", "first_names_male", "first_names", "middle_names"):
+        for attribute in attributes:
             romanized = attribute.replace("_names", "_romanized_names")
             names.update(getattr(provider, romanized, None) or getattr(provider, attribute, ()) or ())
     return frozenset(f for f in map(folded, names) if f.isalpha())
 
 
 @functools.lru_cache(maxsize=1)
-def family_names() -> frozenset[str]:
-    """Family names of Faker's `NAME_LOCALES` (their romanized lists where a locale has them), case-folded
-    without accents."""
-    import importlib
+def given_names() -> frozenset[str]:
+    """Given and middle names of Faker's `NAME_LOCALES`, case-folded without accents ("Thị" as "thi")."""
+    return _names_of_locales(("first_names_female", "first_names_male", "first_names", "middle_names"))
 
-    names: set[str] = set()
-    for locale in NAME_LOCALES:
-        try:
-            provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
-        except ModuleNotFoundError:
-            continue
-        for attribute in ("last_names", "last_names_male", "last_names_female"):
-            romanized = attribute.replace("_names", "_romanized_names")
-            names.update(getattr(provider, romanized, None) or getattr(provider, attribute, ()) or ())
-    return frozenset(f for f in map(folded, names) if f.isalpha())
+
+@functools.lru_cache(maxsize=1)
+def family_names() -> frozenset[str]:
+    """Family names of Faker's `NAME_LOCALES`, case-folded without accents."""
+    return _names_of_locales(("last_names", "last_names_male", "last_names_female"))
 
 
 def is_known_name(word: str) -> bool:
