@@ -131,15 +131,17 @@ _NAME_CUE_BEFORE = re.compile(
 
 
 def vocabulary_word_alone(seen: Seen, span: Span) -> bool:
-    """``span`` is one lower-case word that is corpus vocabulary or a clinical term, no known person name of
-    any culture (`lexicon.is_known_name`) and not after a kinship word or a title."""
+    """``span`` is one lower-case word that is corpus vocabulary (or, for a person, a clinical term: "sonoma"
+    ends like one), no known person name of any culture (`lexicon.is_known_name`) and not after a kinship
+    word or a title."""
     text = seen.text
     word = text[span.start : span.end].strip(NAME_EDGE_PUNCTUATION)
     if not (word.isalpha() and word.islower()) or is_known_name(word):
         return False
     if _NAME_CUE_BEFORE.search(text, max(0, span.start - 30), span.start):
         return False
-    return (seen.vocabulary is not None and seen.vocabulary.is_vocabulary(word)) or is_clinical_term(word)
+    vocabulary = seen.vocabulary is not None and seen.vocabulary.is_vocabulary(word)
+    return vocabulary or (span.label == "PERSON" and is_clinical_term(word))  # a place may end like a term
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -263,8 +265,9 @@ _drop_rule(
 _drop_rule(
     "learned.vocabulary-word-alone",
     tuple(sorted(NAMED)),
-    "a name of one lower-case word that the corpus uses as a common word (its vocabulary: 'bolus', 'cxr') "
-    "or that is a clinical term, and no known person name: the model reads clinical shorthand as a name",
+    "a name of one lower-case word that the corpus uses as a common word (its vocabulary: 'bolus', 'cxr'), "
+    "or a person's that is a clinical term, no known person name and not after a kinship word or a title: "
+    "the model reads clinical shorthand as a name",
     ("Amiod bolus and gtt as ordered",),
     lambda seen, span, dates: vocabulary_word_alone(seen, span),
 )

@@ -58,31 +58,6 @@ def person_names() -> frozenset[str]:
     return frozenset(name.lower() for name in names)
 
 
-@functools.cache
-def countries() -> frozenset[str]:
-    """The English names of the world's countries and territories, today's (CLDR's, through Babel:
-    "Türkiye", "Czechia") and the older ones still written (Faker's: "Turkey", "Czech Republic")."""
-    from babel import Locale
-    from faker.providers.address.en import Provider
-
-    return frozenset(Locale("en").territories.values()) | frozenset(Provider.countries)
-
-
-#: other names of a whole country or of a nation of one ("the US", "UK", "England")
-COUNTRY_SHORT_NAMES = frozenset(
-    ("US", "U.S.", "USA", "U.S.A.", "America", "United States", "UK", "U.K.", "Britain", "Great Britain")
-    + ("England", "Scotland", "Wales", "Northern Ireland")
-)
-
-
-@functools.cache
-def us_states() -> frozenset[str]:
-    """The names of the US states (Faker's en_US list: "Maryland", "New York")."""
-    from faker.providers.address.en_US import Provider
-
-    return frozenset(Provider.states)
-
-
 #: Faker locales whose names are written in Latin script: names of many cultures (training surrogates,
 #: canaries, `given_names`)
 NAME_LOCALES = (

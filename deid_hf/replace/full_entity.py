@@ -23,7 +23,7 @@ import re
 import string
 from datetime import date, timedelta
 
-from ..detect.lexicon import COUNTRY_SHORT_NAMES, countries, is_name_word, us_states, zipf
+from ..detect.lexicon import is_name_word, zipf
 from ..detect.mentions import TITLE
 from ..detect.text_shape import (
     AGE_IN_WORDS,
@@ -596,14 +596,17 @@ def address_like(original: str, fake, rng: random.Random, local=None) -> str:
 
 @functools.cache
 def _countries() -> frozenset[str]:
-    """Countries' names and short names (`lexicon.countries`, `lexicon.COUNTRY_SHORT_NAMES`), case-folded."""
-    return frozenset(c.casefold() for c in (*countries(), *COUNTRY_SHORT_NAMES))
+    from faker.providers.address.en_US import Provider
+
+    return frozenset(c.casefold() for c in (*Provider.countries, "USA", "US", "UK", "United States"))
 
 
 @functools.cache
 def _places() -> frozenset[str]:
     """Countries and US states, case-folded."""
-    return _countries() | frozenset(state.casefold() for state in us_states())
+    from faker.providers.address.en_US import Provider
+
+    return _countries() | frozenset(state.casefold() for state in Provider.states)
 
 
 def _another_state(original: str, rng: random.Random) -> str | None:

@@ -444,6 +444,13 @@ LEARNED_CASES = [
     ("learned.kept", "social: pt's son dave called", "dave", "PERSON", {"dave"}),
     ("learned.kept", "son corwin visited today", "corwin", "PERSON", {"corwin"}),  # a drug's name after "son"
     ("learned.kept", "spoke with dtr kendrick", "kendrick", "PERSON", {"kendrick"}),
+    (
+        "learned.kept",
+        "pt recently moved from sonoma to be near dtr",
+        "sonoma",
+        "LOCATION",
+        {"sonoma"},
+    ),  # a place
     ("learned.date-under-a-date-rule", "seen 4/12/2020 here", "4/12/2020", "DATE_TIME", set()),
     ("learned.date-without-a-date-word", "back on Friday evening", "Friday evening", "DATE_TIME", set()),
     ("learned.clock-time-alone", "Son asks no calls between 2200 and 0600.", "2200", "PHONE", set()),
@@ -490,6 +497,16 @@ CONTEXT_CASES = [
     ("context.after-clinician-title", "pt seen by ho, np okafor", {"okafor"}),
     ("context.after-clinician-title", "Dr. Ames, NP Okafor agrees", {"Okafor"}),
     ("context.after-clinician-title", "d/w np. halvorsen re: plan", {"halvorsen"}),
+    (
+        "context.after-clinician-title",
+        "Plan reviewed with Smith, attending jones agrees.",
+        {"jones"},
+    ),  # a word
+    (
+        "context.after-clinician-title",
+        "RESP- ARTHUR PEPPLER,MD KAHN AT BEDSIDE",
+        {"KAHN"},
+    ),  # no casing to read
     ("context.after-clinician-role", "PCP: Niemeier\nSurgeon: Okonkwo", {"Niemeier", "Okonkwo"}),
     ("context.after-clinician-role", "Surgeon: Brown\nPCP: Young", {"Brown", "Young"}),  # known names
     ("context.after-clinician-role", "PCP: none. surgeon Bariatric service. Surgeon: Ortho team", set()),

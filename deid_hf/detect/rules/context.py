@@ -147,10 +147,12 @@ def _after_title(regex: re.Pattern, strong: bool):
 
 
 def _credential_after_name(text: str, m: re.Match) -> bool:
-    """The title of ``m`` is a credential written after a capitalised name and its comma, with a lower-case
-    word after it ("Arthur Peppler,MD madeno vent"; not "Dr. Ames, NP Okafor", "dr ames, np okafor")."""
+    """The title of ``m`` is an abbreviation written as a credential after a capitalised name and its comma,
+    with a lower-case word after it ("Arthur Peppler,MD madeno vent"; not "Dr. Ames, NP Okafor", "dr ames,
+    np okafor", "Smith, attending jones agrees")."""
+    abbreviation = re.fullmatch(_TITLE_ABBREVIATION, m.group().strip(" \t.:"), _I) is not None
     before = _CAPITALISED_WORD_AND_COMMA.search(text, max(0, m.start() - 40), m.start())
-    return before is not None and not in_caps_line(text, m.start()) and text[m.end() : m.end() + 1].islower()
+    return abbreviation and before is not None and text[m.end() : m.end() + 1].islower()
 
 
 def _initial_and_surname(text, vocabulary, bounds):

@@ -7,11 +7,11 @@ laws are no personal data and are not masked; a court that tried the person is (
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Sequence
 
 from ...spans import Span, merge_spans
-from ..lexicon import countries
 from . import Rule, SpanRule, decided, register_rule
 
 #: the bodies of a state, which a country's adjective may precede ("the Turkish Government", "the Hungarian
@@ -229,6 +229,16 @@ def _country(name: str) -> bool:
     """A country's English name (`countries`), with or without "the", or a state's formal name after "the"."""
     bare = re.sub(r"^the\s+", "", name)
     return bare in countries() or (name != bare and _STATE_WORDS.search(bare) is not None)
+
+
+@functools.cache
+def countries() -> frozenset[str]:
+    """The English names of the world's countries and territories, today's (CLDR's, through Babel:
+    "Türkiye", "Czechia") and the older ones still written (Faker's: "Turkey", "Czech Republic")."""
+    from babel import Locale
+    from faker.providers.address.en import Provider
+
+    return frozenset(Locale("en").territories.values()) | frozenset(Provider.countries)
 
 
 def _inside_match(pattern: re.Pattern, text: str, span: Span, group: int | str = 0, accept=None) -> bool:
