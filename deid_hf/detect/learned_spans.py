@@ -15,6 +15,7 @@ from .rules import RULES, Rule, Seen, decided, register_rule
 from .rules.identifiers import NAMED, over_89
 from .rules.phones import clock_time_alone
 from .text_shape import (
+    CLINICIAN_TITLE_ABBREVIATIONS,
     CLITIC,
     COMMON_WORD_ZIPF,
     KINSHIP_WORDS,
@@ -126,7 +127,8 @@ def _no_date_word(piece: str) -> bool:
 
 #: a word after which a name is expected: a kinship word or a title ("son art", "dtr kendrick", "dr min")
 _NAME_CUE_BEFORE = re.compile(
-    rf"(?i)\b(?:{KINSHIP_WORDS}|{'|'.join(sorted(TITLES))}|np|rn|md|ho|attending|resident)\.?[ \t,:]*$"
+    rf"(?i)\b(?:{KINSHIP_WORDS}|{'|'.join(sorted(TITLES))}|{CLINICIAN_TITLE_ABBREVIATIONS}|rn|attending|"
+    r"resident)\.?[ \t,:]*$"
 )
 
 

@@ -156,7 +156,7 @@ def _identifier_policy(owner, document: Document) -> list[Span]:
         if owner.policy == member.trained_policy:
             kept = keep_trained(text, found, document.dates, vocabulary=vocabulary)
         else:  # a hipaa-trained model under gdpr: every age is kept, public bodies, laws, their numbers not
-            kept = keep_trained(text, found, document.dates, (HIPAA_AGE_RULE,), vocabulary)
+            kept = keep_trained(text, found, document.dates, skip=(HIPAA_AGE_RULE,), vocabulary=vocabulary)
             seen = Seen(text, vocabulary)
             kept = [part for span in kept for part in keep_identifiers(seen, span, list(NOT_PERSONAL_DATA))]
         spans += kept

@@ -164,18 +164,15 @@ KINSHIP_WORDS = (
     r"neighbou?r|son-in-law|daughter-in-law|sil|dil|significant[ \t]+other)"
 )
 
+#: a clinician's title written as an abbreviation before a name ("NP Halvorsen", "md wyman")
+CLINICIAN_TITLE_ABBREVIATIONS = r"(?:np|ho|md)"
+
 #: words that name a kind of care facility
 FACILITY_WORDS = (
     r"(?:hospital|hosp|medical center|med center|rehab|regional|heart center|campus|clinic|rehabilitation)"
 )
 #: a name ending in a facility word ("St. Jude Medical Center"): the word says what kind of place it is
 FACILITY_END = re.compile(rf"[ \t]+({FACILITY_WORDS})\.?$", re.IGNORECASE)
-
-#: "U", "Univ." or "University", and "of", right before a name: a university's or its hospital's ("U
-#: Maryland scale", "U OF MD MED CENTER"); not units after a number ("10 U Lantus")
-UNIVERSITY_BEFORE = re.compile(
-    r"(?<![\w.])(?<!\d[ \t])(?:U|(?i:univ\.?|university))[ \t]+(?:(?i:of)[ \t]+)?$"
-)
 
 #: words that name a kind of institution ("İzmir Assize Court", "Ege University Hospital"), case-folded: a
 #: person span that holds one does not spread it as a name part ("the Court" is no person)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from ...spans import Span, merge_spans, snap_to_words
 from ..learned_spans import line_parts, trim_common_words
 from ..lexicon import is_name_word
-from ..text_shape import FIELD_CUES, UNIVERSITY_BEFORE
+from ..text_shape import FIELD_CUES
 from . import Rule, decided, decided_all, register_rule
 from .identifiers import NAMED
 
@@ -106,6 +106,11 @@ UNIVERSITY_PREFIX = register_rule(
         examples=("insulin per U Maryland scale", "PRESENTED TO U OF MD MED CENTER"),
     )
 )
+#: "U", "Univ." or "University", and "of", right before a span: a university's or its hospital's name; not
+#: units after a number ("10 U Lantus")
+_UNIVERSITY_BEFORE = re.compile(
+    r"(?<![\w.])(?<!\d[ \t])(?:U|(?i:univ\.?|university))[ \t]+(?:(?i:of)[ \t]+)?$"
+)
 #: letters and digits joined by hyphens before and after a span's edges
 _JOINED_BEFORE = re.compile(r"(?<![\w-])(?:(?:[A-Z0-9]+|[A-Za-z]{1,3})-)+$")
 _JOINED_AFTER = re.compile(r"(?:-[A-Z0-9]+)+(?![\w-])")
@@ -173,7 +178,7 @@ def with_university(text: str, span: Span) -> Span:
     (`UNIVERSITY_PREFIX`); others as they are."""
     if not UNIVERSITY_PREFIX.covers(span.label):
         return span
-    before = UNIVERSITY_BEFORE.search(text, max(0, span.start - 20), span.start)
+    before = _UNIVERSITY_BEFORE.search(text, max(0, span.start - 20), span.start)
     if before is None:
         return span
     widened = dataclasses.replace(span, start=before.start())

@@ -14,6 +14,7 @@ from ..lexicon import Vocabulary, is_clinical_term, is_name_word, stop_words, zi
 from ..text_shape import (
     ASCII_WORD,
     ASCII_WORD_NO_BACKTRACK,
+    CLINICIAN_TITLE_ABBREVIATIONS,
     COMMON_WORD_ZIPF,
     FACILITY_NAME_MAX_ZIPF,
     SIGNATURE_NAME_MAX_ZIPF,
@@ -31,7 +32,6 @@ from .names import names_are_capitalised as names_are_capitalised  # re-exported
 _W = ASCII_WORD
 #: a doctor title: the next word is a name even if the corpus uses it as a common word ("Dr. Foley")
 _DOCTOR = r"(?:dr's|drs|doctor|dr)"
-_TITLE_ABBREVIATION = r"(?:np|ho|md)"
 _TITLE_WORD = r"(?:nurse|attending|resident|fellow|physicians?|doctors?)"
 #: a clinician's role written before a name as often as before a team or a service ("surgeon Bariatric
 #: service"): a name after it needs a known name first
@@ -91,7 +91,9 @@ _I = re.IGNORECASE
 _DOCTOR_RX = re.compile(rf"\b{_DOCTOR}\b\.?:?[ \t]*", _I)
 #: a clinician's title before a name: an abbreviation with or without its full stop ("NP. Halvorsen"), a word
 #: without one (a full stop after "nurse" ends a sentence: "via nurse. vols stable")
-_TITLE_RX = re.compile(rf"\b(?:{_TITLE_ABBREVIATION}\b\.?|{_TITLE_WORD}\b(?!\.)):?[ \t]*", _I)
+_TITLE_RX = re.compile(
+    rf"\b(?:(?P<abbreviation>{CLINICIAN_TITLE_ABBREVIATIONS})\b\.?|{_TITLE_WORD}\b(?!\.)):?[ \t]*", _I
+)
 _CAPITALISED_WORD_AND_COMMA = re.compile(r"\b[A-Z][a-z]+,[ \t]?$")
 _ROLE_RX = re.compile(rf"\b{_ROLE}\b:?[ \t]*", _I)
 #: a team's or a service's word after the words a role is followed by ("Surgeon: Ortho team")
@@ -150,9 +152,11 @@ def _credential_after_name(text: str, m: re.Match) -> bool:
     """The title of ``m`` is an abbreviation written as a credential after a capitalised name and its comma,
     with a lower-case word after it ("Arthur Peppler,MD madeno vent"; not "Dr. Ames, NP Okafor", "dr ames,
     np okafor", "Smith, attending jones agrees")."""
-    abbreviation = re.fullmatch(_TITLE_ABBREVIATION, m.group().strip(" \t.:"), _I) is not None
-    before = _CAPITALISED_WORD_AND_COMMA.search(text, max(0, m.start() - 40), m.start())
-    return abbreviation and before is not None and text[m.end() : m.end() + 1].islower()
+    return (
+        m.groupdict().get("abbreviation") is not None
+        and _CAPITALISED_WORD_AND_COMMA.search(text, max(0, m.start() - 40), m.start()) is not None
+        and text[m.end() : m.end() + 1].islower()
+    )
 
 
 def _initial_and_surname(text, vocabulary, bounds):
