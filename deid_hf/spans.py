@@ -36,9 +36,11 @@ LABELS = (
     "DEMOGRAPHIC",
     "OCCUPATION",
     "QUANTITY",
+    "HEALTH",
 )
 #: the labels the learned token classifier is trained on (the quasi-identifier labels of the gdpr policy,
-#: ``DEMOGRAPHIC``, ``OCCUPATION`` and ``QUANTITY``, come from spaCy and the occupation list only)
+#: ``DEMOGRAPHIC``, ``OCCUPATION``, ``QUANTITY`` and ``HEALTH``, come from spaCy and the occupation and
+#: health lists only)
 MODEL_LABELS = LABELS[: LABELS.index("OTHER") + 1]
 #: the token-classification tags of the learned model: "O" and B-/I- of every label of `MODEL_LABELS`
 BIO_LABELS = ("O", *(f"{prefix}-{label}" for label in MODEL_LABELS for prefix in ("B", "I")))

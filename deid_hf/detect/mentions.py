@@ -348,8 +348,9 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
     folded_parts = {part.casefold() for part in parts}
     for i, span in enumerate(found):  # a detector's other reading of a name part ("TANAKA"): the person
         surface = re.sub(r"['’]s$", "", text[span.start : span.end])
-        job = span.label == "OCCUPATION" and surface[:1].isupper()  # "Baker" of "John Baker", not "the baker"
-        if (span.label in ("ORG", "LOCATION", "OTHER") or job) and surface.casefold() in folded_parts:
+        # "Baker" of "John Baker", not "the baker"; "Stroke" of "Ann Stroke", not "a stroke"
+        listed = span.label in ("OCCUPATION", "HEALTH") and surface[:1].isupper()
+        if (span.label in ("ORG", "LOCATION", "OTHER") or listed) and surface.casefold() in folded_parts:
             found[i] = Span(span.start, span.end, "PERSON", span.score, span.source)
     # overlap with a detected span by bisection over starts with a running maximum of ends (linear overall)
     ordered = sorted((s.start, s.end) for s in found)

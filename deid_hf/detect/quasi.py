@@ -2,9 +2,10 @@
 
 `QuasiIdentifierDetector` gives spaCy's nationalities, religious and political groups (``NORP`` ->
 ``DEMOGRAPHIC``), amounts of money, quantities and percentages (-> ``QUANTITY``) and named events
-(-> ``OTHER``), and occupations (``OCCUPATION``) from `occupations`, a list built from Faker's job
-titles. spaCy's parse is shared with a `ner.SpacyDetector` of the same pipeline (`ner.parse` keeps the
-last batches).
+(-> ``OTHER``), occupations (``OCCUPATION``) from `occupations`, a list built from Faker's job
+titles and WordNet, and health conditions (``HEALTH``) from `health_conditions`, a list built from WordNet.
+spaCy's parse is shared with a `ner.SpacyDetector` of the same pipeline (`ner.parse` keeps the last
+batches).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ QUASI_LABELS = {
     "PERCENT": "QUANTITY",
     "EVENT": "OTHER",
 }
+#: the labels that only the gdpr policy's lists and spaCy's quasi-identifier entities give
+QUASI_ONLY_LABELS = ("DEMOGRAPHIC", "OCCUPATION", "HEALTH")
 #: an occupation scores below spaCy's names, so a name holding one ("Royal College of Surgeons") stays a name
 OCCUPATION_SCORE = 0.4
 #: heads of Faker's "Head, qualifier" titles that are no occupation on their own ("Copy, advertising"), and
@@ -36,6 +39,34 @@ OCCUPATION_SCORE = 0.4
 NOT_OCCUPATIONS = frozenset({"copy", "land", "make", "sub", "runner", "minister"})
 #: the occupations WordNet knows, one per line (package data)
 OCCUPATIONS_FILE = "occupations.txt"
+#: the health conditions WordNet knows, one per line (package data)
+HEALTH_FILE = "health.txt"
+#: a health condition scores as an occupation: a name holding one ("Parkinson" of "Parkinson's disease")
+#: is merged into it by `quasi_labels_win`
+HEALTH_SCORE = OCCUPATION_SCORE
+#: conditions WordNet lists under another first sense or lacks ("depression", a mental state first;
+#: "stroke", a blow), and acronyms, which match in capitals only ("AIDS", not "hearing aids")
+EVERYDAY_CONDITIONS = (
+    "ADHD",
+    "AIDS",
+    "autism",
+    "bipolar disorder",
+    "COPD",
+    "covid",
+    "Crohn's disease",
+    "depression",
+    "Down syndrome",
+    "Down's syndrome",
+    "HIV",
+    "HIV-negative",
+    "HIV-positive",
+    "long covid",
+    "migraine",
+    "obesity",
+    "post-traumatic stress disorder",
+    "PTSD",
+    "stroke",
+)
 #: a word: letters, joined by hyphens ("able-bodied", "teacher-training"); a possessive is no part of it
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 #: a character that joins a word to the one beside it (a digit, an underscore, a hyphen)
@@ -71,19 +102,87 @@ def occupations() -> tuple[str, ...]:
     """Occupations in lower case, longest first: `job_titles` and the occupations WordNet 3.0 knows
     (``data/occupations.txt``, built by ``benchmarks/wordnet_occupations.py``: "poet", "molecular
     biologist")."""
-    listed = (Path(__file__).parents[1] / "data" / OCCUPATIONS_FILE).read_text(encoding="utf-8").splitlines()
-    wordnet = {line.strip() for line in listed if line.strip() and not line.startswith("#")} - NOT_OCCUPATIONS
+    wordnet = set(_listed(OCCUPATIONS_FILE)) - NOT_OCCUPATIONS
     return tuple(sorted(set(job_titles()) | wordnet, key=lambda o: (-len(o), o)))
 
 
 @functools.cache
-def _by_first_word() -> dict[str, tuple[tuple[str, ...], ...]]:
-    """Each occupation's words, grouped by its first word, longest first."""
-    grouped: dict[str, list[tuple[str, ...]]] = {}
-    for occupation in occupations():
-        words = tuple(occupation.split())
-        grouped.setdefault(words[0], []).append(words)
-    return {first: tuple(entries) for first, entries in grouped.items()}
+def health_conditions() -> tuple[str, ...]:
+    """Health conditions as written, longest first: the conditions WordNet 3.0 knows (``data/health.txt``,
+    built by ``benchmarks/wordnet_health.py``: "diabetes", "Parkinson's disease") and
+    `EVERYDAY_CONDITIONS`."""
+    return tuple(sorted(set(_listed(HEALTH_FILE)) | set(EVERYDAY_CONDITIONS), key=lambda c: (-len(c), c)))
+
+
+def _listed(name: str) -> list[str]:
+    """The entries of a list in ``deid_hf/data``: one per line, ``#`` lines and blank lines left out."""
+    lines = (Path(__file__).parents[1] / "data" / name).read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+class PhraseList:
+    """Phrases found as whole words in any casing (an acronym, in capitals only), the last word maybe
+    plural, their words written as in the phrase: one blank apart, or a possessive ("Parkinson's disease").
+    A lookup of each word's following words, not one pattern of thousands of alternatives."""
+
+    def __init__(self, phrases: Sequence[str], label: str, score: float):
+        self.label, self.score = label, score
+        grouped: dict[str, list[tuple[tuple[str, ...], tuple[str, ...], str | None]]] = {}
+        for phrase in phrases:
+            found = list(_WORD.finditer(phrase))
+            words = tuple(m.group().lower() for m in found)
+            gaps = tuple(_APOSTROPHE.sub("'", phrase[a.end() : b.start()]) for a, b in zip(found, found[1:]))
+            exact = phrase if phrase.isupper() else None
+            grouped.setdefault(words[0], []).append((words, gaps, exact))
+        self.by_first_word = {
+            first: sorted(entries, key=lambda e: -len(e[0])) for first, entries in grouped.items()
+        }
+
+    def _match(self, words: list[tuple[int, int, str]], i: int, text: str) -> int | None:
+        """The end (a word index) of the longest phrase that starts at word ``i``; None if none starts
+        there."""
+        grouped = self.by_first_word
+        entries = grouped.get(words[i][2], [])
+        singular = [
+            e for form in _plural_or_word(words[i][2])[1:] for e in grouped.get(form, ()) if len(e[0]) == 1
+        ]
+        for entry, gaps, exact in (*entries, *singular):
+            run = words[i : i + len(entry)]
+            if len(run) < len(entry) or not all(
+                _gap_fits(text[a[1] : b[0]], gap) for a, b, gap in zip(run, run[1:], gaps)
+            ):
+                continue
+            if exact is not None and text[run[0][0] : run[-1][1]] != exact:
+                continue
+            if [w[2] for w in run[:-1]] == list(entry[:-1]) and entry[-1] in _plural_or_word(run[-1][2]):
+                return i + len(entry)
+        return None
+
+    def find(self, text: str, source: str) -> list[Span]:
+        """Every phrase written in ``text`` as whole words (not part of a hyphenated word:
+        "teacher-training"), the longest where several start at one word."""
+        words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text)]
+        found, i = [], 0
+        while i < len(words):
+            end_at = self._match(words, i, text)
+            if end_at is None:
+                i += 1
+                continue
+            start, end = words[i][0], words[end_at - 1][1]
+            if not _JOINED.match(text[start - 1 : start]) and not _JOINED.match(text[end : end + 1]):
+                found.append(Span(start, end, self.label, self.score, source))
+            i = end_at
+        return found
+
+
+#: an apostrophe, typed or typographic
+_APOSTROPHE = re.compile("[\u2019']")
+
+
+def _gap_fits(written: str, gap: str) -> bool:
+    """Whether what stands between two words in the text is the phrase's own: a blank for a blank (a space
+    or a tab), else the same characters ("'" of a possessive, either apostrophe)."""
+    return written in (" ", "\t") if gap == " " else _APOSTROPHE.sub("'", written) == gap
 
 
 def _plural_or_word(word: str) -> tuple[str, ...]:
@@ -97,41 +196,31 @@ def _plural_or_word(word: str) -> tuple[str, ...]:
     return tuple(forms)
 
 
-def _match(words: list[tuple[int, int, str]], i: int, text: str) -> int | None:
-    """The end (a word index) of the longest occupation that starts at word ``i``, its words one blank
-    apart and its last word maybe plural; None if none starts there."""
-    first, grouped = words[i][2], _by_first_word()
-    entries = grouped.get(first, ())
-    singular = [e for form in _plural_or_word(first)[1:] for e in grouped.get(form, ()) if len(e) == 1]
-    for entry in (*entries, *singular):
-        run = words[i : i + len(entry)]
-        if len(run) < len(entry) or any(text[a[1] : b[0]] not in (" ", "\t") for a, b in zip(run, run[1:])):
-            continue
-        if [w[2] for w in run[:-1]] == list(entry[:-1]) and entry[-1] in _plural_or_word(run[-1][2]):
-            return i + len(entry)
-    return None
+@functools.cache
+def _occupation_list() -> PhraseList:
+    return PhraseList(occupations(), "OCCUPATION", OCCUPATION_SCORE)
+
+
+@functools.cache
+def _health_list() -> PhraseList:
+    return PhraseList(health_conditions(), "HEALTH", HEALTH_SCORE)
 
 
 def find_occupations(text: str, source: str = "occupations") -> list[Span]:
-    """Every occupation of `occupations` written in ``text`` as whole words (not part of a hyphenated word:
-    "teacher-training"), in any casing, with a plural "s" or "es"; the longest where several start at one
-    word. A lookup of each word's following words, not one pattern of thousands of alternatives."""
-    words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text)]
-    found, i = [], 0
-    while i < len(words):
-        end_at = _match(words, i, text)
-        if end_at is None:
-            i += 1
-            continue
-        start, end = words[i][0], words[end_at - 1][1]
-        if not _JOINED.match(text[start - 1 : start]) and not _JOINED.match(text[end : end + 1]):
-            found.append(Span(start, end, "OCCUPATION", OCCUPATION_SCORE, source))
-        i = end_at
-    return found
+    """Every occupation of `occupations` written in ``text`` (`PhraseList.find`): "a police officer",
+    "teachers"."""
+    return _occupation_list().find(text, source)
+
+
+def find_health_conditions(text: str, source: str = "health") -> list[Span]:
+    """Every health condition of `health_conditions` written in ``text`` (`PhraseList.find`): "diabetes",
+    "Parkinson's disease", "HIV"."""
+    return _health_list().find(text, source)
 
 
 class QuasiIdentifierDetector(Detector):
-    """spaCy's quasi-identifier entities (`QUASI_LABELS`) and occupations (`find_occupations`)."""
+    """spaCy's quasi-identifier entities (`QUASI_LABELS`), occupations (`find_occupations`) and health
+    conditions (`find_health_conditions`)."""
 
     name = "quasi"
 
@@ -153,6 +242,7 @@ class QuasiIdentifierDetector(Detector):
                     if ent.label_ in QUASI_LABELS and ent.text.strip()
                 ),
                 *find_occupations(text, self.name),
+                *find_health_conditions(text, self.name),
             ]
             for text, doc in zip(texts, docs)
         ]
@@ -160,25 +250,31 @@ class QuasiIdentifierDetector(Detector):
 
 def quasi_labels_win(text: str, spans: Sequence[Span]) -> list[Span]:
     """``spans`` merged (`spans.merge_spans`), where a merged span is exactly a group (``DEMOGRAPHIC``) that
-    a detector found, or exactly an occupation written in lower case, labelled so: a model may type
-    "Nepali" a place, "Gujarati" a person or "physiotherapist" an organisation, and the label picks the
-    surrogate ("a Lake Logan nun"). A person stays one where the group's words are listed names
-    ("Christian"); a capitalised occupation may be a surname ("Baker said")."""
+    a detector found, exactly an occupation written in lower case, or exactly a health condition, labelled
+    so: a model may type "Nepali" a place, "Gujarati" a person, "physiotherapist" an organisation or
+    "Parkinson" of "Parkinson's disease" a person, and the label picks the surrogate ("a Lake Logan nun").
+    A person stays one where the group's words are listed names ("Christian"); a capitalised occupation
+    may be a surname ("Baker said"), and so may a condition of one capitalised word ("Stroke said")."""
     merged = merge_spans(spans)
     starts = [m.start for m in merged]
     label = {}
     for span in spans:
         i = bisect.bisect_right(starts, span.start) - 1
         whole = merged[i]
-        if (span.start, span.end) != (whole.start, whole.end) or whole.label in ("DEMOGRAPHIC", "OCCUPATION"):
+        if (span.start, span.end) != (whole.start, whole.end) or whole.label in QUASI_ONLY_LABELS:
             continue
-        group = span.label == "DEMOGRAPHIC" and (
-            whole.label != "PERSON" or not _a_name(text[span.start : span.end])
-        )
-        job = span.label == "OCCUPATION" and text[span.start : span.end].islower()
-        if group or job:
+        piece = text[span.start : span.end]
+        group = span.label == "DEMOGRAPHIC" and (whole.label != "PERSON" or not _a_name(piece))
+        job = span.label == "OCCUPATION" and piece.islower()
+        health = span.label == "HEALTH" and (whole.label != "PERSON" or not _capitalised_word(piece))
+        if group or job or health:
             label[i] = span.label
     return [dataclasses.replace(m, label=label[i]) if i in label else m for i, m in enumerate(merged)]
+
+
+def _capitalised_word(piece: str) -> bool:
+    """Whether ``piece`` is one word, capitalised ("Stroke"; not "Parkinson's disease", "HIV")."""
+    return piece.isalpha() and piece[:1].isupper() and piece[1:].islower()
 
 
 def _a_name(piece: str) -> bool:

@@ -23,6 +23,7 @@ EXEMPLARS = {
     "DEMOGRAPHIC": "European",
     "OCCUPATION": "employee",
     "QUANTITY": "100",
+    "HEALTH": "illness",
 }
 
 

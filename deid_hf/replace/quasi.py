@@ -1,6 +1,7 @@
 """Readable surrogates of the gdpr policy's quasi-identifiers: a nationality for a nationality ("a Turkish
-national" -> "a Peruvian national"), a religion for a religion, an occupation for an occupation, an amount of
-the same shape for an amount ("5,000 euros" -> "7,318 euros")."""
+national" -> "a Peruvian national"), a religion for a religion, an occupation for an occupation, a common
+health condition for a health condition ("diabetes" -> "asthma"), an amount of the same shape for an amount
+("5,000 euros" -> "7,318 euros")."""
 
 from __future__ import annotations
 
@@ -39,6 +40,34 @@ NATIONALITIES = (
 RELIGIONS = ("Buddhist", "Christian", "Hindu", "Muslim", "Sikh", "Catholic", "Protestant")
 #: words read as a religion
 _RELIGIONS = {r.casefold() for r in (*RELIGIONS, "Jewish", "Jew", "Orthodox")}
+#: common health conditions a condition's surrogate is drawn from (a noun without an article: "suffered
+#: from asthma")
+CONDITIONS = (
+    "anaemia",
+    "angina",
+    "arthritis",
+    "asthma",
+    "bronchitis",
+    "diabetes",
+    "eczema",
+    "epilepsy",
+    "glaucoma",
+    "gout",
+    "hepatitis",
+    "insomnia",
+    "migraine",
+    "osteoporosis",
+    "psoriasis",
+    "scoliosis",
+    "tinnitus",
+    "tuberculosis",
+)
+#: conditions written as adjectives, for a test's result ("HIV-positive")
+CONDITION_ADJECTIVES = ("anaemic", "asthmatic", "diabetic", "epileptic")
+#: an eponym's possessive ("Parkinson's", "Graves'")
+_APOSTROPHE_S = re.compile("[\u2019'](?:s\\b|$)")
+#: the longest condition in capitals read as an acronym ("HIV", "COPD"; "ASTHMA" is a word in capitals)
+ACRONYM_LENGTH = 5
 #: number words of an amount written without digits ("two million dollars")
 NUMBER_WORDS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 _NUMBER_WORD = re.compile(rf"(?i)\b(?:one|{'|'.join(NUMBER_WORDS)})\b")
@@ -100,6 +129,21 @@ def occupation_like(original: str, rng: random.Random) -> str:
     return _cased(original, plural_of(drawn) if plural else drawn)
 
 
+def health_like(original: str, rng: random.Random) -> str:
+    """Another common health condition (`CONDITIONS`), starting with a vowel where the original does (so
+    "an" before it still reads), or an adjective for a test's result ("HIV-positive" -> "diabetic"); cased
+    as the original, but in lower case for an acronym or an eponym ("HIV", "Parkinson's disease" ->
+    "asthma")."""
+    written = original.strip()
+    folded = written.casefold()
+    pool = CONDITION_ADJECTIVES if folded.endswith(("-positive", "-negative")) else CONDITIONS
+    vowel = folded[:1] in "aeiou"
+    drawn = rng.choice([c for c in pool if c != folded and (c[:1] in "aeiou") == vowel] or pool)
+    first = written.split()[0].split("-")[0]
+    named = (first.isupper() and len(first) <= ACRONYM_LENGTH) or _APOSTROPHE_S.search(first) is not None
+    return drawn if named else _cased(written, drawn)
+
+
 def plural_of(noun: str) -> str:
     """The regular English plural of a noun phrase's last word ("actuary" -> "actuaries", "coach" ->
     "coaches", "engineer" -> "engineers")."""
@@ -118,4 +162,9 @@ def quantity_like(original: str, rng: random.Random) -> str:
 
 
 #: label -> its surrogate of the same kind
-QUASI_SURROGATES = {"DEMOGRAPHIC": demographic_like, "OCCUPATION": occupation_like, "QUANTITY": quantity_like}
+QUASI_SURROGATES = {
+    "DEMOGRAPHIC": demographic_like,
+    "OCCUPATION": occupation_like,
+    "QUANTITY": quantity_like,
+    "HEALTH": health_like,
+}

@@ -1,4 +1,5 @@
-"""The gdpr policy's quasi-identifiers: the occupation list, the detector, and hipaa left as it was."""
+"""The gdpr policy's quasi-identifiers: the occupation and health lists, the detector, and hipaa left as it
+was."""
 
 import re
 
@@ -9,14 +10,16 @@ from deid_hf.detect.ner import SpacyDetector
 from deid_hf.detect.quasi import (
     NOT_OCCUPATIONS,
     QuasiIdentifierDetector,
+    find_health_conditions,
     find_occupations,
+    health_conditions,
     job_titles,
     occupations,
     quasi_labels_win,
 )
 from deid_hf.spans import Span
 
-QUASI_LABELS = {"DEMOGRAPHIC", "OCCUPATION", "QUANTITY"}
+QUASI_LABELS = {"DEMOGRAPHIC", "OCCUPATION", "QUANTITY", "HEALTH"}
 
 
 def test_job_titles_come_from_fakers_job_titles():
@@ -75,11 +78,41 @@ def test_find_occupations(text, found):
     assert {s.text(text) for s in find_occupations(text)} == found
 
 
-def test_the_quasi_identifier_detector_types_nationalities_amounts_and_occupations():
-    text = "He is a Turkish journalist; 30% of the shares went to him."
+def test_health_conditions_come_from_wordnet_and_leave_out_its_other_words():
+    found = set(health_conditions())
+    assert {"diabetes", "schizophrenia", "epilepsy", "tuberculosis", "Parkinson's disease", "asthma"} <= found
+    assert {"depression", "stroke", "HIV", "AIDS", "PTSD"} <= found  # another first sense, or acronyms
+    # the roots and generic words, a court's complaint, words mostly meant otherwise, plants' and animals'
+    assert not {"disease", "illness", "disorder", "complaint", "plague", "frenzy", "fugue"} & found
+    assert not {"cold", "sore", "boil", "Cupid's itch", "foot rot", "black disease"} & found
+    assert list(health_conditions()) == sorted(found, key=lambda c: (-len(c), c))
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("He suffered from diabetes and Parkinson's disease.", {"diabetes", "Parkinson's disease"}),
+        ("a history of Parkinson’s disease", {"Parkinson’s disease"}),  # a typographic apostrophe
+        ("Graves' disease and asthma attacks", {"Graves' disease", "asthma attacks"}),
+        ("She had a Stroke; SCHIZOPHRENIA", {"Stroke", "SCHIZOPHRENIA"}),  # any casing
+        ("AIDS and HIV, not hearing aids or hiv", {"AIDS", "HIV"}),  # an acronym in capitals only
+        ("is HIV-positive; an anti-epilepsy drug", {"HIV-positive"}),  # whole words
+        ("post-traumatic stress disorder (PTSD)", {"post-traumatic stress disorder", "PTSD"}),
+        ("the complaint was lodged in a frenzy", set()),
+        ("nothing here at all", set()),
+    ],
+)
+def test_find_health_conditions(text, found):
+    assert {s.text(text) for s in find_health_conditions(text)} == found
+    assert {s.label for s in find_health_conditions(text)} <= {"HEALTH"}
+
+
+def test_the_quasi_identifier_detector_types_nationalities_amounts_occupations_and_conditions():
+    text = "He is a Turkish journalist with epilepsy; 30% of the shares went to him."
     spans = {s.text(text): s.label for s in QuasiIdentifierDetector().detect(text)}
     assert spans.get("Turkish") == "DEMOGRAPHIC"
     assert spans.get("journalist") == "OCCUPATION"
+    assert spans.get("epilepsy") == "HEALTH"
     assert spans.get("30%") == "QUANTITY"
 
 
@@ -92,7 +125,7 @@ def test_only_gdpr_adds_the_quasi_identifier_detector_on_the_ensembles_spacy():
 
 
 HIPAA_TEXTS = [
-    "The applicant, aged 34, is a police officer and was paid 5,000 euros two years later.",
+    "The applicant, aged 34, is a police officer with diabetes and was paid 5,000 euros two years later.",
     "Mr Kaya, a teacher, earned 30% more than the lawyers of Ankara.",
 ]
 
@@ -104,7 +137,9 @@ def test_hipaa_keeps_quasi_identifiers_that_gdpr_masks(text):
     assert not {s.label for s in hipaa} & QUASI_LABELS
     assert {s.label for s in gdpr} & QUASI_LABELS
     masked = {text[s.start : s.end] for s in hipaa}
-    assert not any(word in piece for piece in masked for word in ("officer", "teacher", "euros", "%"))
+    assert not any(
+        word in piece for piece in masked for word in ("officer", "teacher", "diabetes", "euros", "%")
+    )
 
 
 def _at(text, piece, label, score):
@@ -134,6 +169,14 @@ def _at(text, piece, label, score):
             [("Royal College of Surgeons", "ORG", 0.9), ("Surgeons", "OCCUPATION", 0.4)],
             ["ORG"],
         ),
+        # a condition found whole, over an eponym's name read inside it; not a capitalised surname
+        (
+            "has Parkinson's disease",
+            [("Parkinson", "PERSON", 0.9), ("Parkinson's disease", "HEALTH", 0.4)],
+            ["HEALTH"],
+        ),
+        ("has epilepsy", [("epilepsy", "ORG", 0.9), ("epilepsy", "HEALTH", 0.4)], ["HEALTH"]),
+        ("Stroke said", [("Stroke", "PERSON", 0.9), ("Stroke", "HEALTH", 0.4)], ["PERSON"]),
     ],
 )
 def test_a_group_or_occupation_found_whole_keeps_its_label(text, found, labels):

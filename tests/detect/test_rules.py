@@ -854,6 +854,23 @@ GDPR_CASES = [
     ("gdpr.public-body-or-law", "The Home Office refused", "Home Office", "ORG", set()),
     (
         "gdpr.public-body-or-law",
+        "a petition to the House of Representatives",
+        "House of Representatives",
+        "ORG",
+        set(),
+    ),
+    ("gdpr.public-body-or-law", "debated in the Bundestag", "the Bundestag", "ORG", set()),
+    ("gdpr.public-body-or-law", "the Polish Sejm adopted", "Polish", "DEMOGRAPHIC", set()),
+    # a police force that dealt with the person locates them, as the court that tried them does
+    (
+        "name.needs-evidence",
+        "the Bavarian State Police questioned",
+        "Bavarian State Police",
+        "ORG",
+        {"Bavarian State Police"},
+    ),
+    (
+        "gdpr.public-body-or-law",
         "the Department for Work and Pensions paid",
         "Department for Work and Pensions",
         "ORG",
@@ -987,6 +1004,7 @@ GDPR_CASES = [
     ("gdpr.quasi-identifier", "a Turkish national", "Turkish", "DEMOGRAPHIC", {"Turkish"}),
     ("gdpr.quasi-identifier", "a police officer in", "police officer", "OCCUPATION", {"police officer"}),
     ("gdpr.quasi-identifier", "paid 5,000 euros", "5,000 euros", "QUANTITY", {"5,000 euros"}),
+    ("gdpr.quasi-identifier", "suffered from diabetes", "diabetes", "HEALTH", {"diabetes"}),
     ("gdpr.quasi-identifier", "(no. 10987/10, §§ 8-10)", "§", "DEMOGRAPHIC", set()),
     (
         "gdpr.quasi-identifier",

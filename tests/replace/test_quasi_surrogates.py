@@ -7,9 +7,12 @@ import pytest
 
 from deid_hf.detect.quasi import job_titles
 from deid_hf.replace.quasi import (
+    CONDITION_ADJECTIVES,
+    CONDITIONS,
     NATIONALITIES,
     RELIGIONS,
     demographic_like,
+    health_like,
     occupation_like,
     plural_of,
     quantity_like,
@@ -62,3 +65,15 @@ def test_an_amount_keeps_its_shape_and_unit(seed):
     assert re.fullmatch(r"[1-9],\d{3} euros", money) and money[0] != "5"
     words = quantity_like("two million dollars", rng)
     assert words.endswith(" million dollars") and not words.startswith("two ")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_health_condition_becomes_another_with_its_article_and_case(seed):
+    rng = random.Random(seed)
+    one = health_like("diabetes", rng)
+    assert one in CONDITIONS and one != "diabetes" and one[0] not in "aeiou"
+    assert health_like("epilepsy", rng)[0] in "aeiou"  # "an epilepsy drug" still reads
+    assert health_like("Diabetes", rng)[0].isupper() and health_like("DIABETES", rng).isupper()
+    # an acronym or an eponym gives a common noun, in lower case; a test's result an adjective
+    assert health_like("HIV", rng) in CONDITIONS and health_like("Parkinson's disease", rng) in CONDITIONS
+    assert health_like("HIV-positive", rng) in CONDITION_ADJECTIVES

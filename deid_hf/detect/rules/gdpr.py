@@ -15,11 +15,13 @@ from ...spans import Span, merge_spans
 from . import Rule, SpanRule, decided, register_rule
 
 #: the bodies of a state, which a country's adjective may precede ("the Turkish Government", "the Hungarian
-#: Ministry of Justice"); a ministry's name is its capitalised words ("the Ministry of Justice in Ankara":
-#: not "in Ankara"); a prosecutor's office that dealt with the person is no such body (it locates them)
+#: Ministry of Justice", "the Polish Sejm"); a ministry's name is its capitalised words ("the Ministry of
+#: Justice in Ankara": not "in Ankara"); a prosecutor's office or a police force that dealt with the person
+#: is no such body (it locates them)
 _STATE_BODIES = (
     r"government(?:\s+of\s+the\s+(?-i:[A-Z][a-z]+(?:\s+(?:of\s+)?[A-Z][a-z]+){0,3}))?|parliament|"
-    r"national\s+assembly|"
+    r"(?:grand\s+)?national\s+assembly|house\s+of\s+(?:representatives|commons|lords)|senate|congress|"
+    r"bundestag|bundesrat|landtag|sejm|(?:state\s+)?duma|knesset|storting|riksdag|folketing|"
     r"ministry\s+of\s+(?:the\s+)?(?-i:[A-Z][a-z]+(?:\s+(?:and\s+)?[A-Z][a-z]+)*)|"
     r"prosecutor\s+general['’]s\s+office"
 )
@@ -375,10 +377,10 @@ _register(
 )
 _register(
     "gdpr.quasi-identifier",
-    ("DEMOGRAPHIC", "OCCUPATION", "QUANTITY"),
-    "nationality, ethnicity, religion, political group and occupation are kept (a word, not a sign: "
-    "spaCy reads '§' as a group); an amount needs a number",
-    ("Turkish", "police officer", "5,000 euros"),
+    ("DEMOGRAPHIC", "OCCUPATION", "QUANTITY", "HEALTH"),
+    "nationality, ethnicity, religion, political group, occupation and health condition are kept (a word, "
+    "not a sign: spaCy reads '§' as a group); an amount needs a number",
+    ("Turkish", "police officer", "5,000 euros", "diabetes"),
     lambda seen, span: [span] if _quasi_identifier(span.label, seen.text[span.start : span.end]) else [],
     lambda seen, span, piece: True,
 )
