@@ -20,7 +20,7 @@ os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")  # presidio's em
 
 from ..spans import Span
 from .base import Detector
-from .text_shape import AGE_OVER_89_NOUNS, AGE_WORDS, DECADE_OVER_89, KINSHIP_WORDS
+from .text_shape import AGE_OVER_89_NOUNS, AGE_WORDS, DECADE_OF_AGE, KINSHIP_WORDS
 
 PRESIDIO_LABELS = {
     "EMAIL_ADDRESS": "EMAIL",
@@ -76,27 +76,32 @@ AGE_BEFORE_SEX = r"(?i:\bage/sex:?)[ \t]*(?P<value>\d{1,3})(?=[ \t]*/?[ \t]*(?:F
 #: a relative's age after a kinship word and a comma: "Mom, 96, lives alone" (a singular word: "sons, 2" is
 #: a count)
 AGE_AFTER_KIN = rf"(?i:\b{KINSHIP_WORDS}\b)(?<![sS]),[ \t]*(?P<value>\d{{1,3}})(?={_CLAUSE_END})"
-#: a decade of 90 or more after "in his/her/their": "in his late 90s", "in her early 90s", "mid-90s" (not
-#: "SBP in the mid-90s")
-AGE_DECADE = rf"(?i:\bin[ \t]+(?:his|her|their)[ \t]+(?P<value>{DECADE_OVER_89}))(?!\w)"
+#: a decade after "in his/her/their/my": "in his late 90s", "in her early 90s", "in my forties" (not "SBP in
+#: the mid-90s"); hipaa keeps those of 90 or more (`rules.identifiers`)
+AGE_DECADE = rf"(?i:\bin[ \t]+(?:his|her|their|my|your|our)[ \t]+(?P<value>{DECADE_OF_AGE}))(?!\w)"
 #: a word that states an age over 89: "nonagenarian", "centenarians"
 AGE_NOUN = rf"(?i:\b{AGE_OVER_89_NOUNS}\b)"
-#: a person's age ending a clause: "Pt is 93.", "she was 91,", "is now 93", "who is now 96,", "turned 92"
-#: (not "HR is 93", "Pt is 93 kg"; "pt is 95 and" is as often a saturation)
+#: the words before a person's age ending a clause
+_AGE_SUBJECTS = [
+    f"{who} {verb}" for who in ("pt", "patient", "she", "he", "who") for verb in ("is", "was", "is now")
+]
+#: a person's age ending a clause, in digits or in words: "Pt is 93.", "she was 91,", "is now 93", "who is
+#: now 96,", "turned 92", "until I was nine." (not "HR is 93", "Pt is 93 kg"; "pt is 95 and" is as often a
+#: saturation)
 AGE_AFTER_PERSON = (
     r"(?i:"
-    + "|".join(
-        f"(?<=\\b{who} {verb} )"
-        for who in ("pt", "patient", "she", "he", "who")
-        for verb in ("is", "was", "is now")
-    )
-    + rf"|(?<=\bturned ))\d{{1,3}}(?={_CLAUSE_END})"
+    + "|".join(f"(?<=\\b{words} )" for words in (*_AGE_SUBJECTS, "i was"))
+    + rf"|(?<=\bturned ))(?:\d{{1,3}}|{AGE_WORDS}\b)(?={_CLAUSE_END})"
 )
 #: an age of at most 120 in digits (a larger number after a person's words is a lab value or a vital sign)
 _AGE_NUMBER = r"(?:1[01]\d|120|[1-9]?\d)(?!\d)"
-#: an age a person says, or says of someone named before: "I'm 39 and", "I am 45.", "Connor, who's 19,"
-#: (not "I'm 5 min away"; "she's 94," is left: in a note it is as often a saturation)
-AGE_SAID = rf"(?i:(?<=\bi['’]m )|(?<=\bi am )|(?<=\bwho['’]s )){_AGE_NUMBER}(?={_CLAUSE_END}|[ \t]+and\b)"
+#: an age a person says, or says of someone named before, in digits or in words: "I'm 39 and", "I am 45.",
+#: "Connor, who's 19,", "I'm thirty-four and" (not "I'm 5 min away"; "she's 94," is left: in a note it is
+#: as often a saturation)
+AGE_SAID = (
+    rf"(?i:(?<=\bi['’]m )|(?<=\bi am )|(?<=\bwho['’]s ))(?:{_AGE_NUMBER}|{AGE_WORDS}\b)"
+    rf"(?={_CLAUSE_END}|[ \t]+and\b)"
+)
 #: an age after "at the age of": "at the age of 85", "at the age of nine", "at the age of one hundred and
 #: two" (not "at the age of 90 days", "100 mg")
 AGE_AT_THE_AGE_OF = (

@@ -142,6 +142,22 @@ AGE_WORDS = rf"(?:(?:one|a)[ -]hundred(?:(?:[ -]and)?[ -]{_BELOW_100})?|{_BELOW_
 AGE_OVER_89_NOUNS = r"(?:nonagenarians?|(?:super)?centenarians?)"
 #: an age decade of 90 or more, maybe narrowed ("90s", "late 90's", "mid-90s", "early nineties")
 DECADE_OVER_89 = r"(?:(?:early|mid|late)[ -])?(?:(?:90|1[01]0)['’]?s|nineties)"
+#: the decades of a life in words, teens first
+DECADE_WORDS = (
+    "teens",
+    "twenties",
+    "thirties",
+    "forties",
+    "fifties",
+    "sixties",
+    "seventies",
+    "eighties",
+    "nineties",
+)
+#: a decade of a life, in digits or in words ("40s", "20's", "sixties", "teens")
+DECADE = rf"(?:[1-9]0['’]?s|{'|'.join(DECADE_WORDS)})"
+#: an age's decade, maybe narrowed ("40s", "late 20's", "mid-sixties", "early teens")
+DECADE_OF_AGE = rf"(?:(?:early|mid|late)[ -])?{DECADE}"
 #: a decade or a word that states an age over 89 and has no single number to cap
 AGE_OVER_89_STATED = re.compile(rf"(?i)\b(?:{DECADE_OVER_89}|{AGE_OVER_89_NOUNS})(?!\w)")
 #: an age of 90 or more written in words, in running text

@@ -28,6 +28,8 @@ from ..detect.mentions import TITLE
 from ..detect.text_shape import (
     AGE_IN_WORDS,
     AGE_OVER_89_STATED,
+    DECADE,
+    DECADE_WORDS,
     FACILITY_END,
     INSTITUTION_END,
     INSTITUTION_MODIFIERS,
@@ -67,7 +69,7 @@ _TIME_OF_DAY = re.compile(r"(?<!\d)(?P<hour>[01]?\d|2[0-3])(?P<sep>[:.h])[0-5]\d
 #: and the small words around them ("the 12th", "4pm on", "about 3 hours", "24"); not "SpO2", which a
 #: model may read as a date and a policy keep
 _TIME_WORDS = re.compile(
-    r"(?i)(?:\d+(?:st|nd|rd|th|s|am|pm|h|hrs?)?\b|[\s:.,\-–]|\b(?:[ap]\.?m\.?|the|on|at|for|about|around|of|"
+    r"(?i)(?:\d+(?:st|nd|rd|th|s|am|pm|h|hrs?)?\b|[\s:.,\-–'’]|\b(?:[ap]\.?m\.?|the|on|at|for|about|around|of|"
     r"to|and|until|from|by|some|over|under|nearly|almost|a|an|half|secs?|seconds?|mins?|minutes?|hrs?|"
     r"hours?|days?|nights?|weeks?|wks?|months?|mos?|years?|yrs?|old|working|calendar|ago|later|earlier|"
     r"past|last|next|previous|within|since|after|before|in|his|her|their|early|mid|late)\b)+"
@@ -132,13 +134,17 @@ def _random_initialism(original: str, rng: random.Random) -> str:
 #: stages of life an age in years is redrawn within ("aged 7" stays a child's age, "aged 34" an adult's);
 #: the last holds every age over 89 too, so that no surrogate tells one
 AGE_BANDS = ((1, 17), (18, 64), (65, 110))
+#: an age's decade under 90 ("in her forties", "in his early 30s"; 90 or more is `AGE_OVER_89_STATED`)
+_DECADE = re.compile(rf"(?i)(?<!\w){DECADE}(?!\w)")
+#: decades redrawn within one another's stage of life: adults', then older people's
+DECADE_BANDS = ((20, 30, 40, 50), (60, 70, 80))
 #: an age in days, weeks or months ("a 3-day-old", "6 months old"): redrawn from 1 to 11
 _AGE_IN_SMALL_UNITS = re.compile(r"(?i)\b(?:days?|weeks?|wks?|months?|mos?)\b")
 
 
 def _age(original: str, rng: random.Random) -> str:
-    """The age's number, in digits or in words, redrawn ("aged sixty-seven" -> "aged 41"); in digits within
-    its stage of life (`AGE_BANDS`: "aged 7" -> "aged 12", not 74; "94" -> one from 65 to 110); so is a
+    """The age's number, in digits or in words, redrawn in digits within its stage of life (`AGE_BANDS`:
+    "aged 7" -> "aged 12", not 74; "aged sixty-seven" -> "aged 81"; "94" -> one from 65 to 110); so is a
     decade or a word that states an age ("in his late 90s" -> "in his 40s", "a nonagenarian" -> "a
     41-year-old")."""
     drawn_age = rng.randint(18, 89)
@@ -146,6 +152,11 @@ def _age(original: str, rng: random.Random) -> str:
     if stated:
         written = stated_age(stated.group(), str(drawn_age), f"{max(20, drawn_age // 10 * 10)}s")
         return original[: stated.start()] + written + original[stated.end() :]
+    decade = _DECADE.search(original)
+    if decade:
+        return original[: decade.start()] + _another_decade(decade.group(), rng) + original[decade.end() :]
+    if not _DIGIT.search(original):
+        original = _in_digits(original)  # "at the age of nine" -> "at the age of 9" -> redrawn from 1 to 17
     number = re.search(r"\d+", original)
     if number:
         age = int(number.group())
@@ -157,6 +168,19 @@ def _age(original: str, rng: random.Random) -> str:
         drawn = rng.choice([a for a in range(low, high + 1) if a != age])
         return original[: number.start()] + str(drawn) + original[number.end() :]
     return AGE_IN_WORDS.sub(str(drawn_age), original, count=1)
+
+
+def _another_decade(written: str, rng: random.Random) -> str:
+    """Another decade of the same stage of life (`DECADE_BANDS`), in digits ("forties" -> "30s", "70s" ->
+    "60s"); "teens" stay teens."""
+    word = written.casefold()
+    value = (
+        10 * DECADE_WORDS.index(word) + 10 if word in DECADE_WORDS else int(re.match(r"\d+", word).group())
+    )
+    band = next((b for b in DECADE_BANDS if value in b), None)
+    if band is None:
+        return written
+    return f"{rng.choice([d for d in band if d != value])}s"
 
 
 class FullEntity(Strategy):

@@ -227,13 +227,15 @@ def initial_letters(locale: str) -> tuple[str, ...]:
 
 
 def initial_surrogate(state: dict, letter: str, rng: random.Random, locale: str) -> str:
-    """The image of an initial: one letter per letter and locale within the table (and, keyed, the group)."""
+    """The image of an initial: one letter per letter within the table (and, keyed, the group), drawn from
+    the letters of the locale it is first met in, so that "I." of "Mr I. Velkovski" and the given name of
+    "Ilija Velkovski" (drawn from another locale's lists) start alike."""
     initials = state.setdefault("initials", {})
-    if (letter, locale) not in initials:
+    if letter not in initials:
         source = keyed_rng(state, "initial", letter, locale) or rng
         letters = [c for c in initial_letters(locale) if c != letter] or [c for c in INITIALS if c != letter]
-        initials[(letter, locale)] = source.choice(letters)
-    return initials[(letter, locale)]
+        initials[letter] = source.choice(letters)
+    return initials[letter]
 
 
 def pseudonym(

@@ -68,6 +68,8 @@ CONDITION_ADJECTIVES = ("anaemic", "asthmatic", "diabetic", "epileptic")
 _APOSTROPHE_S = re.compile("[\u2019'](?:s\\b|$)")
 #: the longest condition in capitals read as an acronym ("HIV", "COPD"; "ASTHMA" is a word in capitals)
 ACRONYM_LENGTH = 5
+#: an article that starts a span ("a Roman Catholic": kept before the surrogate)
+_ARTICLE = re.compile(r"(?i)(?:an?|the)[ \t]+(?=\w)")
 #: number words of an amount written without digits ("two million dollars")
 NUMBER_WORDS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 _NUMBER_WORD = re.compile(rf"(?i)\b(?:one|{'|'.join(NUMBER_WORDS)})\b")
@@ -96,22 +98,26 @@ def _takes_s(word: str) -> bool:
 
 
 def demographic_like(original: str, rng: random.Random) -> str:
-    """Another religion for a religion ("Muslims" -> "Sikhs"), else another nationality ("Turkish" ->
-    "Peruvian"), starting with a vowel where the original does (an article before it still reads); a plural
-    stays plural."""
-    written = original.strip()
+    """Another religion for a religion ("Muslims" -> "Sikhs", "a Roman Catholic" -> "a Hindu"), else another
+    nationality ("Turkish" -> "Peruvian"), starting with a vowel where the original does (an article before
+    it still reads; an article inside the span is kept); a plural stays plural."""
+    stripped = original.strip()
+    article = _ARTICLE.match(stripped)
+    written = stripped[article.end() :] if article else stripped
     core, plural = _singular(written)
-    religion = core.casefold() in _RELIGIONS or written.casefold() in _RELIGIONS
+    last = core.split()[-1].casefold() if core.split() else ""
+    religion = core.casefold() in _RELIGIONS or written.casefold() in _RELIGIONS or last in _RELIGIONS
     pool = RELIGIONS if religion else NATIONALITIES
     vowel = written[:1].casefold() in "aeiou"  # "a Turkish" stays "a ...", "an Irish" "an ..."
     choices = [
         w
         for w in pool
-        if w.casefold() not in (core.casefold(), written.casefold())
+        if w.casefold() not in (core.casefold(), written.casefold(), last)
         and (_takes_s(w) or not plural)
         and (w[:1].casefold() in "aeiou") == vowel
     ]
-    return _cased(original, rng.choice(choices) + plural)
+    drawn = _cased(written, rng.choice(choices) + plural)
+    return stripped[: article.end()] + drawn if article else drawn
 
 
 def occupation_like(original: str, rng: random.Random) -> str:

@@ -9,7 +9,7 @@ from deid_hf.detect.lexicon import Vocabulary
 from deid_hf.detect.rules import RULES, Rule, recording, register_rule
 from deid_hf.detect.rules.boundaries import exact_boundaries
 from deid_hf.detect.rules.dates import find_dates
-from deid_hf.detect.rules.gdpr import whole_titled_names
+from deid_hf.detect.rules.gdpr import inside_statute, whole_titled_names
 from deid_hf.detect.rules.identifiers import apply_policy
 from deid_hf.detect.rules.phones import find_phones
 from deid_hf.errors import InputError
@@ -860,6 +860,38 @@ GDPR_CASES = [
         set(),
     ),
     ("gdpr.public-body-or-law", "debated in the Bundestag", "the Bundestag", "ORG", set()),
+    ("gdpr.public-body-or-law", "the guarantees of Article 6 § 1 of", "Article 6", "ADDRESS", set()),
+    (
+        "gdpr.public-body-or-law",
+        "under the Convention for the Protection of Human Rights and Fundamental Freedoms (the",
+        "Freedoms",
+        "ORG",
+        set(),
+    ),
+    (
+        "gdpr.public-body-or-law",
+        "under the International Covenant on Civil and Political Rights, the",
+        "Civil and Political Rights",
+        "OTHER",
+        set(),
+    ),
+    ("gdpr.public-body-or-law", "the Data Protection Regulation (GDPR) applies", "GDPR", "ORG", set()),
+    ("gdpr.public-body-or-law", "the Court of Justice of the European Union held", "Justice", "ORG", set()),
+    (
+        "gdpr.public-body-or-law",
+        "to the Information Commissioner's Office",
+        "Information Commissioner's Office",
+        "ORG",
+        set(),
+    ),
+    # an address stays one
+    (
+        "address.needs-evidence",
+        "lives at 6 Article Street, Leeds",
+        "6 Article Street",
+        "ADDRESS",
+        {"6 Article Street"},
+    ),
     ("gdpr.public-body-or-law", "the Polish Sejm adopted", "Polish", "DEMOGRAPHIC", set()),
     # a police force that dealt with the person locates them, as the court that tried them does
     (
@@ -1024,6 +1056,13 @@ def test_gdpr_rules(rule, text, piece, label, kept):
         found = apply_policy(text, [span], "gdpr")
     assert {text[s.start : s.end] for s in found} == kept
     assert {d.rule for d in log} == {rule}
+
+
+def test_a_short_name_in_brackets_is_a_laws_only_after_a_laws_name():
+    law = "under the General Data Protection Regulation (GDPR) and"
+    company = "sold by Acme Holdings (ACME) to"
+    assert inside_statute(law, _span(law, "GDPR", "ORG", 0.5, "spacy"))
+    assert not inside_statute(company, _span(company, "ACME", "ORG", 0.5, "spacy"))
 
 
 @pytest.mark.parametrize(

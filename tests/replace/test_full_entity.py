@@ -114,6 +114,22 @@ def test_a_place_in_capitals_gets_a_place_not_initials(full):
         assert city.isupper() and (len(city) > 5 or " " in city), city
 
 
+def test_an_initial_starts_as_the_given_name_it_stands_for(full):
+    """ "Ilija" is drawn from another locale's lists than the mention's own culture: its initial, "I.", must
+    still become the surrogate given name's first letter."""
+    from deid_hf.spans import Span
+
+    text = "Mr Ilija Velkovski was born in Skopje. Mr I. Velkovski was detained."
+    spans = [
+        Span(text.index(s), text.index(s) + len(s), "PERSON", 1.0, "test")
+        for s in ("Ilija Velkovski", "I. Velkovski")
+    ]
+    for seed in range(10):
+        _, records = apply_strategy(text, spans, full, 1.0, random.Random(seed), SubstitutionTable())
+        whole, short = (r.replacement for r in records)
+        assert short == f"{whole[0]}. {whole.split()[-1]}", (whole, short)
+
+
 def test_surrogates_never_carry_a_name_of_the_document(full):
     """Faker builds places, companies, streets and e-mails from surnames ("Gonzalezhaven" once replaced
     "Paris" in a note about Maria Gonzalez); such a draw is redrawn."""
@@ -193,6 +209,7 @@ def test_a_length_of_time_gets_other_numbers(text, kept):
         ("one hundred and twenty days", 120),
         ("a dozen years", 12),
         ("two thousand days", 2000),
+        ("four years'", 4),  # "four years' imprisonment"
     ],
 )
 def test_a_length_of_time_in_words_gets_another_number(piece, value):
@@ -257,12 +274,29 @@ def test_a_time_of_day_a_policy_masks_gets_another_valid_time(time):
         ("a 3-day-old", 1, 11),
         ("aged 0", 1, 17),
         ("aged 112", 65, 110),
+        # in words: read as a number first ("nine" is a child's age, not an adult's)
+        ("at the age of nine", 1, 17),
+        ("aged sixty-three", 18, 64),
+        ("a seventy year old", 65, 110),
     ],
 )
 def test_an_age_is_redrawn_within_its_stage_of_life(full, original, low, high):
     for seed in range(20):
         age = int(re.search(r"\d+", full.surrogate(original, "AGE", random.Random(seed))).group())
         assert low <= age <= high and str(age) not in original
+
+
+@pytest.mark.parametrize(
+    ("original", "decades"),
+    [
+        ("forties", {"20s", "30s", "50s"}),
+        ("early 30s", {"early 20s", "early 40s", "early 50s"}),
+        ("70's", {"60s", "80s"}),
+        ("late teens", {"late teens"}),  # no other decade of a child
+    ],
+)
+def test_an_age_decade_is_redrawn_within_its_stage_of_life(full, original, decades):
+    assert {full.surrogate(original, "AGE", random.Random(seed)) for seed in range(20)} == decades
 
 
 def test_an_identifier_read_as_a_date_is_replaced():

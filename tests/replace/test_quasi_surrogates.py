@@ -31,6 +31,9 @@ def test_a_nationality_becomes_another_and_a_religion_another_religion(seed):
     assert demographic_like("KURDISH", rng).isupper()
     # the article before it still reads: "an Irish" stays "an ...", "a Turkish" "a ..."
     assert demographic_like("Irish", rng)[0] in "AEIOU" and demographic_like("Turkish", rng)[0] not in "AEIOU"
+    # a religion of two words, with its article inside the span: the article kept, the religion another
+    roman = demographic_like("a Roman Catholic", rng)
+    assert roman.startswith("a ") and roman[2:] in RELIGIONS and roman[2] not in "AEIOU"
 
 
 @pytest.mark.parametrize("seed", SEEDS)

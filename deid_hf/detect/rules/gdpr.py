@@ -28,14 +28,24 @@ _STATE_BODIES = (
 #: the institutions a decision or an article speaks of rather than the people in it ("the State" alone; not
 #: "the Islamic State"), and the bodies of a state; a court that tried someone ("the Ankara State Security
 #: Court") is none of these
+#: public bodies whose names are fixed words (no run of capitalised words that might go on into the next
+#: name: not "the Ministry of Health and Acme Pharma"), so a span anywhere inside one is part of it
+_NAMED_BODIES = (
+    r"european\s+court\s+of\s+human\s+rights|european\s+commission\s+of\s+human\s+rights|"
+    r"(?:european\s+)?court\s+of\s+justice(?:\s+of\s+the\s+european\s+(?:union|communities))?|"
+    r"information\s+commissioner['’]s\s+office|council\s+of\s+europe|committee\s+of\s+ministers|"
+    r"house\s+of\s+(?:representatives|commons|lords)|grand\s+national\s+assembly|european\s+union|"
+    r"united\s+nations"
+)
 _PUBLIC_BODIES = (
-    r"european\s+court\s+of\s+human\s+rights|(?:european\s+)?commission(?:\s+of\s+human\s+rights)?|court|"
-    r"(?:grand\s+)?chamber|(?:section\s+|deputy\s+)?registrar|council\s+of\s+europe|committee\s+of\s+ministers|"
+    rf"{_NAMED_BODIES}|(?:european\s+)?commission(?:\s+of\s+human\s+rights)?|court|"
+    r"information\s+commissioner|"
+    r"(?:grand\s+)?chamber|(?:section\s+|deputy\s+)?registrar|"
     r"(?:employment\s+(?:appeal\s+)?)?tribunal|home\s+office|"
     r"department\s+for\s+(?-i:[A-Z][a-z]+(?:\s+(?:and\s+)?[A-Z][a-z]+)*)|department\s+of\s+(?:the\s+)?"
     r"(?:justice|state|health|education|labou?r|defen[cs]e|homeland\s+security|transportation|energy|"
     r"agriculture|commerce|treasury|veterans\s+affairs|interior|housing(?:\s+and\s+urban\s+development)?)|"
-    rf"european\s+union|united\s+nations|council\s+of\s+state|state(?!s)|{_STATE_BODIES}"
+    rf"council\s+of\s+state|state(?!s)|{_STATE_BODIES}"
 )
 #: a state's body after a word ("the federal government", "the Turkish Government") in a detected name...
 _PUBLIC_BODY = re.compile(
@@ -50,6 +60,8 @@ _PUBLIC_BODY_IN_TEXT = re.compile(
     rf"(?i)(?<!\w)(?P<the>the\s+)?(?(the)(?:{_COUNTRY_ADJECTIVE}(?=(?:{_STATE_BODIES})(?!\w)))?)"
     rf"(?:{_PUBLIC_BODIES})['’]?s?(?!\w)"
 )
+#: a public body's name of fixed words written in the text (`_NAMED_BODIES`)
+_NAMED_BODY_IN_TEXT = re.compile(rf"(?i)(?<!\w)(?:{_NAMED_BODIES})(?!\w)")
 #: a country written after its code, its constitution, its government or its representative ("the Criminal
 #: Code of the Russian Federation", "Representative of the Republic of Moldova at the Court"): the law's or
 #: the state's, no person's (not "the Faculty of Law of Ankara University")
@@ -64,6 +76,8 @@ _LAW = re.compile(
     r"\b(?:Act|Code|Convention|Constitution|Treaty|Protocol|Directive|Regulations?|Law)\b(?:\s+(?:No\.?\s*)?"
     r"\d+)?|\bArticles?\s+\d"
 )
+#: an article of a law at the start of a span ("Article 6 § 1", "Art. 5")
+_ARTICLE_START = re.compile(r"(?:Articles?|ARTICLES?|Art\.)[ \t]*\d")
 #: characters read before a number for a law's "no."
 LAW_NUMBER_BEFORE = 24
 #: the kinds of a law whose number is the law's ("Law no. 3713", "Act No. 45"), written as a title is
@@ -101,6 +115,21 @@ _STATUTE = re.compile(
     rf"{_STATUTE_YEAR_AFTER}"
     # or after "the", an Act of capitalised words and "of" ("the Prevention of Terrorism Act")
     rf"|\b[Tt]he[ \t]+{_STATUTE_WORD}(?:[ \t]+(?:{_STATUTE_WORD}|of)){{0,8}}[ \t]+Act\b"
+)
+#: a treaty's or a charter's name: its kind, "for", "on", "of", "against" or "relating to", and capitalised
+#: words joined by "and", "of", "the", "on", "for" or "in" ("the Convention for the Protection of Human Rights
+#: and Fundamental Freedoms", "the International Covenant on Civil and Political Rights"), where a model
+#: reads "Protection of Human Rights" or "Freedoms" as an organisation
+_TREATY = re.compile(
+    r"\b(?:Convention|Treaty|Charter|Covenant|Protocol|Declaration)[ \t]+(?:for|on|of|against|relating[ \t]+"
+    rf"to)[ \t]+(?:the[ \t]+)?{_STATUTE_WORD}(?:[ \t]+(?:{_STATUTE_WORD}|and|of|the|on|for|in)){{0,10}}"
+)
+#: characters read on each side of a span for the treaty's name around it (the longest name fits)
+TREATY_AROUND = 160
+#: a law's or a treaty's short name in brackets after its name ("the General Data Protection Regulation
+#: (GDPR)"): the law's, no organisation
+_LAW_ACRONYM_BEFORE = re.compile(
+    r"\b(?:Act|Code|Convention|Treaty|Charter|Covenant|Regulation|Directive|Law)[ \t]*\([ \t]*$"
 )
 #: a law's kind before its number ("Law no. 3713"), which an NER model may read as a person's name
 _LAW_KIND_BEFORE_NUMBER = re.compile(rf"(?:{_LAW_KIND})[ \t]+(?i:no)\.?[ \t]*\d")
@@ -191,7 +220,10 @@ def law_number(text: str, start: int, end: int | None = None) -> bool:
 def inside_public_body(text: str, span: Span) -> bool:
     """Whether ``span`` is the first words of a public body's name written in ``text`` (a model's "The
     European Court of Human" of "The European Court of Human Rights", "Polish" of "the Polish
-    Government"): it starts where the name starts, with or without its "the", and ends inside it."""
+    Government"): it starts where the name starts, with or without its "the", and ends inside it; or lies
+    anywhere inside a name of fixed words ("Justice" of "the Court of Justice of the European Union")."""
+    if _inside_match(_NAMED_BODY_IN_TEXT, text, span):
+        return True
     start = max(0, span.start - PUBLIC_BODY_AROUND)
     around = text[start : span.end + PUBLIC_BODY_AROUND]
     for m in _PUBLIC_BODY_IN_TEXT.finditer(around):
@@ -203,8 +235,20 @@ def inside_public_body(text: str, span: Span) -> bool:
 
 def inside_statute(text: str, span: Span) -> bool:
     """Whether ``span`` lies inside a statute's name before "Act" ("Employment Rights" of "the Employment
-    Rights Act 1996", `_STATUTE`)."""
-    return _inside_match(_STATUTE, text, span)
+    Rights Act 1996", `_STATUTE`) or a treaty's name ("Protection of Human Rights" of "the Convention for the
+    Protection of Human Rights and Fundamental Freedoms", `_TREATY`), or is a law's short name in brackets
+    after it ("GDPR" of "the General Data Protection Regulation (GDPR)")."""
+    before = text[max(0, span.start - LAW_NUMBER_BEFORE) : span.start]
+    acronym = (
+        text[span.start : span.end].isupper()
+        and text[span.end : span.end + 1] == ")"
+        and _LAW_ACRONYM_BEFORE.search(before) is not None
+    )
+    return (
+        acronym
+        or _inside_match(_STATUTE, text, span)
+        or _inside_match(_TREATY, text, span, around=TREATY_AROUND)
+    )
 
 
 def country_of_a_law(text: str, span: Span) -> bool:
@@ -243,16 +287,23 @@ def countries() -> frozenset[str]:
     return frozenset(Locale("en").territories.values()) | frozenset(Provider.countries)
 
 
-def _inside_match(pattern: re.Pattern, text: str, span: Span, group: int | str = 0, accept=None) -> bool:
-    """Whether ``span`` lies inside ``group`` of a match of ``pattern`` around it (`PUBLIC_BODY_AROUND`)
+def _inside_match(
+    pattern: re.Pattern,
+    text: str,
+    span: Span,
+    group: int | str = 0,
+    accept=None,
+    around: int = PUBLIC_BODY_AROUND,
+) -> bool:
+    """Whether ``span`` lies inside ``group`` of a match of ``pattern`` within ``around`` characters of it
     that ``accept`` (if given) accepts."""
-    start = max(0, span.start - PUBLIC_BODY_AROUND)
-    around = text[start : span.end + PUBLIC_BODY_AROUND]
+    start = max(0, span.start - around)
+    window = text[start : span.end + around]
     return any(
         start + m.start(group) <= span.start
         and span.end <= start + m.end(group)
         and (accept is None or accept(m))
-        for m in pattern.finditer(around)
+        for m in pattern.finditer(window)
     )
 
 
@@ -325,7 +376,8 @@ PUBLIC_BODY_OR_LAW = _register(
     lambda seen, span: [],
     lambda seen, span, piece: (
         inside_statute(seen.text, span)
-        or span.label != "ADDRESS"  # an address may hold "Law" or "Court" ("12 Law Street")
+        # an address may hold "Law" or "Court" ("12 Law Street"); an article is no address ("Article 6")
+        or (span.label != "ADDRESS" or _ARTICLE_START.match(piece.strip()) is not None)
         and (
             public_body_or_law(piece)
             or inside_public_body(seen.text, span)
