@@ -249,14 +249,21 @@ class FullEntity(Strategy):
                 name_words.update(w.casefold() for w in _NAME_WORD.findall(text[span.start : span.end]))
 
     def _draw(self, original: str, label: str, rng: random.Random, table) -> str:
-        """A surrogate holding none of the document's person-name words: Faker builds places, companies,
-        streets and e-mails from names ("Gonzalezhaven" in a note about Maria Gonzalez); redrawn up to
-        `REDRAWS` times."""
-        avoid = table.state.get("name_words", ()) if label in _COMPOSED else ()
+        """A surrogate holding none of the document's person-name words nor its person surrogates: Faker
+        builds places, companies, streets and e-mails from names ("Gonzalezhaven" in a note about Maria
+        Gonzalez; "Hill-Rocha" beside a "Ms Hill" who stands for another person); redrawn up to `REDRAWS`
+        times. Its words are kept (``surrogate_words``) so that no later person surrogate takes one."""
+        if label not in _COMPOSED:
+            return self.surrogate(original, label, rng)
+        people = {name.casefold() for name in table.state.get("parts", {}).values()}
+        avoid = set(table.state.get("name_words", ())) | people
         for _ in range(REDRAWS):
             surrogate = self.surrogate(original, label, rng)
             if not any(word in surrogate.casefold() for word in avoid):
                 break
+        table.state.setdefault("surrogate_words", set()).update(
+            w.casefold() for w in _NAME_WORD.findall(surrogate)
+        )
         return surrogate
 
     def _date(self, text: str, start: int, end: int, rng: random.Random, table) -> str | None:

@@ -288,8 +288,9 @@ def pseudonym(
                     initial_surrogate(state, original[0].upper(), rng, draw_locale) if role == "first" else ""
                 )
                 taken = avoid | set(parts)
-                if "group_seed" not in state:  # one surrogate per original within a document
-                    taken |= {v.casefold() for v in parts.values()}
+                if "group_seed" not in state:  # one surrogate per original within a document, and none
+                    # that another surrogate of it holds ("Hill" beside a company "Hill-Rocha")
+                    taken |= {v.casefold() for v in parts.values()} | state.get("surrogate_words", set())
                 parts[key] = draw_name(source, role, gender, taken, initial, draw_locale)
             value = _cased(original, parts[key])
         out += [mention[cursor:start], value]

@@ -148,6 +148,24 @@ def test_surrogates_never_carry_a_name_of_the_document(full):
     assert carried == 0
 
 
+def test_no_person_surrogate_is_a_word_of_another_surrogate(full):
+    """A company drawn from surnames ("Hill-Rocha") and a person's surrogate ("Ms Hill") would read as one
+    family: whichever is drawn first, the other avoids its words."""
+    from deid_hf.spans import Span
+
+    text = "Tom Ng works at Acme Corp and Baker Ltd; Ms Okafor and Mr Diaz of Zeta Inc called."
+    labels = {"Tom Ng": "PERSON", "Acme Corp": "ORG", "Baker Ltd": "ORG", "Ms Okafor": "PERSON"}
+    labels |= {"Mr Diaz": "PERSON", "Zeta Inc": "ORG"}
+    spans = [Span(text.index(s), text.index(s) + len(s), label, 1.0, "test") for s, label in labels.items()]
+    shared = 0
+    for seed in range(300):
+        _, records = apply_strategy(text, spans, full, 1.0, random.Random(seed), SubstitutionTable())
+        people = {w.casefold() for r in records if r.label == "PERSON" for w in r.replacement.split()[-1:]}
+        others = " ".join(r.replacement for r in records if r.label == "ORG").casefold()
+        shared += any(re.search(rf"\b{re.escape(p)}\b", others) for p in people)
+    assert shared == 0
+
+
 def test_every_date_the_hipaa_policy_keeps_is_replaced(full):
     """Partial dates (a month, a year, month/year, an impossible day) were detected under hipaa and then
     left in the text because no calendar date could be read from them; a time of day stays as it is."""
