@@ -372,8 +372,10 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
             for form in written:
                 forms[form] = forms.get(form, False) or common
     lengths = sorted({len(form) for form in forms})
-    ending = re.compile(r"['’]s\b|(?!\w)")  # the form ends a word, or a possessive follows
-    for word in re.finditer(r"(?<!\w)\w", text) if forms else ():  # one pass over word starts
+    # the form ends a word, or a possessive follows; an underscore parts words, as in a user name or a chat
+    # handle ("customer_kwame", "lukas.fournier_77")
+    ending = re.compile(r"['’]s(?![^\W_])|(?![^\W_])")
+    for word in re.finditer(r"(?<![^\W_])[^\W_]", text) if forms else ():  # one pass over word starts
         start = word.start()
         # only forms that fit before the text's end: a slice past it is shorter than the form it is read as
         for length in lengths[: bisect.bisect_right(lengths, len(text) - start)]:

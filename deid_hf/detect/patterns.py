@@ -191,6 +191,15 @@ EXTRA_PATTERNS: list[tuple[str, str, float]] = [
         r"(?P<value>(?:\d{1,3}|[IVX]{1,4})[ \t]+[A-Z][A-Za-z]{0,3}[ \t]+\d{1,6}/(?:\d{4}|\d{2}))(?![\w/])",
         0.85,
     ),
+    # a reference after "ref." or "reference" (and "no."): letters and digits joined by "/" or "-", with a
+    # letter and a digit ("ref. KN/2015/0387", "Reference: ABX-22-1187"; not a lab's "ref 135-145"); its group
+    # "value" is the span
+    (
+        "ID",
+        r"\b(?i:ref|reference)\b\.?(?:[ \t]+(?i:no|number)\.?)?[ \t]*[:#]?[ \t]*"
+        r"(?P<value>(?=[A-Za-z0-9/-]*[A-Za-z])(?=[A-Za-z0-9/-]*\d)[A-Za-z0-9]+(?:[/-][A-Za-z0-9]+)+)(?![\w/-])",
+        0.85,
+    ),
     # an institution's number after its kind ("Correctional Colony no. 100", "City Hospital No. 40", "School
     # no 5"; not "the hospital no 3 times"): it names the institution, which locates the person; its group
     # "value" is the span

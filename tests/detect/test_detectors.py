@@ -163,6 +163,19 @@ def test_uk_national_insurance_and_nhs_numbers_are_ids(text, ids):
 
 
 @pytest.mark.parametrize(
+    ("text", "ids"),
+    [
+        ("Dr Muller's report (ref. KN/2015/0387) was filed.", {"KN/2015/0387"}),
+        ("Reference: ABX-22-1187; our ref no. 7Q/44", {"ABX-22-1187", "7Q/44"}),
+        ("Na 140 (ref 135-145), see reference ranges; ref. KN", set()),  # a lab's range; no digit
+    ],
+)
+def test_a_reference_with_letters_and_digits_is_an_id(text, ids):
+    spans = PatternDetector().detect(text)
+    assert {text[s.start : s.end] for s in spans if s.label == "ID"} == ids
+
+
+@pytest.mark.parametrize(
     ("text", "ages"),
     [
         ("Age: 94\nSex: F", {"94"}),  # a form's capitalised header
@@ -629,6 +642,16 @@ def test_a_detected_names_parts_are_marked_in_lower_case_unless_everyday_words()
     spans = [Span(4, 10, "PERSON", 0.9, "model")]
     marked = {text[s.start : s.end] for s in add_name_mentions(text, spans) if s.source == "repeat"}
     assert marked == {"Ng"}  # a unit's "ng" is no name (too short to be marked in lower case)
+
+
+def test_a_detected_names_parts_are_marked_inside_user_names_and_chat_handles():
+    from deid_hf.detect.mentions import add_name_mentions
+    from deid_hf.spans import Span
+
+    text = "Kwame Mensah wrote in.\n[14:32] customer_kwame: hi; login mensah_77, not mensahville"
+    spans = [Span(0, 12, "PERSON", 0.9, "model")]
+    marked = {text[s.start : s.end] for s in add_name_mentions(text, spans) if s.source == "repeat"}
+    assert marked == {"kwame", "mensah"}  # an underscore parts words; a longer word is another word
 
 
 def test_a_court_read_as_a_person_spreads_no_institution_word():

@@ -572,6 +572,9 @@ BOUNDARY_CASES = [
     ),
     ("boundary.trailing-initial", "Attending: Patel, R. MD", "Patel", "PERSON", {"Patel, R."}),
     ("boundary.trailing-initial", "Signed Okafor D. RN", "Okafor", "PERSON", {"Okafor D."}),
+    ("boundary.joined-initials", "The applicant, Mr S.E., is", "E.", "PERSON", {"S.E."}),
+    ("boundary.joined-initials", "The applicant, Mr S.E., is", "Mr S", "PERSON", {"Mr S.E."}),
+    ("boundary.joined-initials", "The applicant, A.B.C., and", "B.C", "LOCATION", {"A.B.C."}),
     (
         "boundary.name-per-line",
         "Attendees:\nSarah Whitfield\nThomas Brennan\n",
@@ -651,6 +654,19 @@ def test_boundary_rules(rule, text, piece, label, kept):
     ],
 )
 def test_no_university_prefix_after_a_number_in_lower_case_or_before_a_person(text, piece, label):
+    span = _span(text, piece, label, 0.9, "spacy")
+    assert [text[s.start : s.end] for s in exact_boundaries(text, [span])] == [piece]
+
+
+@pytest.mark.parametrize(
+    ("text", "piece", "label"),
+    [
+        ("Dr Smith of the U.S. Army", "Smith", "PERSON"),  # initials beside, not inside, a name
+        ("He met Mr S.E. Smith", "Smith", "PERSON"),
+        ("moved to the U.S. in 1990", "1990", "DATE_TIME"),  # not a name's label
+    ],
+)
+def test_initials_that_a_span_does_not_hold_are_left(text, piece, label):
     span = _span(text, piece, label, 0.9, "spacy")
     assert [text[s.start : s.end] for s in exact_boundaries(text, [span])] == [piece]
 

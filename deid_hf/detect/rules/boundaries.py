@@ -65,6 +65,16 @@ TRAILING_INITIAL = register_rule(
         examples=("Attending: Patel, R. MD",),
     )
 )
+JOINED_INITIALS = register_rule(
+    Rule(
+        name="boundary.joined-initials",
+        family="boundaries",
+        labels=("PERSON", "ORG", "LOCATION", "OTHER"),
+        reason="a name written as initials without blanks ('S.E.', 'A.B.C.') is one name: a name found in "
+        "part of it takes all of its letters (the letters left beside a model's 'E.' give the name away)",
+        examples=("The applicant, Mr S.E., is a national", "S.E. was born in 1980"),
+    )
+)
 LONE_BRACKET = register_rule(
     Rule(
         name="boundary.lone-bracket",
@@ -120,6 +130,8 @@ _FIELD_CUE_END = re.compile(rf"[ \t]+(?i:{'|'.join(sorted(FIELD_CUES))})[.:#]?$"
 _LONE_BRACKET = re.compile(r"[ \t]*[()][ \t]*")
 #: ", R." or " R." after a surname: one capital and its full stop, no letter after it ("M.D." is no initial)
 _TRAILING_INITIAL = re.compile(r",?[ \t]?[A-Z]\.(?![A-Za-z.])")
+#: two to five capital initials, each with its full stop, written without blanks ("S.E.", "A.B.C.")
+_JOINED_INITIALS = re.compile(r"(?<![\w.])(?:[A-Z]\.){2,5}(?![\w])")
 #: a line break or a column gap of a form, then a field label of up to five words, then its colon
 _GAP_THEN_LABEL = re.compile(
     # the gap is a whole run of blanks, taken without giving any back: a long run costs linear time
@@ -150,7 +162,7 @@ def exact_boundaries(text: str, spans: Sequence[Span]) -> list[Span]:
     """``spans`` with whole-word edges (`WHOLE_WORDS`), without a form's next field label (`FORM_LABEL`) and
     names without common edge words (`NAME_EDGES`), merged where snapping made them overlap ("Jean" and
     "Luc" of "Jean-Luc"); a person span across line breaks one name per line (`NAME_PER_LINE`); a
-    university's name whole (`UNIVERSITY_PREFIX`)."""
+    person's initials whole (`JOINED_INITIALS`); a university's name whole (`UNIVERSITY_PREFIX`)."""
     out = []
     for found in spans:
         span = snap_to_words(text, found)
@@ -167,7 +179,9 @@ def exact_boundaries(text: str, spans: Sequence[Span]) -> list[Span]:
         if lines != parts:
             decided_all(NAME_PER_LINE.name, lines, True)
         out += [
-            with_trailing_initial(text, _without_edge_words(text, before_field_cue(text, line)))
+            with_joined_initials(
+                text, with_trailing_initial(text, _without_edge_words(text, before_field_cue(text, line)))
+            )
             for line in lines
         ]
     return merge_spans([whole_identifier(text, with_university(text, span)) for span in out])
@@ -218,6 +232,23 @@ def with_trailing_initial(text: str, span: Span) -> Span:
         return span
     widened = dataclasses.replace(span, end=initial.end())
     decided(TRAILING_INITIAL.name, widened, True)
+    return widened
+
+
+def with_joined_initials(text: str, span: Span) -> Span:
+    """A name ``span`` that holds part of a run of initials (`JOINED_INITIALS`) widened over all of it;
+    others as they are."""
+    if not JOINED_INITIALS.covers(span.label):
+        return span
+    start, end = span.start, span.end
+    window = max(0, start - 10)
+    for run in _JOINED_INITIALS.finditer(text, window, min(len(text), end + 10)):
+        if run.start() < end and span.start < run.end():
+            start, end = min(start, run.start()), max(end, run.end())
+    if (start, end) == (span.start, span.end):
+        return span
+    widened = dataclasses.replace(span, start=start, end=end)
+    decided(JOINED_INITIALS.name, widened, True)
     return widened
 
 
