@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 
 def random_digits_like(original: str, rng: random.Random) -> str:
@@ -121,11 +122,20 @@ def random_like(original: str, rng: random.Random, keep_units: bool = False) -> 
 PHONE_DRAWS = 40
 
 
+#: a digit said in words
+_DIGIT_WORD = re.compile(r"(?i)\b(?:oh|zero|nought|one|two|three|four|five|six|seven|eight|nine)\b")
+DIGIT_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
 def random_phone_like(original: str, rng: random.Random, region: str = "US") -> str:
     """A number valid for the original's country (phonenumbers), written in the original's layout: the
     country code and separators are kept, the other digits change (random digits in that layout when no
-    draw gives a valid number, or the original cannot be read as one)."""
+    draw gives a valid number, or the original cannot be read as one); a number said in words gets other
+    digit words ("oh seven seven" -> "four two nine")."""
     import phonenumbers
+
+    if not any(ch.isdigit() for ch in original) and _DIGIT_WORD.search(original):
+        return _DIGIT_WORD.sub(lambda m: _cased_word(m.group(), rng.choice(DIGIT_WORDS)), original)
 
     try:
         parsed = phonenumbers.parse(original, region)
@@ -159,3 +169,10 @@ def random_phone_like(original: str, rng: random.Random, region: str = "US") -> 
         if phonenumbers.is_valid_number(number) and number.country_code == parsed.country_code:
             return text
     return drawn or random_digits_like(original, rng)  # the last draw keeps the country code
+
+
+def _cased_word(original: str, word: str) -> str:
+    """``word`` in the casing of ``original`` (capitals, capitalised or lower case)."""
+    if original.isupper() and len(original) > 1:
+        return word.upper()
+    return word.capitalize() if original[:1].isupper() else word

@@ -131,6 +131,17 @@ PHONE_CASES = [
     # an SSN's 3-2-4 layout is an ID (Presidio's recognizer refuses test numbers such as this one)
     ("id.ssn-layout-number", "SSN 123-45-6789 on file", {"123-45-6789"}),
     ("id.ssn-layout-number", "ssn 123 45 6789.", {"123 45 6789"}),
+    (
+        "phone.spoken-digits",
+        "my number is oh seven seven oh oh nine double oh four one seven.",
+        {"oh seven seven oh oh nine double oh four one seven"},
+    ),
+    (
+        "phone.spoken-digits",
+        "Seven Seven Zero, Zero Nine Four, One Two",
+        {"Seven Seven Zero, Zero Nine Four, One Two"},
+    ),
+    ("phone.spoken-digits", "one two three four five six, and someone", set()),  # six digits; a longer word
 ]
 
 

@@ -317,6 +317,14 @@ def test_an_age_decade_is_redrawn_within_its_stage_of_life(full, original, decad
     assert {full.surrogate(original, "AGE", random.Random(seed)) for seed in range(20)} == decades
 
 
+def test_a_phone_number_said_in_words_gets_other_digit_words(full):
+    original = "oh seven seven oh oh nine double oh four one seven"
+    for seed in range(10):
+        out = full.surrogate(original, "PHONE", random.Random(seed))
+        assert out != original and len(out.split()) == len(original.split()) and "double" in out
+    assert full.surrogate("Seven Seven Zero", "PHONE", random.Random(0)).istitle()
+
+
 def test_an_identifier_read_as_a_date_is_replaced():
     full = get_strategy("full_entity", consistent=False)
     text = "NI: JG 10 37 59 A, lives"

@@ -26,6 +26,11 @@ PHONE_DIGITS = 8
 #: a phone span that is a blood pressure, a range or a lab series ("129/78--140/88", "174/26/7.42/17")
 NOT_PHONE = re.compile(r"^(?!\(?\d{3}\)?/\d{3}/\d{4}$).*(?:/|\.\d{1,2}$|--)")
 
+#: a digit said in words, maybe doubled or tripled ("oh", "double four")
+_SPOKEN_DIGIT = r"(?:(?:double|triple)[ -])?(?:oh|zero|nought|one|two|three|four|five|six|seven|eight|nine)"
+#: a phone number said digit by digit, as a transcript or a chat writes it ("oh seven seven oh oh nine double
+#: oh four one seven"): seven digit words or more in a row
+SPOKEN_PHONE = re.compile(rf"(?i)(?<![\w-]){_SPOKEN_DIGIT}(?:[ ,-]+{_SPOKEN_DIGIT}){{6,}}(?![\w-])")
 #: a 24-hour clock time written with four digits ("0600", "2215")
 CLOCK_TIME = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d")
 #: two 24-hour clock times joined by a hyphen ("0400-0600", "2300 - 0700", "2000-2400"): a time range
@@ -43,6 +48,8 @@ def not_a_phone(text: str, start: int, end: int) -> bool:
     (`NOT_PHONE`), or, with no phone word right before it, a time range (`TIME_RANGE`) or a number without a
     country code too short for a phone ("390-550", a range valid only as some country's local number)."""
     piece = text[start:end].strip()
+    if SPOKEN_PHONE.fullmatch(piece):
+        return False
     if NOT_PHONE.match(piece):
         return True
     if _PHONE_WORD.search(text, max(0, start - PHONE_WORD_BEFORE), start):
@@ -80,6 +87,17 @@ SSN_SHAPED_NUMBER = register_rule(
         score=0.6,
     )
 )
+SPOKEN_PHONE_NUMBER = register_rule(
+    PatternRule(
+        name="phone.spoken-digits",
+        family="phones",
+        labels=("PHONE",),
+        reason="a number said digit by digit in words, seven digits or more, is a phone number",
+        examples=("my number is oh seven seven oh oh nine double oh four one seven",),
+        pattern=SPOKEN_PHONE.pattern,
+        score=0.6,
+    )
+)
 PHONE_SHAPED_NUMBER = register_rule(
     PatternRule(
         name="phone.shaped-number",
@@ -100,11 +118,12 @@ def phone_digits(piece: str) -> bool:
 
 def find_phones(text: str) -> list[Span]:
     """Spans of the registered phone rules (a phone, or an ID in an SSN's layout; source ``policy``) with
-    enough digits."""
+    enough digits, in figures or said in words (`SPOKEN_PHONE`)."""
     found = []
     for rule in RULES.family("phones"):
         for span in rule.find(text, "policy"):
-            if phone_digits(text[span.start : span.end]):
+            piece = text[span.start : span.end]
+            if phone_digits(piece) or rule is SPOKEN_PHONE_NUMBER:
                 decided(rule.name, span, True)
                 found.append(span)
     return found
