@@ -14,7 +14,13 @@ import regex  # type: ignore[import-untyped]  # no stubs; Unicode mark class
 
 from ..spans import Span, label_priority, merge_spans, snap_to_words
 from .lexicon import folded, given_names, is_clinical_term, is_name_word, zipf
-from .text_shape import FIELD_CUES, INSTITUTION_WORDS, PROPAGATED_NAME_COMMON_ZIPF, acronym
+from .text_shape import (
+    FIELD_CUES,
+    INSTITUTION_WORDS,
+    PROPAGATED_NAME_COMMON_ZIPF,
+    acronym,
+    bracketed_initials,
+)
 
 #: a name part rarer than this is also marked where written in lower case ("okafor"); a more frequent one
 #: ("rose", "hunter") may be the everyday word there
@@ -313,6 +319,36 @@ _WORD_START = re.compile(r"(?<!\w)(?=.)", re.DOTALL)
 _WORD_CHAR = re.compile(r"\w")
 
 
+def _name_parts(text: str, spans: list[Span], whole: bool) -> tuple[set[str], set[str]]:
+    """The name parts of the detected persons whose mentions look like names (`add_name_mentions`), and the
+    initials introduced in brackets right after a person's name ("Teodora Vasileva (TV)")."""
+    parts, short_names = set(), set()
+    for span in spans:
+        if span.label != "PERSON":
+            continue
+        mention = text[span.start : span.end]
+        words = split_mention(mention, offices=whole)
+        names = [mention[s:e] for s, e, kind in words if kind == "name"]
+        short = bracketed_initials(text, span.end, names)
+        if short:
+            short_names.add(short)
+        parts_or_particles = sum(kind in ("name", "particle") for _, _, kind in words)
+        marks = ("title", "initial") if whole else ("title",)
+        # an institution's word spreads only from given names and a surname ("Margaret Court", "Mary
+        # Ellen Court"), not from a court or a hospital read as a person ("Sofia City Court")
+        person = len(names) >= 2 and all(folded(n) in given_names() for n in names[:-1])
+        if parts_or_particles >= 2 or any(kind in marks for _, _, kind in words):
+            parts |= {
+                n
+                for n in names
+                if len(n) > 1
+                and n[0].isupper()
+                and not n.isupper()
+                and (person or n.casefold() not in INSTITUTION_WORDS)
+            }
+    return parts, short_names
+
+
 def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list[Span]:
     """Also mark every other mention of each name part of a detected person whose mention looks like a
     name (two or more parts, or a title; with ``whole``, gdpr's reading, also an initial, "S. Esmer", and
@@ -322,29 +358,11 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
     ("tanaka"), but no word of `INSTITUTION_WORDS` unless the name is given names and a surname (a court
     read as a person spreads no "Court", "Margaret Court" does); and
     relabel a detected span that is exactly such a part (spaCy's ORG "TANAKA", a capitalised occupation:
-    "Baker" of "John Baker ... Baker") as PERSON.
-    A very common English word ("Will") is not marked at the start of a sentence."""
+    "Baker" of "John Baker ... Baker") as PERSON. Initials introduced in brackets right after a person's
+    name are that person's short name, marked wherever written in capitals ("Teodora Vasileva (TV): ...
+    TV: ..."). A very common English word ("Will") is not marked at the start of a sentence."""
     found = list(spans)
-    parts = set()
-    for span in spans:
-        if span.label == "PERSON":
-            mention = text[span.start : span.end]
-            words = split_mention(mention, offices=whole)
-            names = [mention[s:e] for s, e, kind in words if kind == "name"]
-            parts_or_particles = sum(kind in ("name", "particle") for _, _, kind in words)
-            marks = ("title", "initial") if whole else ("title",)
-            # an institution's word spreads only from given names and a surname ("Margaret Court", "Mary
-            # Ellen Court"), not from a court or a hospital read as a person ("Sofia City Court")
-            person = len(names) >= 2 and all(folded(n) in given_names() for n in names[:-1])
-            if parts_or_particles >= 2 or any(kind in marks for _, _, kind in words):
-                parts |= {
-                    n
-                    for n in names
-                    if len(n) > 1
-                    and n[0].isupper()
-                    and not n.isupper()
-                    and (person or n.casefold() not in INSTITUTION_WORDS)
-                }
+    parts, short_names = _name_parts(text, spans, whole)
     folded_parts = {part.casefold() for part in parts}
     for i, span in enumerate(found):  # a detector's other reading of a name part ("TANAKA"): the person
         surface = re.sub(r"['’]s$", "", text[span.start : span.end])
@@ -371,6 +389,8 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
                 written.add(part.lower())
             for form in written:
                 forms[form] = forms.get(form, False) or common
+    for short in short_names:  # in capitals only: "TV:" of the transcript, not "tv"
+        forms[short] = forms.get(short, False)
     lengths = sorted({len(form) for form in forms})
     # the form ends a word, or a possessive follows; an underscore parts words, as in a user name or a chat
     # handle ("customer_kwame", "lukas.fournier_77")

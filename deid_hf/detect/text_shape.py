@@ -275,3 +275,16 @@ HOLIDAY = (
 def holiday_date(name: str, year: int) -> date:
     """The day the holiday ``name`` (one of `HOLIDAYS`) falls on in ``year``."""
     return next(day for pattern, day in HOLIDAYS.items() if re.fullmatch(pattern, name, re.IGNORECASE))(year)
+
+
+#: initials in brackets right after a name ("Teodora Vasileva (TV)"): the person's short name in a transcript
+_SHORT_NAME_IN_BRACKETS = re.compile(r"[ \t]*\((?P<short>[A-Z]{2,4})\)")
+
+
+def bracketed_initials(text: str, end: int, names: list[str]) -> str | None:
+    """The initials of a name's words ``names`` written in brackets right after ``end`` ("Teodora Vasileva
+    (TV)"), or None."""
+    found = _SHORT_NAME_IN_BRACKETS.match(text, end)
+    if found and len(names) >= 2 and found.group("short") == "".join(n[0] for n in names).upper():
+        return found.group("short")
+    return None

@@ -24,7 +24,7 @@ import string
 from datetime import date, timedelta
 
 from ..detect.lexicon import is_name_word, zipf
-from ..detect.mentions import TITLE
+from ..detect.mentions import TITLE, split_mention
 from ..detect.text_shape import (
     AGE_IN_WORDS,
     AGE_OVER_89_STATED,
@@ -36,6 +36,7 @@ from ..detect.text_shape import (
     INSTITUTION_WORDS,
     SHORT_WORD_LOWERCASE_ZIPF,
     acronym,
+    bracketed_initials,
 )
 from ..errors import InputError
 from .base import Strategy
@@ -243,10 +244,16 @@ class FullEntity(Strategy):
 
     def prepare(self, text: str, spans: list, table) -> None:
         name_words = table.state.setdefault("name_words", set())
+        short_names = table.state.setdefault("short_names", {})
         for span in spans:
             if span.label == "PERSON":
-                register(table.state, text[span.start : span.end], title_before(text, span.start))
-                name_words.update(w.casefold() for w in _NAME_WORD.findall(text[span.start : span.end]))
+                mention = text[span.start : span.end]
+                register(table.state, mention, title_before(text, span.start))
+                name_words.update(w.casefold() for w in _NAME_WORD.findall(mention))
+                names = [mention[s:e] for s, e, kind in split_mention(mention) if kind == "name"]
+                short = bracketed_initials(text, span.end, names)
+                if short:  # "Teodora Vasileva (TV)": "TV" becomes the initials of the name's surrogate
+                    short_names[short] = names
 
     def _draw(self, original: str, label: str, rng: random.Random, table) -> str:
         """A surrogate holding none of the document's person-name words nor its person surrogates: Faker
@@ -316,6 +323,9 @@ class FullEntity(Strategy):
         is_name_part = original[:1].isupper() and all(
             w.casefold() in known for w in re.findall(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", original)
         )
+        names = state.get("short_names", {}).get(original.strip()) if label == "PERSON" else None
+        if names and all(n.casefold() in known for n in names):
+            return "".join(known[n.casefold()][0] for n in names).upper()
         if label == "PERSON" or (label == "OTHER" and is_name_part and known):
             return pseudonym(original, state, rng, self.name_locale, title_before(text, start))
         if label in _NAMED or label == "OTHER":

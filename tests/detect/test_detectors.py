@@ -654,6 +654,19 @@ def test_a_detected_names_parts_are_marked_inside_user_names_and_chat_handles():
     assert marked == {"kwame", "mensah"}  # an underscore parts words; a longer word is another word
 
 
+def test_a_persons_initials_in_brackets_after_the_name_are_the_persons_short_name():
+    from deid_hf.detect.mentions import add_name_mentions
+    from deid_hf.spans import Span
+
+    text = "Teodora Vasileva (TV): I sewed. TV: we had no tv. Ana Lima (BBC) said; BBC: later."
+    spans = [
+        Span(0, 16, "PERSON", 0.9, "model"),
+        Span(text.index("Ana"), text.index("Ana") + 8, "PERSON", 0.9, "m"),
+    ]
+    marked = [text[s.start : s.end] for s in add_name_mentions(text, spans) if s.source == "repeat"]
+    assert marked == ["TV", "TV"]  # in capitals only; other letters than the name's are no short name
+
+
 def test_a_court_read_as_a_person_spreads_no_institution_word():
     from deid_hf.detect.mentions import add_name_mentions
     from deid_hf.spans import Span

@@ -130,6 +130,21 @@ def test_an_initial_starts_as_the_given_name_it_stands_for(full):
         assert short == f"{whole[0]}. {whole.split()[-1]}", (whole, short)
 
 
+def test_a_persons_short_name_becomes_the_initials_of_the_surrogate(full):
+    from deid_hf.spans import Span
+
+    text = "Teodora Vasileva (TV): I sewed. TV: yes."
+    spans = [
+        Span(0, 16, "PERSON", 1.0, "t"),
+        Span(18, 20, "PERSON", 1.0, "t"),
+        Span(32, 34, "PERSON", 1.0, "t"),
+    ]
+    for seed in range(10):
+        _, records = apply_strategy(text, spans, full, 1.0, random.Random(seed), SubstitutionTable())
+        whole, short, again = (r.replacement for r in records)
+        assert short == again == "".join(w[0] for w in whole.split()).upper() != "TV", (whole, short)
+
+
 def test_surrogates_never_carry_a_name_of_the_document(full):
     """Faker builds places, companies, streets and e-mails from surnames ("Gonzalezhaven" once replaced
     "Paris" in a note about Maria Gonzalez); such a draw is redrawn."""
