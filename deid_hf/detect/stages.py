@@ -35,7 +35,13 @@ from .quasi import quasi_labels_win
 from .rules import decided, recording_active
 from .rules.boundaries import exact_boundaries
 from .rules.dates import find_dates
-from .rules.gdpr import LAW_NUMBER, NOT_PERSONAL_DATA, inside_public_body, whole_titled_names
+from .rules.gdpr import (
+    LAW_NUMBER,
+    NOT_PERSONAL_DATA,
+    inside_public_body,
+    whole_titled_names,
+    without_cited_cases,
+)
 from .rules.identifiers import Seen, apply_policy, keep_identifiers
 from .rules.phones import find_phones
 from .user_filters import letterless_names, trim_allowed
@@ -231,7 +237,8 @@ def _mentions(owner, document: Document) -> list[Span]:
 def _personal_repeats(owner, text: str, spans: list[Span]) -> list[Span]:
     """``spans`` without, under gdpr, a further mention inside a public body or a law ("Turkish" of "the
     Turkish Government" after "a Turkish national", `rules.gdpr.NOT_PERSONAL_DATA`), whatever its label (a
-    model may read "Moldovan" as a person)."""
+    model may read "Moldovan" as a person), nor anything inside a citation of another case
+    (`rules.gdpr.without_cited_cases`)."""
     if getattr(owner, "policy", None) != Policy.GDPR:
         return spans
     seen, rules = Seen(text), list(NOT_PERSONAL_DATA)
@@ -241,7 +248,7 @@ def _personal_repeats(owner, text: str, spans: list[Span]) -> list[Span]:
             kept.append(span)
         elif not inside_public_body(text, span):
             kept += keep_identifiers(seen, span, rules)
-    return kept
+    return without_cited_cases(text, kept)
 
 
 def _allow_list(owner, document: Document) -> list[Span]:

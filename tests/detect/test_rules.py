@@ -9,7 +9,7 @@ from deid_hf.detect.lexicon import Vocabulary
 from deid_hf.detect.rules import RULES, Rule, recording, register_rule
 from deid_hf.detect.rules.boundaries import exact_boundaries
 from deid_hf.detect.rules.dates import find_dates
-from deid_hf.detect.rules.gdpr import inside_statute, whole_titled_names
+from deid_hf.detect.rules.gdpr import inside_statute, whole_titled_names, without_cited_cases
 from deid_hf.detect.rules.identifiers import apply_policy
 from deid_hf.detect.rules.phones import find_phones
 from deid_hf.errors import InputError
@@ -1052,6 +1052,7 @@ GDPR_CASES = [
     ("gdpr.law-number", "the Civil Rights Act of 1964 protects", "1964", "DATE_TIME", set()),
     ("gdpr.law-number", "no. 61143 under Article 126 § 2 of the Code", "126", "PHONE", set()),
     ("gdpr.law-number", "under Art. 126 of the Code", "126", "ID", set()),
+    ("gdpr.law-number", "the report, §§ 52-54, says", "52-54", "DATE_TIME", set()),  # paragraphs
     (
         "gdpr.calendar-date",
         "as noted in the article 12/05/2019 the",
@@ -1224,8 +1225,62 @@ def test_whole_mention_rules(rule, text, found, whole):
     assert ({d.rule for d in log} == {rule}) is (whole != {piece for piece, _ in found})
 
 
+# (rule, text, a detector's spans: (piece, label), what is kept)
+CITATION_CASES = [
+    (
+        "gdpr.case-law-citation",
+        "found in Öcalan v. Turkey ([GC], no. 46221/99, §§ 52-54, ECHR 2005-IV).",
+        [
+            ("Öcalan", "PERSON"),
+            ("Turkey", "LOCATION"),
+            ("GC", "ORG"),
+            ("46221/99", "ID"),
+            ("52-54", "DATE_TIME"),
+        ],
+        set(),
+    ),
+    (
+        "gdpr.case-law-citation",
+        "(see Selmouni v. France [GC], no. 25803/94, § 95, ECHR 1999-V)",
+        [("Selmouni", "PERSON"), ("ECHR", "ORG"), ("1999", "DATE_TIME")],
+        set(),
+    ),
+    # the document's own case, by its number or its name; a case naming a person found outside citations
+    (
+        "gdpr.case-law-citation",
+        "(Application no. 41758/04) ... see Kaya v. Turkey, no. 41758/04, § 10",
+        [("Kaya", "PERSON")],
+        {"Kaya"},
+    ),
+    (
+        "gdpr.case-law-citation",
+        "CASE OF KAYA v. TURKEY\nThe Court recalls Kaya v. Turkey, no. 22535/93, § 10, 28 March 2000.",
+        [("Kaya", "PERSON"), ("22535/93", "ID")],
+        {"Kaya", "22535/93"},
+    ),
+    (
+        "gdpr.case-law-citation",
+        "Citing Demir v. Turkey (no. 1), no. 11112/02, § 40, 10 May 2005, Mr Ali Demir complained.",
+        [("Mr Ali Demir", "PERSON"), ("Demir", "PERSON"), ("11112/02", "ID")],
+        {"Mr Ali Demir", "Demir", "11112/02"},
+    ),
+    # no citation without a reference after the names
+    ("gdpr.case-law-citation", "the dispute Smith v. Jones was settled", [("Smith", "PERSON")], {"Smith"}),
+]
+
+
+@pytest.mark.parametrize(("rule", "text", "found", "kept"), CITATION_CASES)
+def test_case_law_citation_rule(rule, text, found, kept):
+    spans = [_span(text, piece, label, 0.9, "learned") for piece, label in found]
+    with recording() as log:
+        left = without_cited_cases(text, spans)
+    assert {text[s.start : s.end] for s in left} == kept
+    assert ({d.rule for d in log} == {rule}) is (len(left) < len(spans))
+
+
 TABLES = [
     WHOLE_MENTION_CASES,
+    CITATION_CASES,
     DATE_CASES,
     ONE_LINE_CASES,
     PHONE_CASES,

@@ -95,6 +95,8 @@ _LAW_DATE = re.compile(
     r"\d{1,2}(?:st|nd|rd|th)?[ \t]+[A-Z][a-z]+,?[ \t]+\d{4}|[A-Z][a-z]+[ \t]+\d{1,2},?[ \t]+\d{4}"
     r"|\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2}))(?!\d)"
 )
+#: an article's or a paragraph's number, or a range of them ("126", "52-54")
+_SECTION_NUMBER = re.compile(r"\d+(?:[–-]\d+)?")
 #: an article or a section of a law before its number alone ("Article 126 § 2", "Art. 5", "§ 3"; not "the
 #: article 12/05/2019", a date)
 _ARTICLE_CUE = re.compile(r"(?:\bArticles?|\bARTICLES?|\bArt\.|§)[ \t]*$")
@@ -131,6 +133,24 @@ TREATY_AROUND = 160
 _LAW_ACRONYM_BEFORE = re.compile(
     r"\b(?:Act|Code|Convention|Treaty|Charter|Covenant|Regulation|Directive|Law)[ \t]*\([ \t]*$"
 )
+#: a case's name in a citation: capitalised words, with "and", "of", "the", particles and "Others" ("Öcalan",
+#: "Selmouni", "Salduz and Others", "DEMİR AND BAYKARA")
+_CAPITAL = "[A-ZÀ-ÖØ-ÞĆČĐŁŃŚŞŠŹŻŽİ]"
+_CASE_WORD = rf"{_CAPITAL}[\w'’.-]{{0,40}}"
+_CASE_NAME = rf"{_CASE_WORD}(?:[ ](?:and|AND|of|the|de|van|von|Others|{_CASE_WORD})){{0,6}}"
+#: a citation of case law, as a judgment writes it: a case's name ("Öcalan v. Turkey"), its decision marks
+#: ("(dec.)", "[GC]") and at least one reference: an application's number, a report's volume, a paragraph or
+#: a date ("([GC], no. 46221/99, §§ 52-54, ECHR 2005-IV)", "Selmouni v. France [GC], no. 25803/94, § 95")
+_CITATION = re.compile(
+    rf"{_CASE_NAME}[ ]v\.[ ](?:the[ ])?{_CASE_NAME}(?:[ ]\((?:dec\.|no\.[ ]\d+)\))*[ ]?\(?(?:\[GC\])?"
+    r"(?:,?[ ]*(?:\[GC\],[ ]*)?(?:nos?\.[ ]\d+/\d+(?:(?:,[ ]|[ ]and[ ])\d+/\d+){0,9}|"
+    r"Series[ ]A[ ]no\.[ ]\d+|ECHR[ ]\d{4}(?:-[IVX]+)?(?:[ ]\(extracts\))?|§§?[ ][\d–-]+(?:[ ]and[ ]\d+)?|"
+    r"\d{1,2}[ ][A-Z][a-z]+[ ]\d{4})){1,6}"
+)
+#: the document's own application numbers ("(Application no. 41758/04)", "an application (no. 41758/04)")
+_OWN_APPLICATION = re.compile(r"(?i)\bapplications?[ ]\(?nos?\.[ ](\d+/\d+)")
+#: the document's own case by its name ("CASE OF DEMIRTAŞ v. TURKEY", "In the case of Demirtaş v. Turkey")
+_OWN_CASE = re.compile(rf"(?:\bCASE[ ]OF|\b[Ii]n[ ]the[ ]case[ ]of)[ ]+(?P<name>{_CASE_NAME})[ ]v\.")
 #: a law's kind before its number ("Law no. 3713"), which an NER model may read as a person's name
 _LAW_KIND_BEFORE_NUMBER = re.compile(rf"(?:{_LAW_KIND})[ \t]+(?i:no)\.?[ \t]*\d")
 _MONTH_OR_DAY = re.compile(
@@ -209,7 +229,7 @@ def law_number(text: str, start: int, end: int | None = None) -> bool:
     before = text[max(0, start - LAW_NUMBER_BEFORE) : start]
     if _LAW_NUMBER_CUE.search(before):
         return True
-    if end is not None and text[start:end].strip().isdigit() and _ARTICLE_CUE.search(before):
+    if end is not None and _SECTION_NUMBER.fullmatch(text[start:end].strip()) and _ARTICLE_CUE.search(before):
         return True
     if end is not None and _inside_match(_LAW_DATE, text, Span(start, end, "DATE_TIME", 0.0, ""), "date"):
         return True
@@ -231,6 +251,47 @@ def inside_public_body(text: str, span: Span) -> bool:
         if span.start in first and span.end <= start + m.end():
             return True
     return False
+
+
+def own_case(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The document's own case: its application numbers (`_OWN_APPLICATION`) and the words of its name
+    (`_OWN_CASE`, case-folded)."""
+    names = {w.casefold() for m in _OWN_CASE.finditer(text) for w in re.findall(r"[^\W\d_]{3,}", m["name"])}
+    return frozenset(_OWN_APPLICATION.findall(text)), frozenset(names - {"and", "others", "the"})
+
+
+def without_cited_cases(text: str, spans: Sequence[Span]) -> list[Span]:
+    """``spans`` less those inside a citation of another case (`CASE_LAW`, `_CITATION`): published case law,
+    no data of the people the document is about. A citation of the document's own case (its application
+    number or its name, `own_case`) or one naming a person found outside citations (an earlier case of the
+    applicant: "Demirtaş v. Turkey (no. 1)") is no other case: its spans stay."""
+    citations = [(m.start(), m.end()) for m in _CITATION.finditer(text)] if " v. " in text else []
+    if not citations:
+        return list(spans)
+    numbers, names = own_case(text)
+
+    def inside(span: Span) -> bool:
+        return any(a <= span.start and span.end <= b for a, b in citations)
+
+    people = {
+        w.casefold()
+        for s in spans
+        if s.label == "PERSON" and not inside(s)
+        for w in re.findall(r"[^\W\d_]{3,}", text[s.start : s.end])
+    }
+    others = []
+    for a, b in citations:
+        cited = text[a:b]
+        words = {w.casefold() for w in re.findall(r"[^\W\d_]{3,}", cited.split(" v. ")[0])}
+        if not numbers & set(re.findall(r"\d+/\d+", cited)) and not (names | people) & words:
+            others.append((a, b))
+    kept = []
+    for span in spans:
+        if any(a <= span.start and span.end <= b for a, b in others):
+            decided(CASE_LAW.name, span, False)
+        else:
+            kept.append(span)
+    return kept
 
 
 def inside_statute(text: str, span: Span) -> bool:
@@ -441,6 +502,28 @@ _register(
 NOT_PERSONAL_DATA = (LAW_KIND, LAW_NUMBER, PUBLIC_BODY_OR_LAW)
 
 
+CASE_LAW = register_rule(
+    Rule(
+        name="gdpr.case-law-citation",
+        family="whole mentions",
+        labels=(
+            "PERSON",
+            "ORG",
+            "LOCATION",
+            "OTHER",
+            "DEMOGRAPHIC",
+            "ID",
+            "NUMBER",
+            "DATE_TIME",
+            "ADDRESS",
+            "PHONE",
+        ),
+        reason="a citation of another case ('Öcalan v. Turkey ([GC], no. 46221/99, §§ 52-54, ECHR "
+        "2005-IV)') is published case law, no data of the people the document is about; the document's own "
+        "case (its application number or name) and a case naming a person found elsewhere in it stay masked",
+        examples=("see Selmouni v. France [GC], no. 25803/94, § 95, ECHR 1999-V",),
+    )
+)
 WHOLE_TITLED_NAME = register_rule(
     Rule(
         name="gdpr.whole-titled-name",
