@@ -54,7 +54,7 @@ def _read_partial(partial: Path, fingerprint: dict) -> dict[int, dict]:
         try:
             entry = json.loads(line)
             done[entry["index"]] = entry
-        except (ValueError, KeyError, TypeError):  # a line cut by the interruption: redo that record
+        except (ValueError, KeyError, TypeError, RecursionError):  # a line cut by the interruption: redo it
             continue
     return done
 

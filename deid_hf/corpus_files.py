@@ -88,6 +88,8 @@ def _jsonl_records(path: Path) -> list[dict]:
                 record = json.loads(line)
             except ValueError:
                 record = {"__unreadable__": f"line {n} is not valid JSON"}
+            except RecursionError:  # arrays or objects nested deeper than the parser goes
+                record = {"__unreadable__": f"line {n} nests JSON too deeply"}
             if not isinstance(record, dict):
                 record = {"__unreadable__": f"line {n} is a JSON {type(record).__name__}, not an object"}
             records.append(record)
@@ -100,12 +102,11 @@ def _without_bom(data: bytes) -> bytes:
 
 
 def _csv_records(path: Path) -> list[dict]:
-    """A CSV's rows as records (pandas' column types); a row that is not valid UTF-8 or has another number
-    of fields than the header becomes a record error in its place; a quote never closed is an InputError."""
+    """A CSV's rows as records, every cell the string written there ("007" stays "007"); a row that is not
+    valid UTF-8 or has another number of fields than the header becomes a record error in its place; a quote
+    never closed, or a column name written twice, is an InputError."""
     import csv
     import io
-
-    import pandas as pd
 
     text = _without_bom(path.read_bytes()).decode("utf-8", errors="surrogateescape")
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
@@ -126,12 +127,13 @@ def _csv_records(path: Path) -> list[dict]:
             problems[n] = f"line {line} has {len(row)} fields, the header {len(header)}"
     if any("\udc80" <= ch <= "\udcff" for ch in "".join(header)):
         raise InputError(f"{path.name}: the header line is not valid UTF-8")
-    good = io.StringIO()
-    writer = csv.writer(good)
-    writer.writerows([header, *(row for n, (_, row) in enumerate(rows) if n not in problems)])
-    good.seek(0)
-    records = iter(pd.read_csv(good, keep_default_na=False).to_dict(orient="records") if header else [])
-    return [{"__unreadable__": problems[n]} if n in problems else next(records) for n in range(len(rows))]
+    repeated = sorted({name for name in header if header.count(name) > 1})
+    if repeated:
+        raise InputError(f"{path.name}: the header names a column more than once: {', '.join(repeated)}")
+    return [
+        {"__unreadable__": problems[n]} if n in problems else dict(zip(header, row))
+        for n, (_, row) in enumerate(rows)
+    ]
 
 
 def _cell(value):

@@ -121,6 +121,20 @@ def test_skipped_records_are_counted_from_1_like_the_lines_they_sit_on(capsys, t
     assert "record 2: line 2 is not valid JSON" in capsys.readouterr().out
 
 
+def test_a_line_nested_too_deeply_is_one_record_error(capsys, tmp_path):
+    import json
+
+    good = json.dumps({"text": "Call Tom at (217) 555-0143."})
+    deep = '{"text": "x", "x": ' + "[" * 200_000 + "]" * 200_000 + "}"
+    source = tmp_path / "in.jsonl"
+    source.write_text(f"{good}\n{deep}\n{good}\n")
+    assert (
+        main(["run", str(source), str(tmp_path / "out.jsonl"), "--detector", "patterns", "--seed", "1"]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "record 2: line 2 nests JSON too deeply" in out and "wrote 2 of 3 records" in out
+
+
 AUDIT_NAMES = ("Marguerite Okonkwo", "Tobias Wexlerby", "Ingrid Castellanos")
 
 

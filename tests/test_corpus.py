@@ -109,8 +109,20 @@ def test_a_csv_cell_with_a_line_break_or_a_bare_carriage_return_reads_back_whole
 
     records = [{"text": "x\rY", "id": 1}, {"text": "a\nb\r\nc", "id": 2}, {"text": "plain", "id": 3}]
     write_records(records, tmp_path / "out.csv")
-    assert read_records(tmp_path / "out.csv") == records
+    assert read_records(tmp_path / "out.csv") == [{**r, "id": str(r["id"])} for r in records]  # as written
     assert pd.read_csv(tmp_path / "out.csv")["text"].tolist() == [r["text"] for r in records]
+
+
+def test_a_csv_cell_is_copied_as_written_and_a_repeated_column_name_is_refused(tmp_path):
+    from deid_hf.corpus_files import read_records
+    from deid_hf.errors import InputError
+
+    source = tmp_path / "in.csv"
+    source.write_text('id,zip,text\n007,02139,"Tom lives here."\n010,00501,x\n', encoding="utf-8")
+    assert [(r["id"], r["zip"]) for r in read_records(source)] == [("007", "02139"), ("010", "00501")]
+    source.write_text("text,text\na,b\n", encoding="utf-8")
+    with pytest.raises(InputError, match="more than once: text"):
+        read_records(source)
 
 
 def test_saved_dataset_input(tmp_path, typed_pipe):

@@ -383,9 +383,14 @@ def _version() -> str:
         return "0"
 
 
+#: uvicorn's options: a client is the address it connects from; a forwarded-for header from any client
+#: would let one client spread its key guesses over made-up addresses, or lock another address out
+UVICORN_OPTIONS = {"proxy_headers": False}
+
+
 def serve(config: ServeConfig, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info") -> None:
     """Run the service with uvicorn until interrupted."""
     with extra("serve", "deid-hf serve"):
         import uvicorn
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    uvicorn.run(create_app(config), host=host, port=port, log_level=log_level)
+    uvicorn.run(create_app(config), host=host, port=port, log_level=log_level, **UVICORN_OPTIONS)

@@ -21,6 +21,8 @@ REQUEST_DETECTORS = (
     "pfilter",
     "pfilter-propn",
 )
+#: the p-filter detectors, whose threshold a request may raise (never lower)
+_PFILTERS = ("pfilter", "pfilter-propn")
 #: strategies a request may pick by default: each replaces a whole detected span. "keep" (returns the
 #: original), "mask" (keeps the shape) and "date_shift" only where the server lists them (--strategies);
 #: "hash" and "encrypt" only where the server has a key; "custom" never (it needs a Python function)
@@ -139,13 +141,35 @@ class ServeConfig:
         return tuple(dict.fromkeys((*offered, *self._operator_names(self.strategy))))
 
     def check_detector(self, spec: str | None) -> str:
+        """A request's detector: an allowed one, or an allowed p-filter with a threshold that masks at least
+        as much as the server's ("pfilter:1e-2"; a lower threshold flags fewer words and is refused)."""
         spec = spec or self.detector
         allowed = self.allowed_detectors
         for part in spec.split(","):
-            # pfilter thresholds ("pfilter:1e-4") are numbers, safe to take from a request
-            if part not in allowed and part.split(":")[0] not in {"pfilter", "pfilter-propn"} & set(allowed):
-                raise InputError(f"detector {part!r} is not allowed here; allowed: {', '.join(allowed)}")
+            name, _, threshold = part.partition(":")
+            if part in allowed:
+                continue
+            pfilter = name in set(_PFILTERS) & set(allowed)
+            if not pfilter or not self._stricter_pfilter(name, threshold):
+                from ..detect import DETECTORS
+
+                shown = repr(part) if name in DETECTORS else "this detector"  # no text a client made up
+                raise InputError(
+                    f"detector {shown} is not allowed here (a p-filter's threshold may only be raised); "
+                    f"allowed: {', '.join(allowed)}"
+                )
         return spec
+
+    def _stricter_pfilter(self, name: str, threshold: str) -> bool:
+        """Whether ``threshold`` is a number at least the server's own for ``name`` (or the default)."""
+        from ..detect import PFILTER_THRESHOLD
+
+        own = [p.partition(":")[2] for p in self.detector.split(",") if p.partition(":")[0] == name]
+        try:
+            floor = max([PFILTER_THRESHOLD, *(float(t) for t in own if t)])
+            return float(threshold) >= floor
+        except ValueError:
+            return False
 
     def check_strategy(self, spec: str | Mapping | None) -> str:
         """The `strategy_key` of a request's strategy: an operator name or a per-label dict of names (options

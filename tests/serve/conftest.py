@@ -86,11 +86,14 @@ class ThreadServer:
     def __init__(self, app):
         import uvicorn
 
+        from deid_hf.serve.app import UVICORN_OPTIONS
+
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(
-            uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on")
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on", **UVICORN_OPTIONS
         )
+        self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def __enter__(self):

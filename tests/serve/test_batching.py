@@ -69,7 +69,18 @@ def test_server_config_refuses_unsafe_requests():
         config.check_detector("patterns,spacy")
     widened = ServeConfig(detector="fast", strategy="typed", detectors=("patterns", "spacy"))
     assert widened.check_detector("patterns,spacy") == "patterns,spacy"
-    assert config.check_detector("pfilter:1e-4") == "pfilter:1e-4"
+    # a p-filter's threshold may be raised (more words flagged), never lowered below the server's
+    assert config.check_detector("pfilter:1e-2") == "pfilter:1e-2"
+    for weaker in ("pfilter:1e-4", "pfilter-propn:1e-300", "pfilter:abc"):
+        with pytest.raises(InputError, match="not allowed"):
+            config.check_detector(weaker)
+    own = ServeConfig(detector="pfilter:0.05", strategy="typed")
+    with pytest.raises(InputError, match="not allowed"):
+        own.check_detector("pfilter:0.01")
+    assert own.check_detector("pfilter:0.1") == "pfilter:0.1"
+    with pytest.raises(InputError) as refused:  # a name a client made up is not echoed
+        config.check_detector("Ilsabet Marrowind")
+    assert "Ilsabet" not in str(refused.value)
     with pytest.raises(InputError, match="not allowed"):
         config.check_detector("token-classification:/some/path")
     with pytest.raises(InputError, match="minimum"):

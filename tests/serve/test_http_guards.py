@@ -103,6 +103,22 @@ def test_repeated_wrong_keys_are_throttled():
     assert blocked.status_code == 429 and int(blocked.headers["retry-after"]) > 0  # even the right key
 
 
+def test_a_forwarded_for_header_neither_spreads_guesses_nor_locks_another_client_out():
+    from deid_hf.serve.app import GuessThrottle
+
+    with server(api_key=KEY) as srv:
+        body = {"text": "abc"}
+        answers = [
+            httpx.post(
+                f"{srv.base}/v1/deidentify",
+                json=body,
+                headers={"X-API-Key": "x" * 20, "X-Forwarded-For": f"10.0.0.{i}"},
+            ).status_code
+            for i in range(GuessThrottle.MAX_FAILURES + 1)
+        ]
+    assert answers[-1] == 429  # the guesses count against the connecting address, whatever the header says
+
+
 def test_throttle_forgets_failures_outside_its_window():
     from deid_hf.serve.app import GuessThrottle
 
