@@ -9,7 +9,9 @@ one), the maximum score, and the sorted set of sources joined by ``+``.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import itertools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
@@ -195,3 +197,17 @@ def snap_to_words(text: str, span: Span) -> Span:
     if cuts_word(text, end):
         end = span.end
     return span if (start, end) == (span.start, span.end) else dataclasses.replace(span, start=start, end=end)
+
+
+class Overlaps:
+    """Whether a range overlaps any of ``spans``: their starts sorted, each with the furthest end up to it,
+    so each question is one bisection, not a pass over the spans."""
+
+    def __init__(self, spans: Iterable[Span]):
+        ordered = sorted((s.start, s.end) for s in spans)
+        self.starts = [start for start, _ in ordered]
+        self.reach = list(itertools.accumulate((end for _, end in ordered), max))
+
+    def __call__(self, start: int, end: int) -> bool:
+        before = bisect.bisect_left(self.starts, end)  # the spans that start before ``end``
+        return before > 0 and self.reach[before - 1] > start

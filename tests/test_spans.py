@@ -92,3 +92,19 @@ def test_trim_edge_words_keeps_inner_words_and_whole_tokens():
     assert trim_edge_words(text, span, lambda w: True) is None
     assert trim_edge_words(text, span, lambda w: w != ".") is None  # only punctuation left
     assert trim_edge_words(text, span, lambda w: False) is span
+
+
+def test_overlaps_answers_as_a_scan_of_the_spans_would():
+    import random
+
+    from deid_hf.spans import Overlaps, Span
+
+    rng = random.Random(0)
+    for _ in range(200):
+        spans = [
+            Span(a, a + rng.randint(1, 9)) for a in (rng.randint(0, 60) for _ in range(rng.randint(0, 8)))
+        ]
+        index = Overlaps(spans)
+        for start in range(0, 70, 3):
+            end = start + rng.randint(1, 6)
+            assert index(start, end) == any(s.start < end and start < s.end for s in spans)

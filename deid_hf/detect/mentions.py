@@ -6,13 +6,12 @@ detected (`add_acronym_mentions`, `add_given_names`, `add_native_script_names`, 
 from __future__ import annotations
 
 import bisect
-import itertools
 import re
 from dataclasses import replace
 
 import regex  # type: ignore[import-untyped]  # no stubs; Unicode mark class
 
-from ..spans import Span, label_priority, merge_spans, snap_to_words
+from ..spans import Overlaps, Span, label_priority, merge_spans, snap_to_words
 from .lexicon import folded, given_names, is_clinical_term, is_name_word, zipf
 from .text_shape import (
     FIELD_CUES,
@@ -371,9 +370,7 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
         if (span.label in ("ORG", "LOCATION", "OTHER") or listed) and surface.casefold() in folded_parts:
             found[i] = Span(span.start, span.end, "PERSON", span.score, span.source)
     # overlap with a detected span by bisection over starts with a running maximum of ends (linear overall)
-    ordered = sorted((s.start, s.end) for s in found)
-    starts = [a for a, _ in ordered]
-    reach = list(itertools.accumulate((b for _, b in ordered), max))
+    detected = Overlaps(found)
     forms: dict[str, bool] = {}  # each written form of a part -> whether it is a common English word
     for part in parts:
         if part[:1].isupper():
@@ -403,8 +400,7 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
             common = forms.get(text[start:end])
             if common is None or not ending.match(text, end):
                 continue
-            before = bisect.bisect_left(starts, end)  # spans starting before this match ends
-            if before and reach[before - 1] > start:
+            if detected(start, end):
                 continue
             if common and re.search(r"(?:^|[.!?]\s+|\n\s*)$", text[max(0, start - 100) : start]):
                 continue

@@ -109,6 +109,10 @@ AGE_AT_THE_AGE_OF = (
     r"(?![ \t]*(?:days?|d|weeks?|wks?|months?|mos?|mg|mcg|g|kg|ml|%|percent|units?)\b))"
 )
 
+#: a gap of blanks no phone number is written across; the phone matcher reads one as a line break, so that a
+#: candidate never spans a blanked filler run ("0x" * 8000 cost it time quadratic in the run's length)
+_WIDE_GAP = re.compile(r"[ \t]{8,}")
+
 EXTRA_PATTERNS: list[tuple[str, str, float]] = [
     # the full stop belongs to an abbreviated street type ("St."), not to "Street." ending a sentence
     (
@@ -311,6 +315,8 @@ class PatternDetector(Detector):
         spans = []
         for recognizer in self.recognizers:
             seen = url_text(text) if "URL" in recognizer.supported_entities else text
+            if "PHONE_NUMBER" in recognizer.supported_entities:
+                seen = _WIDE_GAP.sub(lambda m: "\n" * len(m.group()), seen)
             for found in recognizer.analyze(seen, recognizer.supported_entities, None):
                 if found.entity_type == "UK_NHS" and not _NHS_CUE.search(
                     text, max(0, found.start - 40), found.start

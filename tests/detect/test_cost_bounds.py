@@ -105,11 +105,12 @@ def test_pathological_shapes_cost_bounded_in_our_code(units, size):
     assert max(map(len, seen.split()), default=0) <= MAX_RUN
 
 
-@pytest.mark.parametrize("unit", ["+1 ", "ab\n", "a.", "(", "1", "a"])
+@pytest.mark.parametrize("unit", ["+1 ", "ab\n", "a.", "(", "1", "a", "0x"])
 def test_fast_detector_grows_linearly_on_pathological_shapes(unit):
     """The whole `fast` detector (spaCy and every pattern, phone matching included) grows linearly on each
-    shape ("+1 " runs and many short lines were slow in phone matching). Every run gets a text of its own:
-    detectors cache their results by text."""
+    shape ("+1 " runs, many short lines and "0x" runs, whose blanked inside the phone matcher read as one
+    candidate, were slow in phone matching). Every run gets a text of its own: detectors cache their
+    results by text."""
     fast = get_detector("fast")
     runs = iter(range(1_000))
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...errors import InputError
-from ...spans import Span
+from ...spans import Overlaps, Span
 
 if TYPE_CHECKING:
     from ..lexicon import Vocabulary
@@ -49,6 +49,12 @@ class Seen:
     vocabulary: Vocabulary | None = None
     original: str | None = None
     support: Sequence[Span] | None = None
+
+    def supported(self, span: Span) -> bool:
+        """Whether the model's support spans (`support`, not None) overlap ``span``."""
+        if "_support" not in self.__dict__:  # built once per text: a bisection per span, not a scan
+            object.__setattr__(self, "_support", Overlaps(self.support or ()))
+        return self.__dict__["_support"](span.start, span.end)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -85,14 +85,10 @@ def _identifying_digits(seen: Seen, span: Span) -> list[Span]:
     return kept
 
 
-def _overlaps_any(span: Span, others: Sequence[Span]) -> bool:
-    return any(o.start < span.end and span.start < o.end for o in others)
-
-
 def _unsupported(seen: Seen, span: Span) -> bool:
     """A model trained on the policy's gold reads the text and finds nothing over ``span`` even at its
     support threshold."""
-    return seen.support is not None and not _overlaps_any(span, seen.support)
+    return seen.support is not None and not seen.supported(span)
 
 
 def _kept(seen: Seen, span: Span) -> list[Span]:
