@@ -85,6 +85,13 @@ def _break_run(match: re.Match[str]) -> str:
 
 #: a format character inside a word (soft hyphen, zero-width joiner and non-joiner, word joiner)
 _INSIDE_WORD = re.compile(r"(?<=[^\W\d_])[\u00ad\u200c\u200d\u2060](?=[^\W\d_])")
+#: zero-width spaces, byte order marks and bidirectional marks: inside a word before a lower-case letter
+#: they split it ("Harrow\u200bgate"), at a word's edge they wrap it ("\u2066Marrowind\u2069"); read as the
+#: letter beside them, so the word stays one (between two capitalised words a zero-width space still parts
+#: them: "Mary\u200bJones")
+_MARKS = "\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff"
+_SPLIT_WORD = re.compile(rf"(?<=[^\W\d_])[{_MARKS}]+(?=[^\W\d_])")
+_WORD_EDGE = re.compile(rf"(?<![^\W\d_])[{_MARKS}]+(?=[^\W\d_])|(?<=[^\W\d_])[{_MARKS}]+(?![^\W\d_])")
 #: emoji and pictographs, flags' letters, skin-tone modifiers, variation selectors and the keycap's mark
 _PICTOGRAPH = regex.compile(
     r"[\p{Extended_Pictographic}\p{Regional_Indicator}\p{Emoji_Modifier}\ufe0e\ufe0f\u20e3]"
@@ -116,14 +123,31 @@ def filler_blanked(text: str) -> str:
     return _REPEATED_UNIT.sub(_blank_inside, _NO_ALNUM_RUN.sub(_blank_inside, text))
 
 
+def _joined(text: str, mark: re.Match[str]) -> str:
+    """Marks inside a word as its letter before them where a lower-case letter follows, else as spaces."""
+    return (
+        text[mark.start() - 1] * len(mark.group()) if text[mark.end()].islower() else " " * len(mark.group())
+    )
+
+
+def _beside(text: str, mark: re.Match[str]) -> str:
+    """Marks at a word's edge as the word's letter beside them."""
+    before = text[mark.start() - 1] if mark.start() > 0 else ""
+    letter = before if before.isalpha() else text[mark.end()]
+    return letter * len(mark.group())
+
+
 def model_text(text: str) -> str:
     """``text`` with every character that is not text and every pictograph replaced by a space (a format
-    character inside a word by the character before it), other spaces and full-width forms written in ASCII,
+    character inside a word, or a zero-width or bidirectional mark at a word's edge, by the letter beside
+    it), other spaces and full-width forms written in ASCII,
     the inside of filler runs blanked and runs without whitespace broken (module docstring; same length,
     same offsets)."""
     text = text.translate(_AS_ASCII)
     if NOT_TEXT.search(text):
         text = _INSIDE_WORD.sub(lambda m: text[m.start() - 1], text)
+        text = _SPLIT_WORD.sub(lambda m: _joined(text, m), text)
+        text = _WORD_EDGE.sub(lambda m: _beside(text, m), text)
         text = NOT_TEXT.sub(" ", text)
     text = _PICTOGRAPH.sub(" ", text)
     return _LONG_RUN.sub(_break_run, filler_blanked(text))

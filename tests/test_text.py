@@ -10,7 +10,8 @@ def test_model_text_keeps_length_and_offsets():
     text = "a\ud800b\x00c\u200bd\ufeffe\x1bf\tg\nh\ri\u00adj\x85k é 日本"
     safe = model_text(text)
     assert len(safe) == len(text)
-    assert safe == "a b c d e f\tg\nh\riij k é 日本"  # a soft hyphen inside a word keeps the word whole
+    # a soft hyphen, a zero-width space or a byte order mark inside a word keeps the word whole
+    assert safe == "a b ccdde f\tg\nh\riij k é 日本"
     safe.encode("utf-8")  # no lone surrogate is left
     assert model_text("plain text") == "plain text"
 
@@ -21,7 +22,10 @@ def test_model_text_keeps_length_and_offsets():
         ("Kowal\u00adska", "Kowallska"),  # soft hyphen, joiners and word joiner inside a word
         ("Kowal\u200dska", "Kowallska"),
         ("ab\u200c\u200dcd", "ab  cd"),  # two in a row: no word's inside
-        ("Mary\u200bJones", "Mary Jones"),  # a zero-width space separates words
+        ("Mary\u200bJones", "Mary Jones"),  # a zero-width space separates capitalised words
+        ("Harrow\u200bgate", "Harrowwgate"),  # not a word split before a lower-case letter
+        ("Ilsabet \u2066Marrowind\u2069;", "Ilsabet MMarrowindd;"),  # bidi isolates around a word
+        ("\u200eAnn \ufeffLee\u200f.", "AAnn LLeee."),  # marks at words' edges
         ("\U0001f600Marek Dyja\U0001f600", " Marek Dyja "),  # emoji would make "😀Marek" an unknown token
         ("\u2764\ufe0fRafael", "  Rafael"),  # with its variation selector
         ("\U0001f44d\U0001f3fd ok", "   ok"),  # and its skin tone
@@ -68,6 +72,8 @@ def covered(out, start, end):
         ("Seen\u00a0on\u00a0March\u00a03,\u00a02024.", 8, 21),  # no-break spaces inside a date
         ("Call\u00a0617\u202f555\u202f0199 now", 5, 17),
         ("Born \uff13/\uff11\uff14/\uff11\uff19\uff15\uff16 here", 5, 14),  # full-width digits
+        ("Seen by Dr. Quenby Harrow\u200bgate today.", 12, 29),  # a zero-width space inside the surname
+        ("Seen by Dr. Quenby \u2066Harrowgate\u2069 today.", 12, 30),  # bidi isolates around it
     ],
 )
 def test_names_and_emails_next_to_odd_characters_are_covered(pipe, text, start, end):
