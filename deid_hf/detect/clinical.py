@@ -5,7 +5,8 @@ facilities named next to a title, credential, kinship word or facility word.
   "DR'S CAMARDA AND CLIFFORD"); an initial and a surname ("Z. MILLER"); a signature, names before a
   credential ("Jean Hudson, RN", "barbara j. parrilli bsn/rn"; at least one word a known first/last name);
   after ``per``/``called``/``paged``/``notified``/``contacts`` when the first word is a known name.
-- patient (PERSON): after ``Mr``/``Mrs``/``Ms``/``Miss``.
+- patient (PERSON): after ``Mr``/``Mrs``/``Ms``/``Miss``; in a form's name field ("PATIENT: ILSABET
+  MARROWIND", "Name: ...").
 - relative (PERSON): after a kinship or proxy word ("dtr laverne", "Nephew, Neil Meitz", "daughter Elena":
   capitalised in mixed case, any word but a very frequent one).
 - facility (LOCATION): capitalised words before ``Hospital``/``Medical Center``/``Rehab``/``Regional``...

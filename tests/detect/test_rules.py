@@ -533,6 +533,10 @@ CONTEXT_CASES = [
     ("context.signature", "note by Laura Pennington, RN", {"Laura Pennington"}),
     ("context.signature", "note by Laura Pennington, R.N.", {"Laura Pennington"}),
     ("context.after-patient-title", "Mrs. Abernathy is resting", {"Abernathy"}),
+    ("context.name-field", "PATIENT: ILSABET MARROWIND\nDOB: 03/02/1961", {"ILSABET MARROWIND"}),
+    ("context.name-field", "Patient name: Quenby Harrowgate, 40", {"Quenby Harrowgate"}),
+    ("context.name-field", "PATIENT: STABLE OVERNIGHT. Customer: my order", set()),  # frequent words
+    ("context.name-field", "Seen by the patient: Marrowind", set()),  # not a field at a line's start
     ("context.after-kinship-word", "her son Teodor visited", {"Teodor"}),
     ("context.after-call-word", "paged Kevin Oduya re labs", {"Kevin Oduya"}),
     ("context.facility-name", "came from Briarwood Hospital", {"Briarwood Hospital"}),

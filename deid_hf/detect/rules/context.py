@@ -105,6 +105,11 @@ _INITIAL_RX = re.compile(rf"(?<![\w/'’.&<>])[A-Z]\.[ \t](?={_W})")
 # (possessive blanks); then (?!\w), not \b: after the dot of "R.N." a \b needs a word character
 _CREDENTIAL_RX = re.compile(rf"(?<![ \t])[ \t]*+(?:,[ \t]*+)?(?<![\w/]){_CREDENTIAL}(?!\w)", _I)
 _PATIENT_RX = re.compile(r"\b(?:(?:mr|mrs|miss)\b\.?|ms\.)[ \t]*", _I)
+#: a form's field for a person's name, at a line's start ("PATIENT: ", "Name: ", "Patient name: ")
+_NAME_FIELD_RX = re.compile(
+    r"(?im)^[ \t]*(?:(?:patient|pt|client|customer|caller|applicant|full)(?:['’]s)?[ \t]+name|patient|name|"
+    r"client|customer|caller|applicant)[ \t]*:[ \t]*"
+)
 _KIN_RX = re.compile(rf"\b{_KIN}\b[ \t]*[,:\-]?[ \t]*\(?(?:named[ \t]+)?", _I)
 _CALL_RX = re.compile(rf"\b{_CALL}\b[ \t]*(?:dr\.?[ \t]*|np[ \t]+|rn[ \t]+)?", _I)
 # possessive words starting at a word start: a hyphen belongs to its word, never to the separator
@@ -193,6 +198,12 @@ def _signature(text, vocabulary, bounds):
             or (len(last) >= 2 and all(w[0].isupper() and zipf(w) < SIGNATURE_NAME_MAX_ZIPF for w in last))
         ):
             yield (line_start + tail[0].start(), line_start + tail[-1].end())
+
+
+def _in_name_field(text, vocabulary, bounds):
+    """The name written in a form's name field, after its label at a line's start."""
+    for m in _NAME_FIELD_RX.finditer(text):
+        yield name_run(text, m.end(), bounds.max_zipf, limit=3, any_known=True, vocabulary=vocabulary)
 
 
 def _after_patient_title(text, vocabulary, bounds):
@@ -332,6 +343,15 @@ _context_rule(
     "names after Mr, Mrs, Ms, Miss",
     ("Mrs. Abernathy",),
     _after_patient_title,
+)
+_context_rule(
+    "context.name-field",
+    "PERSON",
+    0.9,
+    "the name in a form's name field, after 'Patient:', 'Name:', 'Patient name:' at a line's start, where a "
+    "model may not know a rare name written in capitals; a frequent word ends it ('Patient: stable')",
+    ("PATIENT: ILSABET MARROWIND", "Name: Quenby Harrowgate"),
+    _in_name_field,
 )
 _context_rule(
     "context.after-kinship-word",
