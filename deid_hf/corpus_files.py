@@ -127,6 +127,7 @@ def _csv_records(path: Path) -> list[dict]:
             problems[n] = f"line {line} has {len(row)} fields, the header {len(header)}"
     if any("\udc80" <= ch <= "\udcff" for ch in "".join(header)):
         raise InputError(f"{path.name}: the header line is not valid UTF-8")
+    header = [name or f"Unnamed: {i}" for i, name in enumerate(header)]  # an empty cell, as pandas names it
     repeated = sorted({name for name in header if header.count(name) > 1})
     if repeated:
         raise InputError(f"{path.name}: the header names a column more than once: {', '.join(repeated)}")

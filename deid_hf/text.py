@@ -87,11 +87,11 @@ def _break_run(match: re.Match[str]) -> str:
 _INSIDE_WORD = re.compile(r"(?<=[^\W\d_])[\u00ad\u200c\u200d\u2060](?=[^\W\d_])")
 #: zero-width spaces, byte order marks and bidirectional marks: inside a word before a lower-case letter
 #: they split it ("Harrow\u200bgate"), at a word's edge they wrap it ("\u2066Marrowind\u2069"); read as the
-#: letter beside them, so the word stays one (between two capitalised words a zero-width space still parts
-#: them: "Mary\u200bJones")
+#: letter beside them, so the word stays one (between two capitalised words, or a letter and a digit, a
+#: zero-width space still parts them: "Mary\u200bJones", "Phone\u200b07700")
 _MARKS = "\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff"
 _SPLIT_WORD = re.compile(rf"(?<=[^\W\d_])[{_MARKS}]+(?=[^\W\d_])")
-_WORD_EDGE = re.compile(rf"(?<![^\W\d_])[{_MARKS}]+(?=[^\W\d_])|(?<=[^\W\d_])[{_MARKS}]+(?![^\W\d_])")
+_WORD_EDGE = re.compile(rf"(?<!\w)[{_MARKS}]+(?=[^\W\d_])|(?<=[^\W\d_])[{_MARKS}]+(?!\w)")
 #: emoji and pictographs, flags' letters, skin-tone modifiers, variation selectors and the keycap's mark
 _PICTOGRAPH = regex.compile(
     r"[\p{Extended_Pictographic}\p{Regional_Indicator}\p{Emoji_Modifier}\ufe0e\ufe0f\u20e3]"

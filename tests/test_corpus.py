@@ -123,6 +123,8 @@ def test_a_csv_cell_is_copied_as_written_and_a_repeated_column_name_is_refused(t
     source.write_text("text,text\na,b\n", encoding="utf-8")
     with pytest.raises(InputError, match="more than once: text"):
         read_records(source)
+    source.write_text("id,text,,\n1,a,,\n", encoding="utf-8")  # a spreadsheet's empty columns
+    assert read_records(source) == [{"id": "1", "text": "a", "Unnamed: 2": "", "Unnamed: 3": ""}]
 
 
 def test_saved_dataset_input(tmp_path, typed_pipe):

@@ -26,6 +26,7 @@ def test_model_text_keeps_length_and_offsets():
         ("Harrow\u200bgate", "Harrowwgate"),  # not a word split before a lower-case letter
         ("Ilsabet \u2066Marrowind\u2069;", "Ilsabet MMarrowindd;"),  # bidi isolates around a word
         ("\u200eAnn \ufeffLee\u200f.", "AAnn LLeee."),  # marks at words' edges
+        ("Phone\u200b0199\u200bThen", "Phone 0199 Then"),  # between a letter and a digit: a space
         ("\U0001f600Marek Dyja\U0001f600", " Marek Dyja "),  # emoji would make "😀Marek" an unknown token
         ("\u2764\ufe0fRafael", "  Rafael"),  # with its variation selector
         ("\U0001f44d\U0001f3fd ok", "   ok"),  # and its skin tone

@@ -264,9 +264,16 @@ def add_repeated_mentions(text: str, spans: list[Span]) -> list[Span]:
     longer number: a range, a ratio, a decimal or a percentage ("sats 96-98", "120/98", "98.6", "98%");
     a longer one (an ID's digits) is marked wherever it stands.
 
-    One pass over the text (candidates indexed by their first two characters), so that a long document
+    A further mention (source ``repeat``) seeds nothing: the search that found it found it wherever it
+    stands. One pass over the text (candidates indexed by their first two characters), so that a long document
     with thousands of distinct items stays linear instead of one search per item."""
-    surfaces = {text[s.start : s.end]: s for s in spans if len(text[s.start : s.end].strip()) > 1}
+    # a further mention found by its own search is no seed: it stands where that search found it ("TV" as a
+    # speaker's short name, not in "watched TV")
+    surfaces = {
+        text[s.start : s.end]: s
+        for s in spans
+        if len(text[s.start : s.end].strip()) > 1 and s.source != "repeat"
+    }
     if not surfaces:
         return merge_spans(spans)
     by_prefix: dict[str, list[str]] = {}
@@ -318,6 +325,14 @@ _WORD_START = re.compile(r"(?<!\w)(?=.)", re.DOTALL)
 _WORD_CHAR = re.compile(r"\w")
 
 
+def _short_name_written(short: str) -> re.Pattern:
+    """Where a person's short name stands for them: in brackets, or as a speaker's label at a line's start
+    (after a time stamp in brackets: "[14:32] TV:")."""
+    return re.compile(
+        rf"\((?P<bracketed>{short})\)|(?m:^[ \t]*(?:\[[^\]\n]{{0,20}}\][ \t]*)?(?P<speaker>{short})[ \t]*:)"
+    )
+
+
 def _name_parts(text: str, spans: list[Span], whole: bool) -> tuple[set[str], set[str]]:
     """The name parts of the detected persons whose mentions look like names (`add_name_mentions`), and the
     initials introduced in brackets right after a person's name ("Teodora Vasileva (TV)")."""
@@ -358,8 +373,9 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
     read as a person spreads no "Court", "Margaret Court" does); and
     relabel a detected span that is exactly such a part (spaCy's ORG "TANAKA", a capitalised occupation:
     "Baker" of "John Baker ... Baker") as PERSON. Initials introduced in brackets right after a person's
-    name are that person's short name, marked wherever written in capitals ("Teodora Vasileva (TV): ...
-    TV: ..."). A very common English word ("Will") is not marked at the start of a sentence."""
+    name are that person's short name, marked in brackets and as a speaker's label ("Teodora Vasileva (TV):
+    ... TV: ..."; not "watched TV"). A very common English word ("Will") is not marked at the start of a
+    sentence."""
     found = list(spans)
     parts, short_names = _name_parts(text, spans, whole)
     folded_parts = {part.casefold() for part in parts}
@@ -386,8 +402,6 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
                 written.add(part.lower())
             for form in written:
                 forms[form] = forms.get(form, False) or common
-    for short in short_names:  # in capitals only: "TV:" of the transcript, not "tv"
-        forms[short] = forms.get(short, False)
     lengths = sorted({len(form) for form in forms})
     # the form ends a word, or a possessive follows; an underscore parts words, as in a user name or a chat
     # handle ("customer_kwame", "lukas.fournier_77")
@@ -405,4 +419,10 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
             if common and re.search(r"(?:^|[.!?]\s+|\n\s*)$", text[max(0, start - 100) : start]):
                 continue
             found.append(snap_to_words(text, Span(start, end, "PERSON", 1.0, "repeat")))
+    for (
+        short
+    ) in short_names:  # in brackets, or a speaker's label at a line's start ("TV: ..."), not "watched TV"
+        for m in _short_name_written(short).finditer(text):
+            group = "bracketed" if m.group("bracketed") else "speaker"
+            found.append(Span(m.start(group), m.end(group), "PERSON", 1.0, "repeat"))
     return merge_spans(found)

@@ -41,6 +41,22 @@ NOT_OCCUPATIONS = frozenset({"copy", "land", "make", "sub", "runner", "minister"
 OCCUPATIONS_FILE = "occupations.txt"
 #: the health conditions WordNet knows, one per line (package data)
 HEALTH_FILE = "health.txt"
+#: conditions whose word is as often something else ("brush strokes", "an economic depression", "the
+#: shingles on a roof", "media hysteria"): a condition only after a word of illness (`_ILLNESS_CUE`)
+AMBIGUOUS_CONDITIONS = frozenset(
+    {"stroke", "depression", "shingles", "paranoia", "hysteria", "blindness", "phobia", "pox"}
+)
+#: a word of illness up to two words before a condition ("had a", "suffered from", "diagnosed with", "history
+#: of", "had two")
+_ILLNESS_CUE = re.compile(
+    r"(?i)\b(?:had|has|have|having|suffer\w*|diagnos\w*|treated|treatment|history|hx|developed|recover\w*|"
+    r"after|post|minor|major|severe|mild|acute|chronic|clinical|major|ischa?emic|haemorrhagic|hemorrhagic)"
+    r"\b(?:[ \t]+[\w-]+){0,2}[ \t]+$"
+)
+#: characters read before an ambiguous condition for a word of illness
+ILLNESS_CUE_BEFORE = 40
+#: a plural's "s" at a word's end
+_PLURAL = re.compile(r"s$")
 #: a health condition scores as an occupation: a name holding one ("Parkinson" of "Parkinson's disease")
 #: is merged into it by `quasi_labels_win`
 HEALTH_SCORE = OCCUPATION_SCORE
@@ -214,8 +230,16 @@ def find_occupations(text: str, source: str = "occupations") -> list[Span]:
 
 def find_health_conditions(text: str, source: str = "health") -> list[Span]:
     """Every health condition of `health_conditions` written in ``text`` (`PhraseList.find`): "diabetes",
-    "Parkinson's disease", "HIV"."""
-    return _health_list().find(text, source)
+    "Parkinson's disease", "HIV"; a word that is as often something else (`AMBIGUOUS_CONDITIONS`) only
+    after a word of illness ("had a stroke", "suffers from depression"; not "brush strokes", "a market
+    depression", "the shingles on the roof")."""
+    return [
+        span
+        for span in _health_list().find(text, source)
+        if not {written := text[span.start : span.end].casefold(), _PLURAL.sub("", written)}
+        & AMBIGUOUS_CONDITIONS
+        or _ILLNESS_CUE.search(text, max(0, span.start - ILLNESS_CUE_BEFORE), span.start)
+    ]
 
 
 class QuasiIdentifierDetector(Detector):

@@ -154,8 +154,8 @@ DECADE_WORDS = (
     "eighties",
     "nineties",
 )
-#: a decade of a life, in digits or in words ("40s", "20's", "sixties", "teens")
-DECADE = rf"(?:[1-9]0['’]?s|{'|'.join(DECADE_WORDS)})"
+#: a decade of a life, in digits or in words ("40s", "20's", "100s", "sixties", "teens")
+DECADE = rf"(?:(?:[1-9]|1[01])0['’]?s|{'|'.join(DECADE_WORDS)})"
 #: an age's decade, maybe narrowed ("40s", "late 20's", "mid-sixties", "early teens")
 DECADE_OF_AGE = rf"(?:(?:early|mid|late)[ -])?{DECADE}"
 #: a decade or a word that states an age over 89 and has no single number to cap

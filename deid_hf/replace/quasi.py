@@ -37,7 +37,17 @@ NATIONALITIES = (
     "Uruguayan",
 )
 #: religions a religion's surrogate is drawn from (each reads as a noun and as an adjective)
-RELIGIONS = ("Buddhist", "Christian", "Hindu", "Muslim", "Sikh", "Catholic", "Protestant")
+RELIGIONS = (
+    "Anglican",
+    "Buddhist",
+    "Christian",
+    "Evangelical",
+    "Hindu",
+    "Muslim",
+    "Sikh",
+    "Catholic",
+    "Protestant",
+)
 #: words read as a religion
 _RELIGIONS = {r.casefold() for r in (*RELIGIONS, "Jewish", "Jew", "Orthodox")}
 #: common health conditions a condition's surrogate is drawn from (a noun without an article: "suffered
@@ -62,6 +72,23 @@ CONDITIONS = (
     "tinnitus",
     "tuberculosis",
 )
+#: conditions counted, as events or growths ("a stroke", "two heart attacks", "a tumour")...
+COUNTED = frozenset(
+    {
+        "stroke",
+        "attack",
+        "seizure",
+        "tumour",
+        "tumor",
+        "migraine",
+        "infection",
+        "ulcer",
+        "aneurysm",
+        "breakdown",
+    }
+)
+#: ...and the counted conditions their surrogate is drawn from ("a migraine", "an ulcer")
+COUNTED_CONDITIONS = ("migraine", "seizure", "infection", "ulcer")
 #: conditions written as adjectives, for a test's result ("HIV-positive")
 CONDITION_ADJECTIVES = ("anaemic", "asthmatic", "diabetic", "epileptic")
 #: an eponym's possessive ("Parkinson's", "Graves'")
@@ -109,15 +136,20 @@ def demographic_like(original: str, rng: random.Random) -> str:
     religion = core.casefold() in _RELIGIONS or written.casefold() in _RELIGIONS or last in _RELIGIONS
     pool = RELIGIONS if religion else NATIONALITIES
     vowel = written[:1].casefold() in "aeiou"  # "a Turkish" stays "a ...", "an Irish" "an ..."
-    choices = [
+    others = [
         w
         for w in pool
-        if w.casefold() not in (core.casefold(), written.casefold(), last)
-        and (_takes_s(w) or not plural)
-        and (w[:1].casefold() in "aeiou") == vowel
+        if w.casefold() not in (core.casefold(), written.casefold(), last) and (_takes_s(w) or not plural)
     ]
+    choices = [w for w in others if (w[:1].casefold() in "aeiou") == vowel] or others
     drawn = _cased(written, rng.choice(choices) + plural)
-    return stripped[: article.end()] + drawn if article else drawn
+    if not article:
+        return drawn
+    said = stripped[: article.end()]
+    if said.strip().casefold() in ("a", "an"):  # the article agrees with the word drawn
+        said = ("an" if drawn[:1].casefold() in "aeiou" else "a") + said[len(said.strip()) :]
+        said = said[:1].upper() + said[1:] if stripped[:1].isupper() else said
+    return said + drawn
 
 
 def occupation_like(original: str, rng: random.Random) -> str:
@@ -137,12 +169,18 @@ def occupation_like(original: str, rng: random.Random) -> str:
 
 def health_like(original: str, rng: random.Random) -> str:
     """Another common health condition (`CONDITIONS`), starting with a vowel where the original does (so
-    "an" before it still reads), or an adjective for a test's result ("HIV-positive" -> "diabetic"); cased
+    "an" before it still reads), a counted one for a counted one ("a stroke" -> "a migraine", `COUNTED`),
+    or an adjective for a test's result ("HIV-positive" -> "diabetic"); cased
     as the original, but in lower case for an acronym or an eponym ("HIV", "Parkinson's disease" ->
     "asthma")."""
     written = original.strip()
     folded = written.casefold()
-    pool = CONDITION_ADJECTIVES if folded.endswith(("-positive", "-negative")) else CONDITIONS
+    head, plural = _singular(folded.split()[-1]) if folded.split() else ("", "")
+    pool = CONDITIONS
+    if folded.endswith(("-positive", "-negative")):
+        pool = CONDITION_ADJECTIVES
+    elif head in COUNTED:  # "a stroke", "two heart attacks": one that reads with "a" or a number
+        pool = tuple(c + plural for c in COUNTED_CONDITIONS)
     vowel = folded[:1] in "aeiou"
     drawn = rng.choice([c for c in pool if c != folded and (c[:1] in "aeiou") == vowel] or pool)
     first = written.split()[0].split("-")[0]

@@ -141,33 +141,34 @@ class ServeConfig:
         return tuple(dict.fromkeys((*offered, *self._operator_names(self.strategy))))
 
     def check_detector(self, spec: str | None) -> str:
-        """A request's detector: an allowed one, or an allowed p-filter with a threshold that masks at least
-        as much as the server's ("pfilter:1e-2"; a lower threshold flags fewer words and is refused)."""
+        """A request's detector: an allowed one; a p-filter (with or without a threshold) only where its
+        threshold masks at least as much as the server's own ("pfilter:1e-2"; a lower one flags fewer words
+        and is refused, and plain "pfilter" means the default threshold)."""
         spec = spec or self.detector
         allowed = self.allowed_detectors
         for part in spec.split(","):
             name, _, threshold = part.partition(":")
-            if part in allowed:
+            pfilter = name in _PFILTERS and (name in allowed or part in allowed)
+            if (part in allowed and not pfilter) or (pfilter and self._stricter_pfilter(name, threshold)):
                 continue
-            pfilter = name in set(_PFILTERS) & set(allowed)
-            if not pfilter or not self._stricter_pfilter(name, threshold):
-                from ..detect import DETECTORS
+            from ..detect import DETECTORS
 
-                shown = repr(part) if name in DETECTORS else "this detector"  # no text a client made up
-                raise InputError(
-                    f"detector {shown} is not allowed here (a p-filter's threshold may only be raised); "
-                    f"allowed: {', '.join(allowed)}"
-                )
+            shown = repr(name) if name in DETECTORS else "this detector"  # no text a client made up
+            raise InputError(
+                f"detector {shown} is not allowed here (a p-filter's threshold may only be raised); allowed: "
+                f"{', '.join(allowed)}"
+            )
         return spec
 
     def _stricter_pfilter(self, name: str, threshold: str) -> bool:
-        """Whether ``threshold`` is a number at least the server's own for ``name`` (or the default)."""
+        """Whether ``threshold`` (empty: the default) is a number at least the server's own threshold for
+        ``name`` (the default where the server runs none)."""
         from ..detect import PFILTER_THRESHOLD
 
         own = [p.partition(":")[2] for p in self.detector.split(",") if p.partition(":")[0] == name]
         try:
-            floor = max([PFILTER_THRESHOLD, *(float(t) for t in own if t)])
-            return float(threshold) >= floor
+            floor = max(float(t) if t else PFILTER_THRESHOLD for t in own) if own else PFILTER_THRESHOLD
+            return float(threshold) >= floor if threshold else floor <= PFILTER_THRESHOLD
         except ValueError:
             return False
 

@@ -326,6 +326,7 @@ def test_an_age_said_by_or_of_a_person(text, ages):
         ("the mid-90s; in his 1990s; in her 90 days", set()),
         # a decade under 90 is an age too (hipaa keeps it in clear, gdpr masks it)
         ("in his late 80s; in her forties; in my early twenties", {"late 80s", "forties", "early twenties"}),
+        ("in her early 100s; in his 110's", {"early 100s", "110's"}),
         *NOT_AGES,
     ],
 )
@@ -658,13 +659,16 @@ def test_a_persons_initials_in_brackets_after_the_name_are_the_persons_short_nam
     from deid_hf.detect.mentions import add_name_mentions
     from deid_hf.spans import Span
 
-    text = "Teodora Vasileva (TV): I sewed. TV: we had no tv. Ana Lima (BBC) said; BBC: later."
+    text = "Teodora Vasileva (TV): I sewed.\n[14:02] TV: we watched TV. Ana Lima (BBC) said\nBBC: later."
     spans = [
         Span(0, 16, "PERSON", 0.9, "model"),
         Span(text.index("Ana"), text.index("Ana") + 8, "PERSON", 0.9, "m"),
     ]
-    marked = [text[s.start : s.end] for s in add_name_mentions(text, spans) if s.source == "repeat"]
-    assert marked == ["TV", "TV"]  # in capitals only; other letters than the name's are no short name
+    marked = [
+        (s.start, text[s.start : s.end]) for s in add_name_mentions(text, spans) if s.source == "repeat"
+    ]
+    # in brackets and as a speaker's label, not in running text; other letters than the name's: no short name
+    assert marked == [(18, "TV"), (text.index("] TV") + 2, "TV")]
 
 
 def test_a_court_read_as_a_person_spreads_no_institution_word():

@@ -99,6 +99,9 @@ def test_health_conditions_come_from_wordnet_and_leave_out_its_other_words():
         ("is HIV-positive; an anti-epilepsy drug", {"HIV-positive"}),  # whole words
         ("post-traumatic stress disorder (PTSD)", {"post-traumatic stress disorder", "PTSD"}),
         ("the complaint was lodged in a frenzy", set()),
+        # a word as often something else, only after a word of illness
+        ("she had a stroke; suffers from depression; had two strokes", {"stroke", "depression", "strokes"}),
+        ("brush strokes, a market depression, the shingles on my roof", set()),
         ("nothing here at all", set()),
     ],
 )

@@ -142,6 +142,12 @@ PHONE_CASES = [
         {"Seven Seven Zero, Zero Nine Four, One Two"},
     ),
     ("phone.spoken-digits", "one two three four five six, and someone", set()),  # six digits; a longer word
+    ("phone.spoken-digits", "We need one two three four five six seven volunteers", set()),  # a count
+    (
+        "phone.spoken-digits",
+        "call me on five five five one two three four",
+        {"five five five one two three four"},
+    ),  # after a word of phones
 ]
 
 
@@ -536,6 +542,8 @@ CONTEXT_CASES = [
     ("context.name-field", "PATIENT: ILSABET MARROWIND\nDOB: 03/02/1961", {"ILSABET MARROWIND"}),
     ("context.name-field", "Patient name: Quenby Harrowgate, 40", {"Quenby Harrowgate"}),
     ("context.name-field", "PATIENT: STABLE OVERNIGHT. Customer: my order", set()),  # frequent words
+    ("context.name-field", "Patient: Nauseous, vomited x2\nCustomer: Thx.\nClient: Harrowgate Dental", set()),
+    ("context.name-field", "Name: Maria\nAge: 40", {"Maria"}),  # one word, a known name
     ("context.name-field", "Seen by the patient: Marrowind", set()),  # not a field at a line's start
     ("context.after-kinship-word", "her son Teodor visited", {"Teodor"}),
     ("context.after-call-word", "paged Kevin Oduya re labs", {"Kevin Oduya"}),
@@ -907,6 +915,15 @@ GDPR_CASES = [
         set(),
     ),
     ("gdpr.public-body-or-law", "the Data Protection Regulation (GDPR) applies", "GDPR", "ORG", set()),
+    # a person's name is no treaty's, however it is introduced
+    (
+        "name.needs-evidence",
+        "the Declaration of Ilsabet Marrowind in Support",
+        "Marrowind",
+        "ORG",
+        {"Marrowind"},
+    ),
+    ("name.needs-evidence", "She signed the Protocol for Maria Smith today", "Smith", "ORG", {"Smith"}),
     ("gdpr.public-body-or-law", "the Court of Justice of the European Union held", "Justice", "ORG", set()),
     (
         "gdpr.public-body-or-law",
@@ -1268,8 +1285,33 @@ CITATION_CASES = [
         [("Mr Ali Demir", "PERSON"), ("Demir", "PERSON"), ("11112/02", "ID")],
         {"Mr Ali Demir", "Demir", "11112/02"},
     ),
-    # no citation without a reference after the names
+    # no citation without a reference after the names, nor with a date alone (a private dispute)
     ("gdpr.case-law-citation", "the dispute Smith v. Jones was settled", [("Smith", "PERSON")], {"Smith"}),
+    (
+        "gdpr.case-law-citation",
+        "he cited Marrowind v. Harrowgate, 14 March 2019, in his letter",
+        [("Marrowind", "PERSON"), ("14 March 2019", "DATE_TIME")],
+        {"Marrowind", "14 March 2019"},
+    ),
+    # a party after "v." found as a person elsewhere; the document's title; its name in capitals with "İ"
+    (
+        "gdpr.case-law-citation",
+        "in Brandt v. Ostrowski, no. 412/18, § 3, where Piotr Ostrowski was ordered",
+        [("Brandt", "LOCATION"), ("412/18", "ID"), ("Piotr Ostrowski", "PERSON")],
+        {"Brandt", "412/18", "Piotr Ostrowski"},
+    ),
+    (
+        "gdpr.case-law-citation",
+        "Zielinski v. Hartwell Logistics Ltd, no. 2201/19\n\nThe claimant was dismissed.",
+        [("Zielinski", "PERSON"), ("2201/19", "ID")],
+        {"Zielinski", "2201/19"},
+    ),
+    (
+        "gdpr.case-law-citation",
+        "CASE OF DEMİRTAŞ v. TURKEY (No. 2)\n\nsee Demirtaş v. Turkey (no. 1), no. 14305/17, § 5",
+        [("Demirtaş", "PERSON"), ("14305/17", "ID")],
+        {"Demirtaş", "14305/17"},
+    ),
 ]
 
 

@@ -9,6 +9,7 @@ from deid_hf.detect.quasi import job_titles
 from deid_hf.replace.quasi import (
     CONDITION_ADJECTIVES,
     CONDITIONS,
+    COUNTED_CONDITIONS,
     NATIONALITIES,
     RELIGIONS,
     demographic_like,
@@ -34,6 +35,8 @@ def test_a_nationality_becomes_another_and_a_religion_another_religion(seed):
     # a religion of two words, with its article inside the span: the article kept, the religion another
     roman = demographic_like("a Roman Catholic", rng)
     assert roman.startswith("a ") and roman[2:] in RELIGIONS and roman[2] not in "AEIOU"
+    jew = demographic_like("an Orthodox Jew", rng)  # raised IndexError: no religion of a vowel then
+    assert jew.startswith("an ") and jew[3:] in RELIGIONS
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -80,3 +83,7 @@ def test_a_health_condition_becomes_another_with_its_article_and_case(seed):
     # an acronym or an eponym gives a common noun, in lower case; a test's result an adjective
     assert health_like("HIV", rng) in CONDITIONS and health_like("Parkinson's disease", rng) in CONDITIONS
     assert health_like("HIV-positive", rng) in CONDITION_ADJECTIVES
+    # a counted condition for a counted one: "had a stroke" -> "had a migraine", not "had a diabetes"
+    assert health_like("heart attack", rng) in COUNTED_CONDITIONS and health_like("strokes", rng).endswith(
+        "s"
+    )

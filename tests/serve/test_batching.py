@@ -74,10 +74,16 @@ def test_server_config_refuses_unsafe_requests():
     for weaker in ("pfilter:1e-4", "pfilter-propn:1e-300", "pfilter:abc"):
         with pytest.raises(InputError, match="not allowed"):
             config.check_detector(weaker)
-    own = ServeConfig(detector="pfilter:0.05", strategy="typed")
-    with pytest.raises(InputError, match="not allowed"):
-        own.check_detector("pfilter:0.01")
+    own = ServeConfig(detector="default,pfilter:0.05", strategy="typed")
+    for weaker in ("pfilter:0.01", "pfilter"):  # plain "pfilter": the default threshold, below the server's
+        with pytest.raises(InputError, match="not allowed"):
+            own.check_detector(weaker)
     assert own.check_detector("pfilter:0.1") == "pfilter:0.1"
+    low = ServeConfig(detector="pfilter:1e-4", strategy="typed")
+    assert low.check_detector("pfilter:5e-4") == "pfilter:5e-4"  # above the server's own, below the default
+    with pytest.raises(InputError) as refused:
+        config.check_detector("pfilter:<b>x</b>")
+    assert "<b>" not in str(refused.value)
     with pytest.raises(InputError) as refused:  # a name a client made up is not echoed
         config.check_detector("Ilsabet Marrowind")
     assert "Ilsabet" not in str(refused.value)

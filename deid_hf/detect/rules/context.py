@@ -201,9 +201,12 @@ def _signature(text, vocabulary, bounds):
 
 
 def _in_name_field(text, vocabulary, bounds):
-    """The name written in a form's name field, after its label at a line's start."""
+    """The name written in a form's name field, after its label at a line's start: two or three name words,
+    or one known name ("Patient: Nauseous, vomited", "Customer: Thx" hold one rare word and no name)."""
     for m in _NAME_FIELD_RX.finditer(text):
-        yield name_run(text, m.end(), bounds.max_zipf, limit=3, any_known=True, vocabulary=vocabulary)
+        run = name_run(text, m.end(), bounds.max_zipf, limit=3, any_known=True, vocabulary=vocabulary)
+        words = text[run[0] : run[1]].split() if run else []
+        yield run if len(words) >= 2 or any(is_name_word(w) for w in words) else None
 
 
 def _after_patient_title(text, vocabulary, bounds):

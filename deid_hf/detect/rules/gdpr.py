@@ -9,9 +9,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from ...spans import Span, merge_spans
+from ..lexicon import is_known_name, zipf
 from . import Rule, SpanRule, decided, register_rule
 
 #: the bodies of a state, which a country's adjective may precede ("the Turkish Government", "the Hungarian
@@ -126,6 +128,8 @@ _TREATY = re.compile(
     r"\b(?:Convention|Treaty|Charter|Covenant|Protocol|Declaration)[ \t]+(?:for|on|of|against|relating[ \t]+"
     rf"to)[ \t]+(?:the[ \t]+)?{_STATUTE_WORD}(?:[ \t]+(?:{_STATUTE_WORD}|and|of|the|on|for|in)){{0,10}}"
 )
+#: every capitalised word of a treaty's name is at least this frequent (wordfreq Zipf): names are rarer
+TREATY_WORD_ZIPF = 3.0
 #: characters read on each side of a span for the treaty's name around it (the longest name fits)
 TREATY_AROUND = 160
 #: a law's or a treaty's short name in brackets after its name ("the General Data Protection Regulation
@@ -147,6 +151,9 @@ _CITATION = re.compile(
     r"Series[ ]A[ ]no\.[ ]\d+|ECHR[ ]\d{4}(?:-[IVX]+)?(?:[ ]\(extracts\))?|§§?[ ][\d–-]+(?:[ ]and[ ]\d+)?|"
     r"\d{1,2}[ ][A-Z][a-z]+[ ]\d{4})){1,6}"
 )
+#: a citation's published reference: an application's number or a report's volume (a date or a paragraph
+#: alone may cite a private dispute: "Marrowind v. Harrowgate, 14 March 2019")
+_REFERENCE = re.compile(r"\bnos?\.[ ]\d+/\d+|\bSeries[ ]A[ ]no\.|\bECHR[ ]\d{4}")
 #: the document's own application numbers ("(Application no. 41758/04)", "an application (no. 41758/04)")
 _OWN_APPLICATION = re.compile(r"(?i)\bapplications?[ ]\(?nos?\.[ ](\d+/\d+)")
 #: the document's own case by its name ("CASE OF DEMIRTAŞ v. TURKEY", "In the case of Demirtaş v. Turkey")
@@ -253,19 +260,34 @@ def inside_public_body(text: str, span: Span) -> bool:
     return False
 
 
+def _folded_words(piece: str) -> set[str]:
+    """The words of three letters or more of ``piece``, case-folded and without diacritics ("DEMİRTAŞ",
+    "Demirtaş", "Demirtas": one word)."""
+    bare = unicodedata.normalize("NFKD", piece.casefold())
+    bare = "".join(ch for ch in bare if not unicodedata.combining(ch))
+    return set(re.findall(r"[^\W\d_]{3,}", bare)) - {"and", "others", "the"}
+
+
 def own_case(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """The document's own case: its application numbers (`_OWN_APPLICATION`) and the words of its name
-    (`_OWN_CASE`, case-folded)."""
-    names = {w.casefold() for m in _OWN_CASE.finditer(text) for w in re.findall(r"[^\W\d_]{3,}", m["name"])}
-    return frozenset(_OWN_APPLICATION.findall(text)), frozenset(names - {"and", "others", "the"})
+    (`_OWN_CASE`, or a citation that starts the document's first line: its title; `_folded_words`)."""
+    names = {w for m in _OWN_CASE.finditer(text) for w in _folded_words(m["name"])}
+    first = text.lstrip().split("\n", 1)[0]
+    title = _CITATION.match(first)  # a first line that starts with a citation: the document's title
+    if title:
+        names |= _folded_words(title.group())
+    return frozenset(_OWN_APPLICATION.findall(text)), frozenset(names)
 
 
 def without_cited_cases(text: str, spans: Sequence[Span]) -> list[Span]:
     """``spans`` less those inside a citation of another case (`CASE_LAW`, `_CITATION`): published case law,
-    no data of the people the document is about. A citation of the document's own case (its application
-    number or its name, `own_case`) or one naming a person found outside citations (an earlier case of the
-    applicant: "Demirtaş v. Turkey (no. 1)") is no other case: its spans stay."""
+    no data of the people the document is about. Only a citation with a published reference (an
+    application's number, a report's volume) is one; a citation of the document's own case (its
+    application number, its name or title, `own_case`) or one naming a person found outside citations, on
+    either side of "v." (an earlier case of the applicant: "Demirtaş v. Turkey (no. 1)"), is no other case:
+    its spans stay."""
     citations = [(m.start(), m.end()) for m in _CITATION.finditer(text)] if " v. " in text else []
+    citations = [(a, b) for a, b in citations if _REFERENCE.search(text, a, b)]
     if not citations:
         return list(spans)
     numbers, names = own_case(text)
@@ -273,17 +295,14 @@ def without_cited_cases(text: str, spans: Sequence[Span]) -> list[Span]:
     def inside(span: Span) -> bool:
         return any(a <= span.start and span.end <= b for a, b in citations)
 
-    people = {
-        w.casefold()
-        for s in spans
-        if s.label == "PERSON" and not inside(s)
-        for w in re.findall(r"[^\W\d_]{3,}", text[s.start : s.end])
-    }
+    people = set().union(
+        *(_folded_words(text[s.start : s.end]) for s in spans if s.label == "PERSON" and not inside(s))
+    )
     others = []
     for a, b in citations:
         cited = text[a:b]
-        words = {w.casefold() for w in re.findall(r"[^\W\d_]{3,}", cited.split(" v. ")[0])}
-        if not numbers & set(re.findall(r"\d+/\d+", cited)) and not (names | people) & words:
+        parties = _folded_words(_REFERENCE.split(cited)[0])
+        if not numbers & set(re.findall(r"\d+/\d+", cited)) and not (names | people) & parties:
             others.append((a, b))
     kept = []
     for span in spans:
@@ -292,6 +311,13 @@ def without_cited_cases(text: str, spans: Sequence[Span]) -> list[Span]:
         else:
             kept.append(span)
     return kept
+
+
+def _treaty_words(match: re.Match) -> bool:
+    """Whether a treaty's name is written in everyday words that name no one ("Protection of Human Rights";
+    not "the Declaration of Ilsabet Marrowind", "the Protocol for Maria Smith")."""
+    words = re.findall(r"[A-Z][a-z]+", match.group())
+    return all(zipf(w) >= TREATY_WORD_ZIPF and not is_known_name(w) for w in words)
 
 
 def inside_statute(text: str, span: Span) -> bool:
@@ -308,7 +334,7 @@ def inside_statute(text: str, span: Span) -> bool:
     return (
         acronym
         or _inside_match(_STATUTE, text, span)
-        or _inside_match(_TREATY, text, span, around=TREATY_AROUND)
+        or _inside_match(_TREATY, text, span, around=TREATY_AROUND, accept=_treaty_words)
     )
 
 

@@ -31,6 +31,12 @@ _SPOKEN_DIGIT = r"(?:(?:double|triple)[ -])?(?:oh|zero|nought|one|two|three|four
 #: a phone number said digit by digit, as a transcript or a chat writes it ("oh seven seven oh oh nine double
 #: oh four one seven"): seven digit words or more in a row
 SPOKEN_PHONE = re.compile(rf"(?i)(?<![\w-]){_SPOKEN_DIGIT}(?:[ ,-]+{_SPOKEN_DIGIT}){{6,}}(?![\w-])")
+#: digit words only a number said aloud holds
+_SAID_DIGIT = re.compile(r"(?i)\b(?:oh|zero|nought|double|triple)\b")
+#: a word of phones before a number said aloud
+_SAID_PHONE_CUE = re.compile(
+    r"(?i)\b(?:number|phone|tel|call|reach|mobile|cell|contact|text|ring)\b\W*(?:\w+\W+){0,2}$"
+)
 #: a 24-hour clock time written with four digits ("0600", "2215")
 CLOCK_TIME = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d")
 #: two 24-hour clock times joined by a hyphen ("0400-0600", "2300 - 0700", "2000-2400"): a time range
@@ -116,6 +122,16 @@ def phone_digits(piece: str) -> bool:
     return sum(c.isdigit() for c in piece) >= PHONE_DIGITS
 
 
+def said_phone(text: str, start: int, piece: str) -> bool:
+    """Whether digit words at ``start`` are a phone number said aloud: with a digit only a number says
+    ("oh", "zero", "double"), or after a word of phones ("my number is one two ..."); not a count ("one two
+    three four five six seven volunteers")."""
+    return (
+        _SAID_DIGIT.search(piece) is not None
+        or _SAID_PHONE_CUE.search(text, max(0, start - PHONE_WORD_BEFORE * 2), start) is not None
+    )
+
+
 def find_phones(text: str) -> list[Span]:
     """Spans of the registered phone rules (a phone, or an ID in an SSN's layout; source ``policy``) with
     enough digits, in figures or said in words (`SPOKEN_PHONE`)."""
@@ -123,7 +139,11 @@ def find_phones(text: str) -> list[Span]:
     for rule in RULES.family("phones"):
         for span in rule.find(text, "policy"):
             piece = text[span.start : span.end]
-            if phone_digits(piece) or rule is SPOKEN_PHONE_NUMBER:
+            if (
+                phone_digits(piece)
+                if rule is not SPOKEN_PHONE_NUMBER
+                else said_phone(text, span.start, piece)
+            ):
                 decided(rule.name, span, True)
                 found.append(span)
     return found
