@@ -264,15 +264,15 @@ def add_repeated_mentions(text: str, spans: list[Span]) -> list[Span]:
     longer number: a range, a ratio, a decimal or a percentage ("sats 96-98", "120/98", "98.6", "98%");
     a longer one (an ID's digits) is marked wherever it stands.
 
-    A further mention (source ``repeat``) seeds nothing: the search that found it found it wherever it
-    stands. One pass over the text (candidates indexed by their first two characters), so that a long document
+    A short name (source `SHORT_NAME_SOURCE`) seeds nothing: its search found it wherever it stands for the
+    person. One pass over the text (candidates indexed by their first two characters), so that a long document
     with thousands of distinct items stays linear instead of one search per item."""
-    # a further mention found by its own search is no seed: it stands where that search found it ("TV" as a
-    # speaker's short name, not in "watched TV")
+    # a short name seeds nothing: it stands where its own search found it ("TV" as a speaker's label, not in
+    # "watched TV")
     surfaces = {
         text[s.start : s.end]: s
         for s in spans
-        if len(text[s.start : s.end].strip()) > 1 and s.source != "repeat"
+        if len(text[s.start : s.end].strip()) > 1 and s.source != SHORT_NAME_SOURCE
     }
     if not surfaces:
         return merge_spans(spans)
@@ -325,11 +325,20 @@ _WORD_START = re.compile(r"(?<!\w)(?=.)", re.DOTALL)
 _WORD_CHAR = re.compile(r"\w")
 
 
+#: the source of a person's short name ("TV" of "Teodora Vasileva (TV)")
+SHORT_NAME_SOURCE = "short name"
+#: what may come before a speaker's label on its line: a list mark, a time stamp, a bracketed tag, emphasis
+_SPEAKER_PREFIX = (
+    r"[ \t]*(?:[-*•>]+[ \t]*)?(?:[\[(]?\d{1,2}:\d{2}(?::\d{2})?[\])]?[ \t]*)?(?:\[[^\]\n]{0,20}\][ \t]*)?"
+    r"[*_]{0,2}"
+)
+
+
 def _short_name_written(short: str) -> re.Pattern:
     """Where a person's short name stands for them: in brackets, or as a speaker's label at a line's start
-    (after a time stamp in brackets: "[14:32] TV:")."""
+    ("TV:", "[14:32] TV:", "14:32 TV:", "- TV:", "**TV**:", "TV>")."""
     return re.compile(
-        rf"\((?P<bracketed>{short})\)|(?m:^[ \t]*(?:\[[^\]\n]{{0,20}}\][ \t]*)?(?P<speaker>{short})[ \t]*:)"
+        rf"\((?P<bracketed>{short})\)|(?m:^{_SPEAKER_PREFIX}(?P<speaker>{short})[*_]{{0,2}}[ \t]*[:>])"
     )
 
 
@@ -424,5 +433,5 @@ def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list
     ) in short_names:  # in brackets, or a speaker's label at a line's start ("TV: ..."), not "watched TV"
         for m in _short_name_written(short).finditer(text):
             group = "bracketed" if m.group("bracketed") else "speaker"
-            found.append(Span(m.start(group), m.end(group), "PERSON", 1.0, "repeat"))
+            found.append(Span(m.start(group), m.end(group), "PERSON", 1.0, SHORT_NAME_SOURCE))
     return merge_spans(found)

@@ -41,20 +41,27 @@ NOT_OCCUPATIONS = frozenset({"copy", "land", "make", "sub", "runner", "minister"
 OCCUPATIONS_FILE = "occupations.txt"
 #: the health conditions WordNet knows, one per line (package data)
 HEALTH_FILE = "health.txt"
-#: conditions whose word is as often something else ("brush strokes", "an economic depression", "the
-#: shingles on a roof", "media hysteria"): a condition only after a word of illness (`_ILLNESS_CUE`)
+#: conditions whose word is also something else ("brush strokes", "an economic depression", "the shingles
+#: on a roof"): a condition unless a word of that other sense is beside it (`_other_sense`)
 AMBIGUOUS_CONDITIONS = frozenset(
     {"stroke", "depression", "shingles", "paranoia", "hysteria", "blindness", "phobia", "pox"}
 )
-#: a word of illness up to two words before a condition ("had a", "suffered from", "diagnosed with", "history
-#: of", "had two")
-_ILLNESS_CUE = re.compile(
-    r"(?i)\b(?:had|has|have|having|suffer\w*|diagnos\w*|treated|treatment|history|hx|developed|recover\w*|"
-    r"after|post|minor|major|severe|mild|acute|chronic|clinical|major|ischa?emic|haemorrhagic|hemorrhagic)"
-    r"\b(?:[ \t]+[\w-]+){0,2}[ \t]+$"
+#: a word before an ambiguous condition that gives it another sense ("brush strokes", "a market depression",
+#: "media hysteria", "a lucky stroke", "the wooden shingles")
+_OTHER_SENSE_BEFORE = re.compile(
+    r"(?i)\b(?:brush|pen|paint|swimming|swim|golf|tennis|rowing|oar|back|master|lucky|single|economic|"
+    r"market|financial|great|tropical|atmospheric|mass|media|public|war|moral|wooden|cedar|asphalt|roof|"
+    r"slate)[ \t]+$"
 )
-#: characters read before an ambiguous condition for a word of illness
-ILLNESS_CUE_BEFORE = 40
+#: words after an ambiguous condition that give it another sense ("a stroke of luck", "the shingles on my
+#: roof", "a depression in the road", "the stroke of the crane")
+_OTHER_SENSE_AFTER = re.compile(
+    r"(?i)[ \t]+(?:of[ \t]+(?:luck|genius|midnight|the[ \t]+(?:pen|brush|crane|oar|clock))|"
+    r"(?:on|of|off|from)[ \t]+(?:the|my|his|her|our|their|a)[ \t]+(?:roof|house|shed|wall|barn)|"
+    r"in[ \t]+(?:the[ \t]+)?(?:road|ground|market|markets|economy|prices))\b"
+)
+#: characters read before an ambiguous condition for a word of its other sense
+OTHER_SENSE_BEFORE = 40
 #: a plural's "s" at a word's end
 _PLURAL = re.compile(r"s$")
 #: a health condition scores as an occupation: a name holding one ("Parkinson" of "Parkinson's disease")
@@ -230,16 +237,23 @@ def find_occupations(text: str, source: str = "occupations") -> list[Span]:
 
 def find_health_conditions(text: str, source: str = "health") -> list[Span]:
     """Every health condition of `health_conditions` written in ``text`` (`PhraseList.find`): "diabetes",
-    "Parkinson's disease", "HIV"; a word that is as often something else (`AMBIGUOUS_CONDITIONS`) only
-    after a word of illness ("had a stroke", "suffers from depression"; not "brush strokes", "a market
-    depression", "the shingles on the roof")."""
+    "Parkinson's disease", "HIV"; a word that is also something else (`AMBIGUOUS_CONDITIONS`) unless a
+    word of that other sense is beside it ("brush strokes", "a market depression", "the shingles on my
+    roof" are none; "off work with depression", "PMH: Stroke 2018" are)."""
     return [
         span
         for span in _health_list().find(text, source)
         if not {written := text[span.start : span.end].casefold(), _PLURAL.sub("", written)}
         & AMBIGUOUS_CONDITIONS
-        or _ILLNESS_CUE.search(text, max(0, span.start - ILLNESS_CUE_BEFORE), span.start)
+        or not _other_sense(text, span)
     ]
+
+
+def _other_sense(text: str, span: Span) -> bool:
+    """Whether a word beside an ambiguous condition gives it its other sense (`_OTHER_SENSE_BEFORE`,
+    `_OTHER_SENSE_AFTER`)."""
+    before = _OTHER_SENSE_BEFORE.search(text, max(0, span.start - OTHER_SENSE_BEFORE), span.start)
+    return before is not None or _OTHER_SENSE_AFTER.match(text, span.end) is not None
 
 
 class QuasiIdentifierDetector(Detector):

@@ -106,7 +106,7 @@ def _singular(word: str) -> tuple[str, str]:
     """(word without a plural "s", the "s" or "")."""
     return (
         (word[:-1], word[-1])
-        if len(word) > 3 and word.endswith("s") and not word.endswith("ss")
+        if len(word) > 3 and word[-1:] in "sS" and word[-2:].casefold() != "ss"
         else (word, "")
     )
 
@@ -173,9 +173,9 @@ def health_like(original: str, rng: random.Random) -> str:
     or an adjective for a test's result ("HIV-positive" -> "diabetic"); cased
     as the original, but in lower case for an acronym or an eponym ("HIV", "Parkinson's disease" ->
     "asthma")."""
-    written = original.strip()
+    written = original.strip() or "illness"
     folded = written.casefold()
-    head, plural = _singular(folded.split()[-1]) if folded.split() else ("", "")
+    head, plural = _singular(folded.split()[-1])
     pool = CONDITIONS
     if folded.endswith(("-positive", "-negative")):
         pool = CONDITION_ADJECTIVES

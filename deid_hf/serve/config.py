@@ -146,10 +146,15 @@ class ServeConfig:
         and is refused, and plain "pfilter" means the default threshold)."""
         spec = spec or self.detector
         allowed = self.allowed_detectors
+        listed = {*(self.detectors or ()), *self.detector.split(",")}  # the operator's own, as written
         for part in spec.split(","):
             name, _, threshold = part.partition(":")
             pfilter = name in _PFILTERS and (name in allowed or part in allowed)
-            if (part in allowed and not pfilter) or (pfilter and self._stricter_pfilter(name, threshold)):
+            if (
+                part in listed
+                or (part in allowed and not pfilter)
+                or (pfilter and self._stricter_pfilter(threshold))
+            ):
                 continue
             from ..detect import DETECTORS
 
@@ -160,12 +165,12 @@ class ServeConfig:
             )
         return spec
 
-    def _stricter_pfilter(self, name: str, threshold: str) -> bool:
-        """Whether ``threshold`` (empty: the default) is a number at least the server's own threshold for
-        ``name`` (the default where the server runs none)."""
+    def _stricter_pfilter(self, threshold: str) -> bool:
+        """Whether ``threshold`` (empty: the default) is a number at least the server's own p-filter
+        threshold (either p-filter's; the default where the server runs none)."""
         from ..detect import PFILTER_THRESHOLD
 
-        own = [p.partition(":")[2] for p in self.detector.split(",") if p.partition(":")[0] == name]
+        own = [p.partition(":")[2] for p in self.detector.split(",") if p.partition(":")[0] in _PFILTERS]
         try:
             floor = max(float(t) if t else PFILTER_THRESHOLD for t in own) if own else PFILTER_THRESHOLD
             return float(threshold) >= floor if threshold else floor <= PFILTER_THRESHOLD

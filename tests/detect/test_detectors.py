@@ -4,6 +4,7 @@ import re
 
 import pytest
 
+import deid_hf
 from deid_hf.detect import (
     EnsembleDetector,
     PatternDetector,
@@ -352,7 +353,6 @@ def test_a_word_that_states_an_age_over_89(text, ages):
 @pytest.mark.slow  # the default detector (its model and spaCy)
 def test_hipaa_caps_the_new_age_forms_end_to_end():
     """hipaa writes "90+" for an age over 89 in these forms and keeps younger ages and look-alikes."""
-    import deid_hf
 
     pipe = deid_hf.pipeline("deid-substitution")
     for text, written in [
@@ -572,7 +572,6 @@ def test_the_learned_detector_reads_its_support_from_the_same_pass(tiny_learned_
 def test_an_entities_filter_sees_each_mention_with_its_own_label():
     """The user's ``entities`` filter runs before one label per surface: a PERSON mention stays protected
     (and its repeat with it) even where a stronger guess calls the same words an ORG."""
-    import deid_hf
     from deid_hf.detect.base import Detector
     from deid_hf.spans import Span
 
@@ -656,19 +655,34 @@ def test_a_detected_names_parts_are_marked_inside_user_names_and_chat_handles():
 
 
 def test_a_persons_initials_in_brackets_after_the_name_are_the_persons_short_name():
-    from deid_hf.detect.mentions import add_name_mentions
+    from deid_hf.detect.mentions import SHORT_NAME_SOURCE, add_name_mentions, add_repeated_mentions
     from deid_hf.spans import Span
 
     text = "Teodora Vasileva (TV): I sewed.\n[14:02] TV: we watched TV. Ana Lima (BBC) said\nBBC: later."
+    text += "\n**TV**: hello\n14:32 TV: yes\n- TV: no\n(14:33) TV: ok\nTV> fine"
     spans = [
         Span(0, 16, "PERSON", 0.9, "model"),
         Span(text.index("Ana"), text.index("Ana") + 8, "PERSON", 0.9, "m"),
     ]
-    marked = [
-        (s.start, text[s.start : s.end]) for s in add_name_mentions(text, spans) if s.source == "repeat"
-    ]
-    # in brackets and as a speaker's label, not in running text; other letters than the name's: no short name
-    assert marked == [(18, "TV"), (text.index("] TV") + 2, "TV")]
+    found = add_repeated_mentions(text, add_name_mentions(text, spans))
+    marked = [text[s.start : s.end] for s in found if s.source == SHORT_NAME_SOURCE]
+    # in brackets and as a speaker's label, not in running text ("watched TV", also after the further-mention
+    # search); other letters than the name's initials are no short name
+    assert marked == ["TV"] * 7
+    watched = text.index("watched TV") + 8
+    assert not any(s.start <= watched < s.end for s in found)
+
+
+def test_a_surname_that_is_a_frequent_word_is_masked_at_a_sentence_start_too():
+    """The name-part search leaves a frequent word at a sentence's start; the further-mention search of what
+    it found elsewhere covers it ("Little reports less pain")."""
+    from deid_hf.detect.mentions import add_name_mentions, add_repeated_mentions
+    from deid_hf.spans import Span
+
+    text = "Seen with Ms Mark Little on the ward. Little reports less pain. Plan discussed with Little."
+    found = add_repeated_mentions(text, add_name_mentions(text, [Span(13, 24, "PERSON", 0.9, "model")]))
+    starts = [i for i in range(len(text)) if text.startswith("Little", i)]
+    assert all(any(s.start <= i < s.end for s in found) for i in starts)
 
 
 def test_a_court_read_as_a_person_spreads_no_institution_word():
@@ -735,8 +749,6 @@ def test_a_spans_shape_overrules_a_label_it_contradicts(surface, label, relabell
 
 def test_building_a_pipeline_says_nothing_of_its_device():
     import logging
-
-    import deid_hf
 
     said = []
     handler = logging.Handler()

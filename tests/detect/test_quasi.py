@@ -99,9 +99,9 @@ def test_health_conditions_come_from_wordnet_and_leave_out_its_other_words():
         ("is HIV-positive; an anti-epilepsy drug", {"HIV-positive"}),  # whole words
         ("post-traumatic stress disorder (PTSD)", {"post-traumatic stress disorder", "PTSD"}),
         ("the complaint was lodged in a frenzy", set()),
-        # a word as often something else, only after a word of illness
-        ("she had a stroke; suffers from depression; had two strokes", {"stroke", "depression", "strokes"}),
-        ("brush strokes, a market depression, the shingles on my roof", set()),
+        # a word that is also something else, unless a word of that other sense is beside it
+        ("she had a stroke; off work with depression; PMH: Shingles", {"stroke", "depression", "Shingles"}),
+        ("brush strokes, a market depression, the shingles on my roof, a stroke of luck", set()),
         ("nothing here at all", set()),
     ],
 )

@@ -145,6 +145,11 @@ PHONE_CASES = [
     ("phone.spoken-digits", "We need one two three four five six seven volunteers", set()),  # a count
     (
         "phone.spoken-digits",
+        "He phoned from seven one eight two two three four",
+        {"seven one eight two two three four"},
+    ),
+    (
+        "phone.spoken-digits",
         "call me on five five five one two three four",
         {"five five five one two three four"},
     ),  # after a word of phones
@@ -544,6 +549,11 @@ CONTEXT_CASES = [
     ("context.name-field", "PATIENT: STABLE OVERNIGHT. Customer: my order", set()),  # frequent words
     ("context.name-field", "Patient: Nauseous, vomited x2\nCustomer: Thx.\nClient: Harrowgate Dental", set()),
     ("context.name-field", "Name: Maria\nAge: 40", {"Maria"}),  # one word, a known name
+    (
+        "context.name-field",
+        "PATIENT: MARROWIND\nDOB: 03/04/1961",
+        {"MARROWIND"},
+    ),  # one word alone on its line
     ("context.name-field", "Seen by the patient: Marrowind", set()),  # not a field at a line's start
     ("context.after-kinship-word", "her son Teodor visited", {"Teodor"}),
     ("context.after-call-word", "paged Kevin Oduya re labs", {"Kevin Oduya"}),
@@ -1284,6 +1294,25 @@ CITATION_CASES = [
         "Citing Demir v. Turkey (no. 1), no. 11112/02, § 40, 10 May 2005, Mr Ali Demir complained.",
         [("Mr Ali Demir", "PERSON"), ("Demir", "PERSON"), ("11112/02", "ID")],
         {"Mr Ali Demir", "Demir", "11112/02"},
+    ),
+    # a two-letter name found elsewhere; a dispute between private parties; a date after a citation
+    (
+        "gdpr.case-law-citation",
+        "The applicant, Mr Xu, complained (see Xu v. Poland, no. 1234/10, § 12).",
+        [("Mr Xu", "PERSON"), ("1234/10", "ID")],
+        {"Mr Xu", "1234/10"},
+    ),
+    (
+        "gdpr.case-law-citation",
+        "a judgment between neighbours, Kessler v. Brandt, no. 312/18, in which",
+        [("Kessler", "PERSON"), ("312/18", "ID")],
+        {"Kessler", "312/18"},
+    ),
+    (
+        "gdpr.case-law-citation",
+        "relied on Öztürk v. Germany, no. 22479/93, 12 May 2021 being the day he was arrested",
+        [("Öztürk", "PERSON"), ("12 May 2021", "DATE_TIME")],
+        {"12 May 2021"},
     ),
     # no citation without a reference after the names, nor with a date alone (a private dispute)
     ("gdpr.case-law-citation", "the dispute Smith v. Jones was settled", [("Smith", "PERSON")], {"Smith"}),

@@ -37,6 +37,8 @@ def test_a_nationality_becomes_another_and_a_religion_another_religion(seed):
     assert roman.startswith("a ") and roman[2:] in RELIGIONS and roman[2] not in "AEIOU"
     jew = demographic_like("an Orthodox Jew", rng)  # raised IndexError: no religion of a vowel then
     assert jew.startswith("an ") and jew[3:] in RELIGIONS
+    jews = demographic_like("JEWS", rng)  # a plural in capitals is a plural: a religion's, in capitals
+    assert jews.isupper() and jews.endswith("S") and jews[:-1].capitalize() in RELIGIONS
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -84,6 +86,6 @@ def test_a_health_condition_becomes_another_with_its_article_and_case(seed):
     assert health_like("HIV", rng) in CONDITIONS and health_like("Parkinson's disease", rng) in CONDITIONS
     assert health_like("HIV-positive", rng) in CONDITION_ADJECTIVES
     # a counted condition for a counted one: "had a stroke" -> "had a migraine", not "had a diabetes"
-    assert health_like("heart attack", rng) in COUNTED_CONDITIONS and health_like("strokes", rng).endswith(
-        "s"
-    )
+    assert health_like("heart attack", rng) in COUNTED_CONDITIONS
+    assert health_like("strokes", rng).endswith("s")
+    assert health_like(" ", rng) in CONDITIONS  # a blank span gets a condition, not an IndexError

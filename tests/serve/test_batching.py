@@ -81,6 +81,10 @@ def test_server_config_refuses_unsafe_requests():
     assert own.check_detector("pfilter:0.1") == "pfilter:0.1"
     low = ServeConfig(detector="pfilter:1e-4", strategy="typed")
     assert low.check_detector("pfilter:5e-4") == "pfilter:5e-4"  # above the server's own, below the default
+    with pytest.raises(InputError, match="not allowed"):  # the other p-filter, below the server's threshold
+        own.check_detector("pfilter-propn:0.01")
+    listed = ServeConfig(detector="patterns", strategy="typed", detectors=("patterns", "pfilter:1e-4"))
+    assert listed.check_detector("pfilter:1e-4") == "pfilter:1e-4"  # what the operator lists is taken
     with pytest.raises(InputError) as refused:
         config.check_detector("pfilter:<b>x</b>")
     assert "<b>" not in str(refused.value)

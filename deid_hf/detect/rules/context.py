@@ -105,6 +105,8 @@ _INITIAL_RX = re.compile(rf"(?<![\w/'’.&<>])[A-Z]\.[ \t](?={_W})")
 # (possessive blanks); then (?!\w), not \b: after the dot of "R.N." a \b needs a word character
 _CREDENTIAL_RX = re.compile(rf"(?<![ \t])[ \t]*+(?:,[ \t]*+)?(?<![\w/]){_CREDENTIAL}(?!\w)", _I)
 _PATIENT_RX = re.compile(r"\b(?:(?:mr|mrs|miss)\b\.?|ms\.)[ \t]*", _I)
+#: the end of a line, after blanks
+_LINE_END = re.compile(r"[ \t]*(?:\r?\n|$)")
 #: a form's field for a person's name, at a line's start ("PATIENT: ", "Name: ", "Patient name: ")
 _NAME_FIELD_RX = re.compile(
     r"(?im)^[ \t]*(?:(?:patient|pt|client|customer|caller|applicant|full)(?:['’]s)?[ \t]+name|patient|name|"
@@ -202,11 +204,13 @@ def _signature(text, vocabulary, bounds):
 
 def _in_name_field(text, vocabulary, bounds):
     """The name written in a form's name field, after its label at a line's start: two or three name words,
-    or one known name ("Patient: Nauseous, vomited", "Customer: Thx" hold one rare word and no name)."""
+    one known name, or one name word alone on its line ("PATIENT: MARROWIND"; "Patient: Nauseous,
+    vomited", "Customer: Thx." hold one rare word followed by more)."""
     for m in _NAME_FIELD_RX.finditer(text):
         run = name_run(text, m.end(), bounds.max_zipf, limit=3, any_known=True, vocabulary=vocabulary)
         words = text[run[0] : run[1]].split() if run else []
-        yield run if len(words) >= 2 or any(is_name_word(w) for w in words) else None
+        alone = run is not None and _LINE_END.match(text, run[1]) is not None
+        yield run if len(words) >= 2 or alone or any(is_name_word(w) for w in words) else None
 
 
 def _after_patient_title(text, vocabulary, bounds):

@@ -143,14 +143,17 @@ _CAPITAL = "[A-ZÀ-ÖØ-ÞĆČĐŁŃŚŞŠŹŻŽİ]"
 _CASE_WORD = rf"{_CAPITAL}[\w'’.-]{{0,40}}"
 _CASE_NAME = rf"{_CASE_WORD}(?:[ ](?:and|AND|of|the|de|van|von|Others|{_CASE_WORD})){{0,6}}"
 #: a citation of case law, as a judgment writes it: a case's name ("Öcalan v. Turkey"), its decision marks
-#: ("(dec.)", "[GC]") and at least one reference: an application's number, a report's volume, a paragraph or
-#: a date ("([GC], no. 46221/99, §§ 52-54, ECHR 2005-IV)", "Selmouni v. France [GC], no. 25803/94, § 95")
+#: ("(dec.)", "[GC]") and at least one reference: an application's number, a report's volume or a paragraph
+#: ("([GC], no. 46221/99, §§ 52-54, ECHR 2005-IV)", "Selmouni v. France [GC], no. 25803/94, § 95"); a date
+#: after it is not read as its own (it may be a date of the person's: "..., 12 May 2021 being the day ...")
 _CITATION = re.compile(
     rf"{_CASE_NAME}[ ]v\.[ ](?:the[ ])?{_CASE_NAME}(?:[ ]\((?:dec\.|no\.[ ]\d+)\))*[ ]?\(?(?:\[GC\])?"
     r"(?:,?[ ]*(?:\[GC\],[ ]*)?(?:nos?\.[ ]\d+/\d+(?:(?:,[ ]|[ ]and[ ])\d+/\d+){0,9}|"
-    r"Series[ ]A[ ]no\.[ ]\d+|ECHR[ ]\d{4}(?:-[IVX]+)?(?:[ ]\(extracts\))?|§§?[ ][\d–-]+(?:[ ]and[ ]\d+)?|"
-    r"\d{1,2}[ ][A-Z][a-z]+[ ]\d{4})){1,6}"
+    r"Series[ ]A[ ]no\.[ ]\d+|ECHR[ ]\d{4}(?:-[IVX]+)?(?:[ ]\(extracts\))?|"
+    r"§§?[ ][\d–-]+(?:[ ]and[ ]\d+)?)){1,6}"
 )
+#: the respondent of a case's name, after "v." ("Turkey", "the United Kingdom", "the Republic of Moldova")
+_RESPONDENT = re.compile(rf"[ ]v\.[ ](?P<state>(?:the[ ])?{_CASE_WORD}(?:[ ](?:of[ ])?{_CASE_WORD}){{0,3}})")
 #: a citation's published reference: an application's number or a report's volume (a date or a paragraph
 #: alone may cite a private dispute: "Marrowind v. Harrowgate, 14 March 2019")
 _REFERENCE = re.compile(r"\bnos?\.[ ]\d+/\d+|\bSeries[ ]A[ ]no\.|\bECHR[ ]\d{4}")
@@ -261,11 +264,15 @@ def inside_public_body(text: str, span: Span) -> bool:
 
 
 def _folded_words(piece: str) -> set[str]:
-    """The words of three letters or more of ``piece``, case-folded and without diacritics ("DEMİRTAŞ",
-    "Demirtaş", "Demirtas": one word)."""
+    """The words of two letters or more of ``piece`` ("Xu", "Ng"), case-folded and without diacritics
+    ("DEMİRTAŞ", "Demirtaş", "Demirtas": one word), less the joining words of a case's name."""
     bare = unicodedata.normalize("NFKD", piece.casefold())
     bare = "".join(ch for ch in bare if not unicodedata.combining(ch))
-    return set(re.findall(r"[^\W\d_]{3,}", bare)) - {"and", "others", "the"}
+    return set(re.findall(r"[^\W\d_]{2,}", bare)) - _NOT_NAME_WORDS
+
+
+#: words of a case's name that name no one
+_NOT_NAME_WORDS = frozenset({"and", "others", "the", "of", "de", "van", "von", "no", "dec", "gc", "ltd"})
 
 
 def own_case(text: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -281,11 +288,11 @@ def own_case(text: str) -> tuple[frozenset[str], frozenset[str]]:
 
 def without_cited_cases(text: str, spans: Sequence[Span]) -> list[Span]:
     """``spans`` less those inside a citation of another case (`CASE_LAW`, `_CITATION`): published case law,
-    no data of the people the document is about. Only a citation with a published reference (an
-    application's number, a report's volume) is one; a citation of the document's own case (its
-    application number, its name or title, `own_case`) or one naming a person found outside citations, on
-    either side of "v." (an earlier case of the applicant: "Demirtaş v. Turkey (no. 1)"), is no other case:
-    its spans stay."""
+    no data of the people the document is about. Only a citation against a state (`_RESPONDENT`,
+    `_country`) with a published reference (an application's number, a report's volume) is one; a citation
+    of the document's own case (its application number, its name or title, `own_case`) or one naming a
+    person found outside citations, on either side of "v." (an earlier case of the applicant: "Demirtaş v.
+    Turkey (no. 1)"), is no other case: its spans stay."""
     citations = [(m.start(), m.end()) for m in _CITATION.finditer(text)] if " v. " in text else []
     citations = [(a, b) for a, b in citations if _REFERENCE.search(text, a, b)]
     if not citations:
@@ -301,8 +308,15 @@ def without_cited_cases(text: str, spans: Sequence[Span]) -> list[Span]:
     others = []
     for a, b in citations:
         cited = text[a:b]
-        parties = _folded_words(_REFERENCE.split(cited)[0])
-        if not numbers & set(re.findall(r"\d+/\d+", cited)) and not (names | people) & parties:
+        parties = _REFERENCE.split(cited)[0]
+        words = _folded_words(parties)
+        state = _RESPONDENT.search(parties)  # a case of the Convention is brought against a state
+        if (
+            state
+            and _country(state["state"])
+            and not numbers & set(re.findall(r"\d+/\d+", cited))
+            and not (names | people) & words
+        ):
             others.append((a, b))
     kept = []
     for span in spans:

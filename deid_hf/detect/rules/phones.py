@@ -31,12 +31,14 @@ _SPOKEN_DIGIT = r"(?:(?:double|triple)[ -])?(?:oh|zero|nought|one|two|three|four
 #: a phone number said digit by digit, as a transcript or a chat writes it ("oh seven seven oh oh nine double
 #: oh four one seven"): seven digit words or more in a row
 SPOKEN_PHONE = re.compile(rf"(?i)(?<![\w-]){_SPOKEN_DIGIT}(?:[ ,-]+{_SPOKEN_DIGIT}){{6,}}(?![\w-])")
-#: digit words only a number said aloud holds
-_SAID_DIGIT = re.compile(r"(?i)\b(?:oh|zero|nought|double|triple)\b")
-#: a word of phones before a number said aloud
-_SAID_PHONE_CUE = re.compile(
-    r"(?i)\b(?:number|phone|tel|call|reach|mobile|cell|contact|text|ring)\b\W*(?:\w+\W+){0,2}$"
-)
+#: the digits said in words (a "double" or "triple" only repeats the next)
+_DIGIT_VALUES = {
+    word: value
+    for value, words in enumerate(
+        ("oh zero nought", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+    )
+    for word in words.split()
+}
 #: a 24-hour clock time written with four digits ("0600", "2215")
 CLOCK_TIME = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d")
 #: two 24-hour clock times joined by a hyphen ("0400-0600", "2300 - 0700", "2000-2400"): a time range
@@ -123,13 +125,11 @@ def phone_digits(piece: str) -> bool:
 
 
 def said_phone(text: str, start: int, piece: str) -> bool:
-    """Whether digit words at ``start`` are a phone number said aloud: with a digit only a number says
-    ("oh", "zero", "double"), or after a word of phones ("my number is one two ..."); not a count ("one two
-    three four five six seven volunteers")."""
-    return (
-        _SAID_DIGIT.search(piece) is not None
-        or _SAID_PHONE_CUE.search(text, max(0, start - PHONE_WORD_BEFORE * 2), start) is not None
-    )
+    """Whether digit words are a phone number said aloud: any run but a count, one up or down in each step
+    ("one two three four five six seven volunteers")."""
+    values = [_DIGIT_VALUES[w] for w in re.findall(r"[a-z]+", piece.casefold()) if w in _DIGIT_VALUES]
+    steps = {b - a for a, b in zip(values, values[1:])}
+    return steps not in ({1}, {-1})
 
 
 def find_phones(text: str) -> list[Span]:
