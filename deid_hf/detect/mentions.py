@@ -329,16 +329,17 @@ _WORD_CHAR = re.compile(r"\w")
 SHORT_NAME_SOURCE = "short name"
 #: what may come before a speaker's label on its line: a list mark, a time stamp, a bracketed tag, emphasis
 _SPEAKER_PREFIX = (
-    r"[ \t]*(?:[-*•>]+[ \t]*)?(?:[\[(]?\d{1,2}:\d{2}(?::\d{2})?[\])]?[ \t]*)?(?:\[[^\]\n]{0,20}\][ \t]*)?"
-    r"[*_]{0,2}"
+    r"[ \t]*(?:\|[ \t]*)?(?:[-*•>]+[ \t]*|\d{1,3}[.)][ \t]+)?(?:[\[(]?\d{1,2}:\d{2}(?::\d{2})?[\])]?[ \t]*)?"
+    r"(?:[-–][ \t]*)?(?:\[[^\]\n]{0,20}\][ \t]*)?[*_]{0,2}"
 )
 
 
 def _short_name_written(short: str) -> re.Pattern:
     """Where a person's short name stands for them: in brackets, or as a speaker's label at a line's start
-    ("TV:", "[14:32] TV:", "14:32 TV:", "- TV:", "**TV**:", "TV>")."""
+    ("TV:", "[14:32] TV:", "14:32 - TV:", "- TV:", "1. TV:", "**TV**:", "TV (nurse):", "TV>", "| TV |")."""
     return re.compile(
-        rf"\((?P<bracketed>{short})\)|(?m:^{_SPEAKER_PREFIX}(?P<speaker>{short})[*_]{{0,2}}[ \t]*[:>])"
+        rf"\((?P<bracketed>{short})\)|(?m:^{_SPEAKER_PREFIX}(?P<speaker>{short})[*_]{{0,2}}"
+        rf"(?:[ \t]*\([^)\n]{{0,20}}\))?[ \t]*[:>|])"
     )
 
 

@@ -60,8 +60,15 @@ _OTHER_SENSE_AFTER = re.compile(
     r"(?:on|of|off|from)[ \t]+(?:the|my|his|her|our|their|a)[ \t]+(?:roof|house|shed|wall|barn)|"
     r"in[ \t]+(?:the[ \t]+)?(?:road|ground|market|markets|economy|prices))\b"
 )
-#: characters read before an ambiguous condition for a word of its other sense
+#: characters read before an ambiguous condition for a word of its other sense or of illness
 OTHER_SENSE_BEFORE = 40
+#: a word of illness up to two words before a condition ("had a", "treated for", "diagnosed with"): a
+#: condition whatever else is beside it ("had a single stroke", "treated for depression in the market town")
+_ILLNESS_CUE = re.compile(
+    r"(?i)\b(?:had|has|have|having|suffer\w*|diagnos\w*|treated|treatment|history|hx|developed|recover\w*|"
+    r"after|post|minor|severe|mild|acute|chronic|clinical|major|ischa?emic|ha?emorrhagic)"
+    r"\b(?:[ \t]+[\w-]+){0,2}[ \t]+$"
+)
 #: a plural's "s" at a word's end
 _PLURAL = re.compile(r"s$")
 #: a health condition scores as an occupation: a name holding one ("Parkinson" of "Parkinson's disease")
@@ -251,8 +258,11 @@ def find_health_conditions(text: str, source: str = "health") -> list[Span]:
 
 def _other_sense(text: str, span: Span) -> bool:
     """Whether a word beside an ambiguous condition gives it its other sense (`_OTHER_SENSE_BEFORE`,
-    `_OTHER_SENSE_AFTER`)."""
-    before = _OTHER_SENSE_BEFORE.search(text, max(0, span.start - OTHER_SENSE_BEFORE), span.start)
+    `_OTHER_SENSE_AFTER`) and no word of illness comes before it (`_ILLNESS_CUE`)."""
+    window = max(0, span.start - OTHER_SENSE_BEFORE)
+    if _ILLNESS_CUE.search(text, window, span.start):
+        return False
+    before = _OTHER_SENSE_BEFORE.search(text, window, span.start)
     return before is not None or _OTHER_SENSE_AFTER.match(text, span.end) is not None
 
 

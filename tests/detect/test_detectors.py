@@ -660,6 +660,7 @@ def test_a_persons_initials_in_brackets_after_the_name_are_the_persons_short_nam
 
     text = "Teodora Vasileva (TV): I sewed.\n[14:02] TV: we watched TV. Ana Lima (BBC) said\nBBC: later."
     text += "\n**TV**: hello\n14:32 TV: yes\n- TV: no\n(14:33) TV: ok\nTV> fine"
+    text += "\n14:35 - TV: home\n1. TV: yes\nTV (nurse): ok\n| TV | hello |"
     spans = [
         Span(0, 16, "PERSON", 0.9, "model"),
         Span(text.index("Ana"), text.index("Ana") + 8, "PERSON", 0.9, "m"),
@@ -668,7 +669,7 @@ def test_a_persons_initials_in_brackets_after_the_name_are_the_persons_short_nam
     marked = [text[s.start : s.end] for s in found if s.source == SHORT_NAME_SOURCE]
     # in brackets and as a speaker's label, not in running text ("watched TV", also after the further-mention
     # search); other letters than the name's initials are no short name
-    assert marked == ["TV"] * 7
+    assert marked == ["TV"] * 11
     watched = text.index("watched TV") + 8
     assert not any(s.start <= watched < s.end for s in found)
 

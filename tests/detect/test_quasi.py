@@ -102,6 +102,8 @@ def test_health_conditions_come_from_wordnet_and_leave_out_its_other_words():
         # a word that is also something else, unless a word of that other sense is beside it
         ("she had a stroke; off work with depression; PMH: Shingles", {"stroke", "depression", "Shingles"}),
         ("brush strokes, a market depression, the shingles on my roof, a stroke of luck", set()),
+        # a word of illness before it outweighs a word of the other sense beside it
+        ("she had a single stroke; treated for depression in the market town", {"stroke", "depression"}),
         ("nothing here at all", set()),
     ],
 )

@@ -143,6 +143,12 @@ PHONE_CASES = [
     ),
     ("phone.spoken-digits", "one two three four five six, and someone", set()),  # six digits; a longer word
     ("phone.spoken-digits", "We need one two three four five six seven volunteers", set()),  # a count
+    ("phone.spoken-digits", "she scored one one one two two two three points", set()),  # a count, repeated
+    (
+        "phone.spoken-digits",
+        "call me on one two three four five six seven",
+        {"one two three four five six seven"},
+    ),  # a count after a word of phones is a number
     (
         "phone.spoken-digits",
         "He phoned from seven one eight two two three four",
@@ -554,6 +560,11 @@ CONTEXT_CASES = [
         "PATIENT: MARROWIND\nDOB: 03/04/1961",
         {"MARROWIND"},
     ),  # one word alone on its line
+    (
+        "context.name-field",
+        "Patient: Unresponsive\nName: Redacted\nClient: Declined",
+        set(),
+    ),  # English words alone on their lines
     ("context.name-field", "Seen by the patient: Marrowind", set()),  # not a field at a line's start
     ("context.after-kinship-word", "her son Teodor visited", {"Teodor"}),
     ("context.after-call-word", "paged Kevin Oduya re labs", {"Kevin Oduya"}),
@@ -1314,6 +1325,12 @@ CITATION_CASES = [
         [("Öztürk", "PERSON"), ("12 May 2021", "DATE_TIME")],
         {"12 May 2021"},
     ),
+    (
+        "gdpr.case-law-citation",
+        "relied on Kessler v. Jordan, no. 312/18, a dispute with her neighbour",
+        [("Kessler", "PERSON"), ("Jordan", "PERSON")],
+        {"Kessler", "Jordan"},
+    ),  # a person named like a state
     # no citation without a reference after the names, nor with a date alone (a private dispute)
     ("gdpr.case-law-citation", "the dispute Smith v. Jones was settled", [("Smith", "PERSON")], {"Smith"}),
     (

@@ -105,6 +105,9 @@ _INITIAL_RX = re.compile(rf"(?<![\w/'’.&<>])[A-Z]\.[ \t](?={_W})")
 # (possessive blanks); then (?!\w), not \b: after the dot of "R.N." a \b needs a word character
 _CREDENTIAL_RX = re.compile(rf"(?<![ \t])[ \t]*+(?:,[ \t]*+)?(?<![\w/]){_CREDENTIAL}(?!\w)", _I)
 _PATIENT_RX = re.compile(r"\b(?:(?:mr|mrs|miss)\b\.?|ms\.)[ \t]*", _I)
+#: a name field's one word alone on its line is a name when rarer than this (wordfreq Zipf: "MARROWIND";
+#: not "Unresponsive", "Declined", "Redacted")
+LONE_NAME_ZIPF = 2.0
 #: the end of a line, after blanks
 _LINE_END = re.compile(r"[ \t]*(?:\r?\n|$)")
 #: a form's field for a person's name, at a line's start ("PATIENT: ", "Name: ", "Patient name: ")
@@ -209,7 +212,9 @@ def _in_name_field(text, vocabulary, bounds):
     for m in _NAME_FIELD_RX.finditer(text):
         run = name_run(text, m.end(), bounds.max_zipf, limit=3, any_known=True, vocabulary=vocabulary)
         words = text[run[0] : run[1]].split() if run else []
-        alone = run is not None and _LINE_END.match(text, run[1]) is not None
+        alone = (
+            run is not None and _LINE_END.match(text, run[1]) is not None and zipf(words[0]) < LONE_NAME_ZIPF
+        )
         yield run if len(words) >= 2 or alone or any(is_name_word(w) for w in words) else None
 
 

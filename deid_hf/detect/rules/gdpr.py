@@ -310,10 +310,11 @@ def without_cited_cases(text: str, spans: Sequence[Span]) -> list[Span]:
         cited = text[a:b]
         parties = _REFERENCE.split(cited)[0]
         words = _folded_words(parties)
-        state = _RESPONDENT.search(parties)  # a case of the Convention is brought against a state
-        if (
+        state = _RESPONDENT.search(parties)  # a case of the Convention is brought against a state, not a
+        if (  # person named like one ("Kessler v. Jordan")
             state
             and _country(state["state"])
+            and not is_known_name(state["state"].removeprefix("the "))
             and not numbers & set(re.findall(r"\d+/\d+", cited))
             and not (names | people) & words
         ):

@@ -31,6 +31,13 @@ _SPOKEN_DIGIT = r"(?:(?:double|triple)[ -])?(?:oh|zero|nought|one|two|three|four
 #: a phone number said digit by digit, as a transcript or a chat writes it ("oh seven seven oh oh nine double
 #: oh four one seven"): seven digit words or more in a row
 SPOKEN_PHONE = re.compile(rf"(?i)(?<![\w-]){_SPOKEN_DIGIT}(?:[ ,-]+{_SPOKEN_DIGIT}){{6,}}(?![\w-])")
+#: words only a number said aloud holds
+_NUMBER_ONLY_WORDS = frozenset({"oh", "zero", "nought", "double", "triple"})
+#: a word of phones before a number said aloud ("telephone", "phoned", "calling", "reached", "landline")
+_SAID_PHONE_CUE = re.compile(
+    r"(?i)\b(?:number|tele?phone\w*|phon\w*|tel|call\w*|reach\w*|mobile|cell|contact|text|ring|landline|fax|"
+    r"whatsapp|extension|ext)\b\W*(?:\w+\W+){0,4}$"
+)
 #: the digits said in words (a "double" or "triple" only repeats the next)
 _DIGIT_VALUES = {
     word: value
@@ -125,11 +132,17 @@ def phone_digits(piece: str) -> bool:
 
 
 def said_phone(text: str, start: int, piece: str) -> bool:
-    """Whether digit words are a phone number said aloud: any run but a count, one up or down in each step
-    ("one two three four five six seven volunteers")."""
-    values = [_DIGIT_VALUES[w] for w in re.findall(r"[a-z]+", piece.casefold()) if w in _DIGIT_VALUES]
+    """Whether digit words are a phone number said aloud: after a word of phones ("call me on ..."), with a
+    word only a number says ("oh", "zero", "double"), or any run that is no count (one step up or down, or
+    a digit repeated: "one two three four five six seven volunteers", "one one one two two two three")."""
+    if _SAID_PHONE_CUE.search(text, max(0, start - PHONE_WORD_BEFORE * 2), start):
+        return True
+    words = re.findall(r"[a-z]+", piece.casefold())
+    if set(words) & _NUMBER_ONLY_WORDS:
+        return True
+    values = [_DIGIT_VALUES[w] for w in words if w in _DIGIT_VALUES]
     steps = {b - a for a, b in zip(values, values[1:])}
-    return steps not in ({1}, {-1})
+    return not (steps <= {0, 1} or steps <= {0, -1})
 
 
 def find_phones(text: str) -> list[Span]:
