@@ -107,7 +107,8 @@ SPOKEN_PHONE_NUMBER = register_rule(
         name="phone.spoken-digits",
         family="phones",
         labels=("PHONE",),
-        reason="a number said digit by digit in words, seven digits or more, is a phone number",
+        reason="a number said digit by digit in words, seven digits or more, is a phone number (not a count: "
+        "'one two three four five six seven volunteers', unless a word of phones comes before it)",
         examples=("my number is oh seven seven oh oh nine double oh four one seven",),
         pattern=SPOKEN_PHONE.pattern,
         score=0.6,
