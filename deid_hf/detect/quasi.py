@@ -69,8 +69,6 @@ _ILLNESS_CUE = re.compile(
     r"after|post|minor|severe|mild|acute|chronic|clinical|major|ischa?emic|ha?emorrhagic)"
     r"\b(?:[ \t]+[\w-]+){0,2}[ \t]+$"
 )
-#: a plural's "s" at a word's end
-_PLURAL = re.compile(r"s$")
 #: a health condition scores as an occupation: a name holding one ("Parkinson" of "Parkinson's disease")
 #: is merged into it by `quasi_labels_win`
 HEALTH_SCORE = OCCUPATION_SCORE
@@ -250,8 +248,7 @@ def find_health_conditions(text: str, source: str = "health") -> list[Span]:
     return [
         span
         for span in _health_list().find(text, source)
-        if not {written := text[span.start : span.end].casefold(), _PLURAL.sub("", written)}
-        & AMBIGUOUS_CONDITIONS
+        if not set(_plural_or_word(text[span.start : span.end].casefold())) & AMBIGUOUS_CONDITIONS
         or not _other_sense(text, span)
     ]
 

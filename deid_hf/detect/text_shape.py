@@ -288,3 +288,11 @@ def bracketed_initials(text: str, end: int, names: list[str]) -> str | None:
     if found and len(names) >= 2 and found.group("short") == "".join(n[0] for n in names).upper():
         return found.group("short")
     return None
+
+
+#: the digits said in words, by value
+DIGIT_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+#: each word of a digit said aloud and its value ("oh" and "nought" are zeros too)
+DIGIT_VALUES = {**{word: value for value, word in enumerate(DIGIT_WORDS)}, "oh": 0, "nought": 0}
+#: a digit said in words
+DIGIT_WORD = rf"(?:{'|'.join(DIGIT_VALUES)})"

@@ -9,7 +9,7 @@ import random
 import re
 
 from ..detect.quasi import job_titles, occupations
-from .shape import fresh_digits
+from .shape import cased_like, fresh_digits
 
 #: nationality and ethnic adjectives a DEMOGRAPHIC surrogate is drawn from
 NATIONALITIES = (
@@ -111,14 +111,6 @@ def _singular(word: str) -> tuple[str, str]:
     )
 
 
-def _cased(original: str, surrogate: str) -> str:
-    if original.isupper() and len(original) > 1:
-        return surrogate.upper()
-    if original[:1].islower():
-        return surrogate.lower()
-    return surrogate[:1].upper() + surrogate[1:]
-
-
 def _takes_s(word: str) -> bool:
     """Whether a people's adjective makes a plural noun with "s" ("Peruvians"; not "Irish", "Portuguese")."""
     return not word.endswith(("sh", "ch", "se", "ese"))
@@ -142,7 +134,7 @@ def demographic_like(original: str, rng: random.Random) -> str:
         if w.casefold() not in (core.casefold(), written.casefold(), last) and (_takes_s(w) or not plural)
     ]
     choices = [w for w in others if (w[:1].casefold() in "aeiou") == vowel] or others
-    drawn = _cased(written, rng.choice(choices) + plural)
+    drawn = cased_like(written, rng.choice(choices) + plural)
     if not article:
         return drawn
     said = stripped[: article.end()]
@@ -164,7 +156,7 @@ def occupation_like(original: str, rng: random.Random) -> str:
     drawn = rng.choice(
         [o for o in job_titles() if o not in (folded, folded[:-1]) and (o[:1] in "aeiou") == vowel]
     )
-    return _cased(original, plural_of(drawn) if plural else drawn)
+    return cased_like(original, plural_of(drawn) if plural else drawn)
 
 
 def health_like(original: str, rng: random.Random) -> str:
@@ -185,7 +177,7 @@ def health_like(original: str, rng: random.Random) -> str:
     drawn = rng.choice([c for c in pool if c != folded and (c[:1] in "aeiou") == vowel] or pool)
     first = written.split()[0].split("-")[0]
     named = (first.isupper() and len(first) <= ACRONYM_LENGTH) or _APOSTROPHE_S.search(first) is not None
-    return drawn if named else _cased(written, drawn)
+    return drawn if named else cased_like(written, drawn)
 
 
 def plural_of(noun: str) -> str:
@@ -201,7 +193,8 @@ def quantity_like(original: str, rng: random.Random) -> str:
     number word, the unit or currency kept."""
     out = fresh_digits(original, rng)
     return _NUMBER_WORD.sub(
-        lambda m: _cased(m.group(0), rng.choice([w for w in NUMBER_WORDS if w != m.group(0).lower()])), out
+        lambda m: cased_like(m.group(0), rng.choice([w for w in NUMBER_WORDS if w != m.group(0).lower()])),
+        out,
     )
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 import re
 
+from ..detect.text_shape import DIGIT_WORD, DIGIT_WORDS
+
 
 def random_digits_like(original: str, rng: random.Random) -> str:
     """Every digit replaced by a uniform random digit; letters, separators and length kept.
@@ -123,8 +125,7 @@ PHONE_DRAWS = 40
 
 
 #: a digit said in words
-_DIGIT_WORD = re.compile(r"(?i)\b(?:oh|zero|nought|one|two|three|four|five|six|seven|eight|nine)\b")
-DIGIT_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_DIGIT_WORD = re.compile(rf"(?i)\b{DIGIT_WORD}\b")
 
 
 def random_phone_like(original: str, rng: random.Random, region: str = "US") -> str:
@@ -135,7 +136,7 @@ def random_phone_like(original: str, rng: random.Random, region: str = "US") -> 
     import phonenumbers
 
     if not any(ch.isdigit() for ch in original) and _DIGIT_WORD.search(original):
-        return _DIGIT_WORD.sub(lambda m: _cased_word(m.group(), rng.choice(DIGIT_WORDS)), original)
+        return _DIGIT_WORD.sub(lambda m: cased_like(m.group(), rng.choice(DIGIT_WORDS)), original)
 
     try:
         parsed = phonenumbers.parse(original, region)
@@ -171,8 +172,11 @@ def random_phone_like(original: str, rng: random.Random, region: str = "US") -> 
     return drawn or random_digits_like(original, rng)  # the last draw keeps the country code
 
 
-def _cased_word(original: str, word: str) -> str:
-    """``word`` in the casing of ``original`` (capitals, capitalised or lower case)."""
+def cased_like(original: str, surrogate: str) -> str:
+    """``surrogate`` in the casing of ``original``: in capitals, in lower case, or with its first letter
+    capitalised."""
     if original.isupper() and len(original) > 1:
-        return word.upper()
-    return word.capitalize() if original[:1].isupper() else word
+        return surrogate.upper()
+    if original[:1].islower():
+        return surrogate.lower()
+    return surrogate[:1].upper() + surrogate[1:]

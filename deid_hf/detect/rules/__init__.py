@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -50,11 +51,13 @@ class Seen:
     original: str | None = None
     support: Sequence[Span] | None = None
 
+    @functools.cached_property
+    def _support_index(self) -> Overlaps:  # built once per text: a bisection per span, not a scan
+        return Overlaps(self.support or ())
+
     def supported(self, span: Span) -> bool:
         """Whether the model's support spans (`support`, not None) overlap ``span``."""
-        if "_support" not in self.__dict__:  # built once per text: a bisection per span, not a scan
-            object.__setattr__(self, "_support", Overlaps(self.support or ()))
-        return self.__dict__["_support"](span.start, span.end)
+        return self._support_index(span.start, span.end)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -9,11 +9,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-import unicodedata
 from collections.abc import Sequence
 
 from ...spans import Span, merge_spans
-from ..lexicon import is_known_name, zipf
+from ..lexicon import folded, is_known_name, zipf
 from . import Rule, SpanRule, decided, register_rule
 
 #: the bodies of a state, which a country's adjective may precede ("the Turkish Government", "the Hungarian
@@ -266,9 +265,7 @@ def inside_public_body(text: str, span: Span) -> bool:
 def _folded_words(piece: str) -> set[str]:
     """The words of two letters or more of ``piece`` ("Xu", "Ng"), case-folded and without diacritics
     ("DEMİRTAŞ", "Demirtaş", "Demirtas": one word), less the joining words of a case's name."""
-    bare = unicodedata.normalize("NFKD", piece.casefold())
-    bare = "".join(ch for ch in bare if not unicodedata.combining(ch))
-    return set(re.findall(r"[^\W\d_]{2,}", bare)) - _NOT_NAME_WORDS
+    return set(re.findall(r"[^\W\d_]{2,}", folded(piece))) - _NOT_NAME_WORDS
 
 
 #: words of a case's name that name no one

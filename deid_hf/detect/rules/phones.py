@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from ...spans import Span
+from ..text_shape import DIGIT_VALUES, DIGIT_WORD
 from . import RULES, PatternRule, decided, register_rule
 
 #: the layout of a US Social Security number (3-2-4 digits), which no phone number is written in
@@ -27,7 +28,7 @@ PHONE_DIGITS = 8
 NOT_PHONE = re.compile(r"^(?!\(?\d{3}\)?/\d{3}/\d{4}$).*(?:/|\.\d{1,2}$|--)")
 
 #: a digit said in words, maybe doubled or tripled ("oh", "double four")
-_SPOKEN_DIGIT = r"(?:(?:double|triple)[ -])?(?:oh|zero|nought|one|two|three|four|five|six|seven|eight|nine)"
+_SPOKEN_DIGIT = rf"(?:(?:double|triple)[ -])?{DIGIT_WORD}"
 #: a phone number said digit by digit, as a transcript or a chat writes it ("oh seven seven oh oh nine double
 #: oh four one seven"): seven digit words or more in a row
 SPOKEN_PHONE = re.compile(rf"(?i)(?<![\w-]){_SPOKEN_DIGIT}(?:[ ,-]+{_SPOKEN_DIGIT}){{6,}}(?![\w-])")
@@ -38,14 +39,6 @@ _SAID_PHONE_CUE = re.compile(
     r"(?i)\b(?:number|tele?phone\w*|phon\w*|tel|call\w*|reach\w*|mobile|cell|contact|text|ring|landline|fax|"
     r"whatsapp|extension|ext)\b\W*(?:\w+\W+){0,4}$"
 )
-#: the digits said in words (a "double" or "triple" only repeats the next)
-_DIGIT_VALUES = {
-    word: value
-    for value, words in enumerate(
-        ("oh zero nought", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-    )
-    for word in words.split()
-}
 #: a 24-hour clock time written with four digits ("0600", "2215")
 CLOCK_TIME = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d")
 #: two 24-hour clock times joined by a hyphen ("0400-0600", "2300 - 0700", "2000-2400"): a time range
@@ -141,7 +134,7 @@ def said_phone(text: str, start: int, piece: str) -> bool:
     words = re.findall(r"[a-z]+", piece.casefold())
     if set(words) & _NUMBER_ONLY_WORDS:
         return True
-    values = [_DIGIT_VALUES[w] for w in words if w in _DIGIT_VALUES]
+    values = [DIGIT_VALUES[w] for w in words if w in DIGIT_VALUES]
     steps = {b - a for a, b in zip(values, values[1:])}
     return not (steps <= {0, 1} or steps <= {0, -1})
 
