@@ -4,9 +4,12 @@ facilities named next to a title, credential, kinship word or facility word.
 - clinician (PERSON): after ``Dr``/``Drs``/``Dr's``/``NP``/``HO``/``MD``/``nurse``... ("Dr. o rourke",
   "DR'S CAMARDA AND CLIFFORD"); an initial and a surname ("Z. MILLER"); a signature, names before a
   credential ("Jean Hudson, RN", "barbara j. parrilli bsn/rn"; at least one word a known first/last name);
-  after ``per``/``called``/``paged``/``notified``/``contacts`` when the first word is a known name.
+  after ``per``/``called``/``paged``/``notified``/``contacts``/``spoke with`` when the first word is a
+  known name or, where casing tells names, a capitalised name word ("Spoke with Marrowind").
 - patient (PERSON): after ``Mr``/``Mrs``/``Ms``/``Miss``; in a form's name field ("PATIENT: ILSABET
-  MARROWIND", "Name: ...").
+  MARROWIND", "Name: ..."); two or three rare words or known names in capitals inside a line in mixed
+  case ("the chart of ILSABET MARROWIND"; no abbreviation, clinical term or acronym: "MRSA SWAB"); a rare
+  word or a known name before ``called``/``phoned``/``visited`` ("Mondadori called").
 - relative (PERSON): after a kinship or proxy word ("dtr laverne", "Nephew, Neil Meitz", "daughter Elena":
   capitalised in mixed case, any word but a very frequent one).
 - facility (LOCATION): capitalised words before ``Hospital``/``Medical Center``/``Rehab``/``Regional``...

@@ -22,6 +22,7 @@ from .text_shape import (
     CLITIC,
     COMMON_WORD_ZIPF,
     NAME_IS_COMMON_WORD_ZIPF,
+    RARE_NAME_ZIPF,
     TYPO_MAX_ZIPF,
     TYPO_TARGET_ZIPF,
     uses_capitals,
@@ -128,6 +129,12 @@ def is_known_name(word: str) -> bool:
     """A given or family name of any of Faker's `NAME_LOCALES` (en_US's `person_names` among them)."""
     key = folded(word.strip(".,:;'’\"()"))
     return key in person_names() or key in given_names() or key in family_names()
+
+
+def rare_or_known(word: str, known_max_zipf: float) -> bool:
+    """A word rarer than `text_shape.RARE_NAME_ZIPF`, or a known name (`is_known_name`) rarer than
+    ``known_max_zipf``: evidence that a capitalised word where a name may stand is one."""
+    return zipf(word) < RARE_NAME_ZIPF or (is_known_name(word) and zipf(word) < known_max_zipf)
 
 
 def is_name_word(word: str) -> bool:

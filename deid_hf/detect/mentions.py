@@ -12,13 +12,16 @@ from dataclasses import replace
 import regex  # type: ignore[import-untyped]  # no stubs; Unicode mark class
 
 from ..spans import Overlaps, Span, label_priority, merge_spans, snap_to_words
-from .lexicon import folded, given_names, is_clinical_term, is_name_word, zipf
+from .lexicon import folded, given_names, is_clinical_term, is_known_name, is_name_word, rare_or_known, zipf
 from .text_shape import (
     FIELD_CUES,
     INSTITUTION_WORDS,
     PROPAGATED_NAME_COMMON_ZIPF,
+    RARE_NAME_ZIPF,
     acronym,
     bracketed_initials,
+    careless_casing,
+    uses_capitals,
 )
 
 #: a name part rarer than this is also marked where written in lower case ("okafor"); a more frequent one
@@ -154,7 +157,8 @@ def _given_name(word: str, after_name: bool | None) -> bool:
     Faker's many locales (each part of a hyphenated one) that, first, is no everyday English word unless a
     known first name ("MAY", "CALM", "APRIL" there are a verb, a state, a month; "Maria" is a name); or,
     after a given name, a rare word of 3+ letters with a vowel, no clinical term and no form field ("THI
-    HOA"; not "THI DOB", not "C DIFF")."""
+    HOA"; not "THI DOB", not "C DIFF"), first an unlisted given name (`_unlisted_given_name`: "Senwindel,
+    Brinkamp")."""
     core = word.rstrip(".")
     parts = core.split("-")
     if not all(p[:1].isupper() and (p.isupper() or p[1:].islower()) for p in parts):
@@ -167,11 +171,26 @@ def _given_name(word: str, after_name: bool | None) -> bool:
     if all(folded(p) in given_names() for p in parts):
         return after_name is not None or zipf(core_folded) < EVERYDAY_WORD_ZIPF or is_name_word(core)
     return (
-        bool(after_name)
+        (bool(after_name) or after_name is None and _unlisted_given_name(core))
         and len(core_folded) >= 3
         and any(ch in "aeiouy" for ch in core_folded)
         and zipf(core_folded) < UNLISTED_GIVEN_NAME_MAX_ZIPF
         and not is_clinical_term(core)
+    )
+
+
+#: the fewest letters of a first given name no list holds
+UNLISTED_FIRST_NAME_MIN_LETTERS = 5
+
+
+def _unlisted_given_name(word: str) -> bool:
+    """A first given name no list holds: in title case, 5+ letters, rarer than
+    `text_shape.RARE_NAME_ZIPF` ("Brinkamp"; not "CABG", "Pulm")."""
+    return (
+        word[:1].isupper()
+        and word[1:].islower()
+        and len(word) >= UNLISTED_FIRST_NAME_MIN_LETTERS
+        and zipf(word) < RARE_NAME_ZIPF
     )
 
 
@@ -371,6 +390,107 @@ def _name_parts(text: str, spans: list[Span], whole: bool) -> tuple[set[str], se
                 and (person or n.casefold() not in INSTITUTION_WORDS)
             }
     return parts, short_names
+
+
+#: a capitalised word right before or after a person's name, on its line ("Saost" of "my client Saost
+#: Wright" where a detector found "Wright")
+_WORD_BEFORE_NAME = re.compile(r"(?:^|(?<=[\s(\"“]))(?P<word>[^\W\d_a-z][^\W\d_A-Z]+)[ \t]$")
+_WORD_AFTER_NAME = re.compile(r"[ \t](?P<word>[^\W\d_a-z][^\W\d_A-Z]+)(?![\w'’-])")
+#: characters read back from a name for the word before it
+NEIGHBOUR_REACH = 40
+
+
+def _rare_name_word(word: str) -> bool:
+    """A word of 3+ letters rarer than `text_shape.RARE_NAME_ZIPF`, no clinical term: part of a name beside
+    a name."""
+    return len(word) >= 3 and zipf(word) < RARE_NAME_ZIPF and not is_clinical_term(word)
+
+
+def add_name_neighbours(text: str, spans: list[Span]) -> list[Span]:
+    """A detected name (a person, organisation, place or other) widened over a rare capitalised word right
+    before or after it (`_rare_name_word`): a given name or surname no detector knew ("my client Saost
+    Wright" where "Wright" was found); not
+    where casing says nothing (`text_shape.careless_casing`, no capitals) nor over another span."""
+    if not uses_capitals(text) or careless_casing(text):
+        return spans
+    found, detected = list(spans), Overlaps(spans)
+    for i, span in enumerate(spans):
+        if span.label not in ("PERSON", "ORG", "LOCATION", "OTHER"):
+            continue
+        start, end = span.start, span.end
+        before = _WORD_BEFORE_NAME.search(text, max(0, start - NEIGHBOUR_REACH), start)
+        if before and _rare_name_word(before.group("word")) and not detected(before.start("word"), start - 1):
+            start = before.start("word")
+        after = _WORD_AFTER_NAME.match(text, end)
+        if after and _rare_name_word(after.group("word")) and not detected(end + 1, after.end("word")):
+            end = after.end("word")
+        if (start, end) != (span.start, span.end):
+            found[i] = Span(start, end, span.label, span.score, span.source)
+    return found
+
+
+#: a word of a listed name: capitalised, of any script, maybe with an inner hyphen or apostrophe
+_LIST_WORD = r"[^\W\d_a-z](?:[^\W\d_]|['’-](?=[^\W\d_]))*"
+#: a listed name: one to three such words, a name particle allowed before the last ("Kevin da Luz")
+_LIST_ITEM = rf"{_LIST_WORD}(?:[ \t]+(?:{PARTICLE.pattern}[ \t]+)?{_LIST_WORD}){{0,2}}"
+#: what parts the items of a list: a comma or a semicolon, maybe with "and", or "and" / "&" alone
+_LIST_SEPARATOR = r"(?:[ \t]*[;,][ \t]*(?:(?:and|&)[ \t]+)?|[ \t]+(?:and|&)[ \t]+)"
+#: the next item after a listed name, ending where the list or its line does
+_NEXT_ITEM = re.compile(
+    rf"{_LIST_SEPARATOR}(?P<item>{_LIST_ITEM})(?=[ \t]*(?:[;,.)]|\n|$|[ \t](?:and|&)[ \t]))"
+)
+#: the item before a listed name, starting where the list or its line does
+_ITEM_BEFORE = re.compile(
+    rf"(?:^|(?<=[:;,(\n]))[ \t]*(?:(?:and|&)[ \t]+)?(?P<item>{_LIST_ITEM}){_LIST_SEPARATOR}$"
+)
+#: characters read back from a listed name for the item before it
+LIST_ITEM_REACH = 80
+#: a listed name's words more frequent than this are everyday words ("Cardiology", "Tuesday", "Boston")
+LISTED_NAME_MAX_ZIPF = 3.5
+LIST_SOURCE = "list"
+
+
+def _listed_name(item: str) -> bool:
+    """Every word of ``item`` a name word (no clinical term, rarer than `LISTED_NAME_MAX_ZIPF` or a known
+    name), one of them rare or a known name (`lexicon.rare_or_known`)."""
+    words = [w for w in item.split() if not PARTICLE.fullmatch(w)]
+    return all(
+        not is_clinical_term(w) and (zipf(w) < LISTED_NAME_MAX_ZIPF or is_known_name(w)) for w in words
+    ) and any(rare_or_known(w, LISTED_NAME_MAX_ZIPF) for w in words)
+
+
+def add_listed_names(text: str, spans: list[Span]) -> list[Span]:
+    """The other items of a list that holds a detected person, each a listed name (`_listed_name`):
+    "Attendees: Quvanost Enrow, Josh Herbert." where a detector found "Josh Herbert"; "cc: A B; C D";
+    "They had 3: Efimiya, Mary and Ostkamp"; an item a detector found in part as a person is the whole item
+    ("Quvanost" of "Quvanost Enrow"); not "Ann Lee, Cardiology" nor "John Smith was here, Boston"."""
+    found, covered = list(spans), set()
+    ordered = sorted(spans, key=lambda s: s.start)
+    starts = [s.start for s in ordered]
+    todo = [s for s in spans if s.label == "PERSON"]
+    while todo:
+        span = todo.pop()
+        items = []
+        after = _NEXT_ITEM.match(text, span.end)
+        if after:
+            items.append(after.span("item"))
+        before = _ITEM_BEFORE.search(text, max(0, span.start - LIST_ITEM_REACH), span.start)
+        if before:
+            items.append(before.span("item"))
+        for start, end in items:
+            if {start, end - 1} & covered or not _listed_name(text[start:end]):
+                continue
+            near = ordered[
+                bisect.bisect_left(starts, start - LIST_ITEM_REACH) : bisect.bisect_left(starts, end)
+            ]
+            inside = [s for s in near if s.end > start]
+            if any(s.label != "PERSON" or (s.start <= start and s.end >= end) for s in inside):
+                continue  # found whole, or as something else; a person found in part is the whole item
+            covered.update(range(start, end))
+            new = Span(start, end, "PERSON", 1.0, LIST_SOURCE)
+            found.append(new)
+            todo.append(new)
+    return found
 
 
 def add_name_mentions(text: str, spans: list[Span], whole: bool = False) -> list[Span]:

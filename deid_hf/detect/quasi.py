@@ -3,7 +3,8 @@
 `QuasiIdentifierDetector` gives spaCy's nationalities, religious and political groups (``NORP`` ->
 ``DEMOGRAPHIC``), amounts of money, quantities and percentages (-> ``QUANTITY``) and named events
 (-> ``OTHER``), occupations (``OCCUPATION``) from `occupations`, a list built from Faker's job
-titles and WordNet, and health conditions (``HEALTH``) from `health_conditions`, a list built from WordNet.
+titles and WordNet, health conditions (``HEALTH``) from `health_conditions`, a list built from WordNet,
+and the number of a person's children or siblings (``QUANTITY``: "a father of five", "three children").
 spaCy's parse is shared with a `ner.SpacyDetector` of the same pipeline (`ner.parse` keeps the last
 batches).
 """
@@ -263,9 +264,40 @@ def _other_sense(text: str, span: Span) -> bool:
     return before is not None or _OTHER_SENSE_AFTER.match(text, span.end) is not None
 
 
+#: a count of a family's members: two to twenty in words, or 1 to 99 in digits
+_COUNT = (
+    r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    r"seventeen|eighteen|nineteen|twenty|[1-9][0-9]?)"
+)
+#: a family's members after their count ("three children", "two young sons", "4 grandchildren")
+_MEMBERS = (
+    r"(?:(?:young|small|little|grown|grown-up|adult|minor|teenage|older|younger|elder|dependent|own)[ \t]+)?"
+    r"(?:step-?)?(?:children|kids|sons|daughters|grandchildren|grandsons|granddaughters|great-grandchildren|"
+    r"siblings|brothers|sisters)"
+)
+#: the size of a person's family: "a father of five", "the youngest of seven", "three children", "his two
+#: daughters" (the count alone is masked, so "a father of five" reads "a father of eight")
+FAMILY_COUNT = re.compile(
+    rf"(?i)(?:\b(?:father|mother|parent|grandfather|grandmother|grandparent|mum|mom|dad|youngest|eldest|"
+    rf"oldest|middle|one)[ \t]+of[ \t]+(?P<of>{_COUNT})\b(?![ \t]*(?:%|per|years?|months?|days?|weeks?)\b)"
+    rf"|\b(?P<count>{_COUNT})[ \t]+{_MEMBERS}\b)"
+)
+
+
+def find_family_counts(text: str, source: str = "family") -> list[Span]:
+    """The count of a person's children or siblings as a QUANTITY (`FAMILY_COUNT`): "a father of
+    [five]", "[three] children"; not "one of the children", "a mother of 30 years"."""
+    return [
+        Span(m.start(group), m.end(group), "QUANTITY", OCCUPATION_SCORE, source)
+        for m in FAMILY_COUNT.finditer(text)
+        for group in ("of", "count")
+        if m.group(group)
+    ]
+
+
 class QuasiIdentifierDetector(Detector):
-    """spaCy's quasi-identifier entities (`QUASI_LABELS`), occupations (`find_occupations`) and health
-    conditions (`find_health_conditions`)."""
+    """spaCy's quasi-identifier entities (`QUASI_LABELS`), occupations (`find_occupations`), health
+    conditions (`find_health_conditions`) and the size of a family (`find_family_counts`)."""
 
     name = "quasi"
 
@@ -288,6 +320,7 @@ class QuasiIdentifierDetector(Detector):
                 ),
                 *find_occupations(text, self.name),
                 *find_health_conditions(text, self.name),
+                *find_family_counts(text, self.name),
             ]
             for text, doc in zip(texts, docs)
         ]

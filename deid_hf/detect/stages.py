@@ -25,7 +25,9 @@ from .learned_spans import keep_trained
 from .mentions import (
     add_acronym_mentions,
     add_given_names,
+    add_listed_names,
     add_name_mentions,
+    add_name_neighbours,
     add_native_script_names,
     add_repeated_mentions,
     one_label_per_surface,
@@ -231,6 +233,7 @@ def _patterns_and_deny_list(owner, document: Document) -> list[Span]:
 def _mentions(owner, document: Document) -> list[Span]:
     text = document.text
     found = add_native_script_names(text, add_given_names(text, add_acronym_mentions(text, document.spans)))
+    found = add_listed_names(text, add_name_neighbours(text, found))
     return _personal_repeats(owner, text, add_name_mentions(text, add_repeated_mentions(text, found)))
 
 

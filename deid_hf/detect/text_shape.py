@@ -32,6 +32,9 @@ CONTEXT_NAME_MAX_ZIPF = 3.5
 TITLE_NAME_MAX_ZIPF = 4.5
 #: capitalised words before a credential, none a known name, are a signature when each is rarer than this
 SIGNATURE_NAME_MAX_ZIPF = 3.0
+#: a word rarer than this is no acronym or everyday word, so a name where a name may stand ("MARROWIND",
+#: "Ostkamptes"; "MRSA", "PICC", "Neuro" are more frequent)
+RARE_NAME_ZIPF = 2.0
 #: a person's name part at least this frequent is not propagated at the start of a sentence ("Will")
 PROPAGATED_NAME_COMMON_ZIPF = 5.0
 
@@ -209,6 +212,12 @@ INSTITUTION_MODIFIERS = re.compile(rf"(?i)^(?:(?:{_MODIFIERS})[ \t]+)+")
 INSTITUTION_END = re.compile(
     rf"(?i)(?:^|[ \t]+)((?:(?:{_MODIFIERS}|{_INSTITUTION})[ \t]+)*"
     rf"(?:{_INSTITUTION})(?:[ \t]+of[ \t]+(?:appeals?|cassation|justice))?)$"
+)
+#: an institution's kind before "of" and the place or founder it names ("University of Bucharest", "the
+#: Bank of Ireland", "Regional Court of Ostrava")
+INSTITUTION_OF = re.compile(
+    rf"(?i)^((?:(?:{_MODIFIERS})[ \t]+)*(?:{_INSTITUTION}))[ \t]+of[ \t]+"
+    r"(?!(?:appeals?|cassation|justice)\b)\S"
 )
 
 #: words of a form's fields that follow a name on its line ("SMITH, JOHN DOB 1/2/1950"), case-folded: never

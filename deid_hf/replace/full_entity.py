@@ -33,6 +33,7 @@ from ..detect.text_shape import (
     FACILITY_END,
     INSTITUTION_END,
     INSTITUTION_MODIFIERS,
+    INSTITUTION_OF,
     INSTITUTION_WORDS,
     SHORT_WORD_LOWERCASE_ZIPF,
     acronym,
@@ -377,7 +378,8 @@ class FullEntity(Strategy):
 
 def _of_its_kind(original: str, fake) -> str | None:
     """A care facility or an institution of another name ("St. Jude Medical Center" -> "Lopez Medical
-    Center", "Tbilisi City Court" -> "Reno City Court", "National Bank" -> "Reno Bank"), its "The" kept;
+    Center", "Tbilisi City Court" -> "Reno City Court", "National Bank" -> "Reno Bank", "University of
+    Bucharest" -> "University of Reno"), its "The" kept;
     one word of a kind alone ("The Court") as it is, since it names no one; None for other names."""
     the = _THE.match(original)
     lead = the.group() if the else ""
@@ -387,6 +389,9 @@ def _of_its_kind(original: str, fake) -> str | None:
     core = original[len(lead) :]
     if _KIND_ALONE.fullmatch(core.strip()):  # "The Court", "the Court of Appeal"
         return original
+    of = INSTITUTION_OF.match(core)
+    if of:  # "University of Bucharest" -> "University of Reno"
+        return f"{lead}{of.group(1)} of {fake.city()}"
     institution = INSTITUTION_END.search(core)
     if institution and institution.start() == 0:  # "National Bank", "University College": the kind's words
         kind = INSTITUTION_MODIFIERS.sub("", core).strip()

@@ -42,6 +42,8 @@ GIVEN_NAME_CASES = [
     ("Pt Nguyễn, Thị Hoa seen.", "Nguyễn", {"Nguyễn, Thị Hoa"}),
     ("NGUYEN,THI HOA\nDOB 1/2/1950", "NGUYEN", {"NGUYEN,THI HOA"}),
     ("Seen by Dupont, Jean-Pierre today.", "Dupont", {"Dupont, Jean-Pierre"}),
+    # a first given name no list holds, rare in English
+    ("Senwindel, Brinkamp was admitted on the ward.", "Senwindel", {"Senwindel, Brinkamp"}),
     # no comma, or a surname of two words: not the "Last, First" form
     ("Spoke with Nguyen Thi about it.", "Nguyen", {"Nguyen"}),
     ("Spoke with Van Nguyen, Hoa about it.", "Van Nguyen", {"Van Nguyen"}),

@@ -10,6 +10,7 @@ from deid_hf.detect.ner import SpacyDetector
 from deid_hf.detect.quasi import (
     NOT_OCCUPATIONS,
     QuasiIdentifierDetector,
+    find_family_counts,
     find_health_conditions,
     find_occupations,
     health_conditions,
@@ -110,6 +111,20 @@ def test_health_conditions_come_from_wordnet_and_leave_out_its_other_words():
 def test_find_health_conditions(text, found):
     assert {s.text(text) for s in find_health_conditions(text)} == found
     assert {s.label for s in find_health_conditions(text)} <= {"HEALTH"}
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("He is a father of five and the youngest of seven.", {"five", "seven"}),
+        ("She has three children and 4 grandchildren; his two young sons", {"three", "4", "two"}),
+        ("Mother of 2, one of twelve siblings", {"2", "twelve"}),
+        ("one of the children; a mother of 30 years; two cars; father of the bride", set()),
+    ],
+)
+def test_find_family_counts(text, found):
+    assert {s.text(text) for s in find_family_counts(text)} == found
+    assert {s.label for s in find_family_counts(text)} <= {"QUANTITY"}
 
 
 def test_the_quasi_identifier_detector_types_nationalities_amounts_occupations_and_conditions():

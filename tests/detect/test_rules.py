@@ -555,6 +555,8 @@ CONTEXT_CASES = [
     ("context.name-field", "PATIENT: STABLE OVERNIGHT. Customer: my order", set()),  # frequent words
     ("context.name-field", "Patient: Nauseous, vomited x2\nCustomer: Thx.\nClient: Harrowgate Dental", set()),
     ("context.name-field", "Name: Maria\nAge: 40", {"Maria"}),  # one word, a known name
+    ("context.name-field", "Patient: Dorel, Ostkamptes\nAge 54", {"Dorel, Ostkamptes"}),  # surname first
+    ("context.name-field", "Patient: Nauseous, Vomited x2\nName: Nauseous, vomited", set()),
     (
         "context.name-field",
         "PATIENT: MARROWIND\nDOB: 03/04/1961",
@@ -568,6 +570,45 @@ CONTEXT_CASES = [
     ("context.name-field", "Seen by the patient: Marrowind", set()),  # not a field at a line's start
     ("context.after-kinship-word", "her son Teodor visited", {"Teodor"}),
     ("context.after-call-word", "paged Kevin Oduya re labs", {"Kevin Oduya"}),
+    ("context.after-call-word", "Spoke with Marrowind about the results.", {"Marrowind"}),  # capitalised
+    ("context.after-call-word", "Per Brown, no changes. Notified Löf of the CT.", {"Brown", "Löf"}),
+    ("context.after-call-word", "Spoke with Pharmacy. Called Family at home.", set()),  # frequent words
+    ("context.after-call-word", "spoke with marrowind about it", set()),  # no capital: a known name only
+    ("context.after-call-word", "SPOKE WITH MARROWIND ABOUT IT", set()),  # an ALL-CAPS line: the same
+    (
+        "context.before-call-verb",
+        "Mondadori called about the results. Later Johansson phoned.",
+        {"Mondadori", "Johansson"},
+    ),
+    (
+        "context.before-call-verb",
+        "Pharmacy called. Radiology called back. MICU called. Then Neuro visited.",
+        set(),
+    ),  # frequent words, an acronym
+    ("context.before-call-verb", "PT STABLE. MARROWIND CALLED AT 10.", {"MARROWIND"}),
+    ("context.before-call-verb", "Johansson called back.", {"Johansson"}),  # a sentence's start: a known name
+    ("context.before-call-verb", "pt's son called. the family visited.", set()),
+    (
+        "context.capitals-name",
+        "Reviewed the chart of ILSABET MARROWIND today. Family of ÖRFIYE ERGÜL called.",
+        {"ILSABET MARROWIND", "ÖRFIYE ERGÜL"},
+    ),
+    (
+        "context.capitals-name",
+        "Message from GRETHA VOSSENKAMP JOHANSSON re her father",
+        {"GRETHA VOSSENKAMP JOHANSSON"},
+    ),
+    (
+        "context.capitals-name",
+        "Started HEPARIN GTT, PICC LINE placed, NO CHANGES, VRE SCREEN sent, MRSA SWAB neg.",
+        set(),
+    ),  # clinical terms, abbreviations, frequent words
+    (
+        "context.capitals-name",
+        "Pt NOT AWARE of plan. Met with ILSABET MARROWIND QUENBY HARROWGATE.",
+        set(),
+    ),  # 4
+    ("context.capitals-name", "REVIEWED THE CHART OF ILSABET MARROWIND TODAY", set()),  # an ALL-CAPS line
     ("context.facility-name", "came from Briarwood Hospital", {"Briarwood Hospital"}),
     (
         "context.facility-name",

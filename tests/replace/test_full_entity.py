@@ -78,6 +78,22 @@ def test_an_institution_keeps_its_kind_and_loses_its_place(full, original, kind)
 
 
 @pytest.mark.parametrize(
+    ("original", "kind"),
+    [
+        ("University of Bucharest", "University of"),
+        ("the Bank of Ireland", "Bank of"),
+        ("Regional Court of Ostrava", "Regional Court of"),
+    ],
+)
+def test_an_institution_of_a_place_keeps_its_kind(full, original, kind):
+    for label in ("ORG", "LOCATION"):
+        out = full.surrogate(original, label, random.Random(3))
+        assert out.removeprefix("the ").startswith(f"{kind} ")
+        assert out.startswith("the ") == original.startswith("the ")
+        assert original.split()[-1] not in out
+
+
+@pytest.mark.parametrize(
     ("original", "initials"),
     [
         ("GH", True),

@@ -10,14 +10,24 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..casing import in_caps_line
-from ..lexicon import Vocabulary, is_clinical_term, is_name_word, stop_words, zipf
+from ..lexicon import (
+    Vocabulary,
+    is_abbreviation,
+    is_clinical_term,
+    is_name_word,
+    rare_or_known,
+    stop_words,
+    zipf,
+)
 from ..text_shape import (
     ASCII_WORD,
     ASCII_WORD_NO_BACKTRACK,
     CLINICIAN_TITLE_ABBREVIATIONS,
     COMMON_WORD_ZIPF,
     FACILITY_NAME_MAX_ZIPF,
+    RARE_NAME_ZIPF,
     SIGNATURE_NAME_MAX_ZIPF,
+    WORD_ANY_SCRIPT,
     sentence_start,
     uses_capitals,
 )
@@ -107,7 +117,9 @@ _CREDENTIAL_RX = re.compile(rf"(?<![ \t])[ \t]*+(?:,[ \t]*+)?(?<![\w/]){_CREDENT
 _PATIENT_RX = re.compile(r"\b(?:(?:mr|mrs|miss)\b\.?|ms\.)[ \t]*", _I)
 #: a name field's one word alone on its line is a name when rarer than this (wordfreq Zipf: "MARROWIND";
 #: not "Unresponsive", "Declined", "Redacted")
-LONE_NAME_ZIPF = 2.0
+LONE_NAME_ZIPF = RARE_NAME_ZIPF
+#: a comma between a surname and a given name ("Marrowind, Ilsabet")
+_COMMA = re.compile(r",[ \t]*")
 #: the end of a line, after blanks
 _LINE_END = re.compile(r"[ \t]*(?:\r?\n|$)")
 #: a form's field for a person's name, at a line's start ("PATIENT: ", "Name: ", "Patient name: ")
@@ -125,6 +137,12 @@ _FACILITY_RX = re.compile(
 _HOSPITAL_RX = re.compile(
     r"(?i:(?<!due )(?<!secondary )(?<!related )(?<!prior )(?<!2/2 )"  # a cause, not a place
     r"\b(?:to|at|from|in|by)[ \t]+(?:the[ \t]+)?)\b([A-Z]{1,4}H|[A-Z]{1,3}MC)\b"
+)
+_BLANKS = re.compile(r"[ \t]+")
+#: a word before a verb of calling or visiting ("Mondadori called", "Johansson phoned back")
+_BEFORE_CALL_RX = re.compile(
+    rf"(?<![\w'’-])({WORD_ANY_SCRIPT.pattern})[ \t]+"
+    r"(?i:called|phoned|rang|telephoned|visited|stopped[ \t]+by)\b"
 )
 _LIVES_RX = re.compile(rf"\blives?[ \t]+(?:nearby[ \t]+)?in[ \t]+({_W}(?:[ \t]+{_W})?)", _I)
 #: a kind of place or dwelling in lower case after "lives in" ("the village of Sadova", "a nursing home"): no
@@ -206,16 +224,32 @@ def _signature(text, vocabulary, bounds):
 
 
 def _in_name_field(text, vocabulary, bounds):
-    """The name written in a form's name field, after its label at a line's start: two or three name words,
-    one known name, or one name word alone on its line ("PATIENT: MARROWIND"; "Patient: Nauseous,
-    vomited", "Customer: Thx." hold one rare word followed by more)."""
+    """The name written in a form's name field, after its label at a line's start: two or three name words
+    (also a capitalised one after a surname's comma, one of them rare or a known name: "Patient:
+    Marrowind, Ilsabet"), one known name, or one name word alone on its line ("PATIENT: MARROWIND";
+    "Patient: Nauseous, vomited", "Customer: Thx." hold one rare word followed by more)."""
     for m in _NAME_FIELD_RX.finditer(text):
         run = name_run(text, m.end(), bounds.max_zipf, limit=3, any_known=True, vocabulary=vocabulary)
         words = text[run[0] : run[1]].split() if run else []
+        comma = _COMMA.match(text, run[1]) if run else None
+        given = (
+            comma
+            and text[comma.end() : comma.end() + 1].isupper()
+            and _given_after_comma(text, comma.end(), words, bounds, vocabulary)
+        )
+        if given:
+            run, words = (run[0], given[1]), words + text[given[0] : given[1]].split()
         alone = (
             run is not None and _LINE_END.match(text, run[1]) is not None and zipf(words[0]) < LONE_NAME_ZIPF
         )
         yield run if len(words) >= 2 or alone or any(is_name_word(w) for w in words) else None
+
+
+def _given_after_comma(text, start, surname, bounds, vocabulary):
+    """The given names after a surname's comma when a word of either is rare or a known name."""
+    given = name_run(text, start, bounds.max_zipf, limit=2, any_known=True, vocabulary=vocabulary)
+    words = surname + (text[given[0] : given[1]].split() if given else [])
+    return given if given and any(rare_or_known(w, bounds.max_zipf) for w in words) else None
 
 
 def _after_patient_title(text, vocabulary, bounds):
@@ -247,8 +281,59 @@ def _after_kinship_word(text, vocabulary, bounds):
 
 
 def _after_call_word(text, vocabulary, bounds):
+    """A known name; where casing tells names, a capitalised name word too ("Spoke with Marrowind")."""
     for m in _CALL_RX.finditer(text):
-        yield name_run(text, m.end(), bounds.max_zipf, known_first=True, vocabulary=vocabulary)
+        capitalised = text[m.end() : m.end() + 1].isupper() and names_are_capitalised(text, m.end())
+        yield name_run(
+            text,
+            m.end(),
+            bounds.max_zipf,
+            known_first=not capitalised,
+            any_known=capitalised,  # "Per Brown"
+            vocabulary=vocabulary,
+        )
+
+
+def _before_call_verb(text, vocabulary, bounds):
+    """A capitalised name word before called/phoned/visited..., rare or a known name (`_rare_or_known`), in
+    capitals only on an ALL-CAPS line ("Mondadori called", "Later Johansson phoned"; not "Pharmacy called",
+    "Neuro visited", "MICU called")."""
+    for m in _BEFORE_CALL_RX.finditer(text):
+        word = m.group(1)
+        if (
+            word[0].isupper()
+            and not (word.isupper() and not in_caps_line(text, m.start(1)))
+            and not is_abbreviation(word)
+            and name_word(word, bounds.max_zipf, vocabulary=vocabulary)
+            and rare_or_known(word, bounds.max_zipf)
+        ):
+            yield m.span(1)
+
+
+def _capitals_run(text, vocabulary, bounds):
+    """Two or three name words in capitals inside a line that is not in capitals, no abbreviation, one of 4
+    letters or more and one rare or a known name (`_rare_or_known`): "the chart of ILSABET MARROWIND",
+    "SEVER DINU"; not "PICC LINE", "HEPARIN GTT", "MRSA SWAB", "NO CHANGES"."""
+    run: list[re.Match] = []
+    for m in [*WORD_ANY_SCRIPT.finditer(text), None]:
+        if (
+            m is not None
+            and m.group().isupper()
+            and (not run or _BLANKS.fullmatch(text, run[-1].end(), m.start()))
+        ):
+            run.append(m)
+            continue
+        words = [w.group() for w in run]
+        if (
+            2 <= len(run) <= 3
+            and not in_caps_line(text, run[0].start())
+            and any(len(w) >= 4 for w in words)
+            and not any(is_abbreviation(w) for w in words)
+            and all(name_word(w, bounds.max_zipf, any_known=True, vocabulary=vocabulary) for w in words)
+            and any(rare_or_known(w, bounds.max_zipf) for w in words)
+        ):
+            yield (run[0].start(), run[-1].end())
+        run = [m] if m is not None and m.group().isupper() else []
 
 
 def _facility_words(text: str, m: re.Match, vocabulary) -> list[re.Match]:
@@ -377,9 +462,28 @@ _context_rule(
     "context.after-call-word",
     "PERSON",
     0.9,
-    "names after per/called/paged/notified/contacts when the first word is a known name",
-    ("paged Kevin Oduya",),
+    "names after per/called/paged/notified/contacts/spoke with when the first word is a known name or, where "
+    "casing tells names, a capitalised name word",
+    ("paged Kevin Oduya", "Spoke with Marrowind about"),
     _after_call_word,
+)
+_context_rule(
+    "context.before-call-verb",
+    "PERSON",
+    0.8,
+    "a capitalised name word before called/phoned/rang/visited/stopped by, rare or a known name, in capitals "
+    "only on an ALL-CAPS line ('Pharmacy called', 'Neuro visited', 'MICU called' are none)",
+    ("Mondadori called about the results",),
+    _before_call_verb,
+)
+_context_rule(
+    "context.capitals-name",
+    "PERSON",
+    0.8,
+    "two or three name words in capitals inside a line in mixed case, none an abbreviation, a clinical term "
+    "or corpus vocabulary: a model may not know a rare name written in capitals",
+    ("Reviewed the chart of ILSABET MARROWIND today",),
+    _capitals_run,
 )
 _context_rule(
     "context.facility-name",

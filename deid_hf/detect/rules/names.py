@@ -8,9 +8,8 @@ import re
 from ..casing import in_caps_line
 from ..learned_spans import NAME_PARTICLES
 from ..lexicon import is_clinical_term, is_name_word, person_names, stop_words, zipf
-from ..text_shape import ASCII_WORD, COMMON_WORD_ZIPF, careless_casing, uses_capitals
+from ..text_shape import COMMON_WORD_ZIPF, WORD_ANY_SCRIPT, careless_casing, uses_capitals
 
-_W = ASCII_WORD
 #: an initial, with or without its dot ("R." or "R")
 INITIAL = r"[A-Za-z]\.?"
 
@@ -64,6 +63,10 @@ def _lower_case_start(word: str) -> bool:
     return word[0].islower() and word.lower() not in NAME_PARTICLES
 
 
+#: a name word of any script after an optional initial ("Notified Löf", "Mr Öcalan")
+_NAME_RUN_WORD = re.compile(rf"(?:({INITIAL})\s+)?({WORD_ANY_SCRIPT.pattern})")
+
+
 def name_run(
     text: str,
     start: int,
@@ -78,11 +81,10 @@ def name_run(
     the first word is not a name word (a known name with ``known_first``), or is written in lower case
     where casing tells names ("nurse earning"). A lower-case word after a capitalised one, or a frequent
     word where casing says nothing, ends the run (`_ends_name`)."""
-    pattern = re.compile(rf"(?:({INITIAL})\s+)?({_W})")
     pos, end, count = start, None, 0
     first = None
     while count < limit:
-        m = pattern.match(text, pos)
+        m = _NAME_RUN_WORD.match(text, pos)
         if not m:
             break
         initial, word = m.group(1), m.group(2)

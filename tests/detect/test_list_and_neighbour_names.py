@@ -1,0 +1,76 @@
+"""Names beside a detected name: the other items of a list (`mentions.add_listed_names`) and a rare
+capitalised word right before or after it (`mentions.add_name_neighbours`)."""
+
+import pytest
+
+from deid_hf.detect.mentions import add_listed_names, add_name_neighbours
+from deid_hf.spans import Span
+
+
+def _span(text, piece, label="PERSON"):
+    start = text.index(piece)
+    return Span(start, start + len(piece), label, 0.8, "token-classification")
+
+
+# (text, the detected names, what is marked afterwards)
+LIST_CASES = [
+    ("Attendees: Quvanost Enrow, Josh Herbert.", ["Josh Herbert"], {"Quvanost Enrow", "Josh Herbert"}),
+    ("cc: Rikwind Gatear; Nath Lemoine", ["Nath Lemoine"], {"Rikwind Gatear", "Nath Lemoine"}),
+    ("They had 3: Efimiya, Mary and Ostkamp.", ["Mary"], {"Efimiya", "Mary", "Ostkamp"}),
+    ("cc: Kevin da Luz; Nath Lemoine", ["Nath Lemoine"], {"Kevin da Luz", "Nath Lemoine"}),  # a particle
+    # a person found in part is the whole item
+    (
+        "Attendees: Quvanost Enrow, Josh Herbert.",
+        ["Quvanost", "Josh Herbert"],
+        {"Quvanost Enrow", "Josh Herbert"},
+    ),
+    # everyday words, places and services, clinical terms, or no list's end after the item
+    ("Seen by Ann Lee, Cardiology and Neuro.", ["Ann Lee"], {"Ann Lee"}),
+    ("Ann Lee, Boston, MA", ["Ann Lee"], {"Ann Lee"}),
+    ("Meds: Lasix, Heparin, Ann Lee", ["Ann Lee"], {"Ann Lee"}),
+    ("Ann Lee, Marrowind was here today.", ["Ann Lee"], {"Ann Lee"}),
+    # an item found as something else stays that
+    ("Ann Lee, Marrowind Ltd.", ["Ann Lee", ("Marrowind Ltd", "ORG")], {"Ann Lee", "Marrowind Ltd"}),
+]
+
+
+@pytest.mark.parametrize(("text", "detected", "marked"), LIST_CASES)
+def test_add_listed_names(text, detected, marked):
+    spans = [_span(text, *d) if isinstance(d, tuple) else _span(text, d) for d in detected]
+    out = add_listed_names(text, spans)
+    merged = {text[a:b] for a, b in _merged(out)}
+    assert merged == marked
+
+
+def _merged(spans):
+    out = []
+    for s in sorted(spans, key=lambda s: s.start):
+        if out and s.start < out[-1][1]:
+            out[-1][1] = max(out[-1][1], s.end)
+        else:
+            out.append([s.start, s.end])
+    return out
+
+
+NEIGHBOUR_CASES = [
+    ("I am writing about my client Saost Wright.", "Wright", "PERSON", "Saost Wright"),
+    ("I am writing about my client Saost Rowkamp.", "Rowkamp", "OTHER", "Saost Rowkamp"),
+    ("Josh Ostkampel called.", "Josh", "PERSON", "Josh Ostkampel"),
+    # a frequent word, a clinical term, lower case, another span's word
+    ("Told Smith Tuesday.", "Smith", "PERSON", "Smith"),
+    ("Gave Smith Lasix.", "Smith", "PERSON", "Smith"),
+    ("saw smith ostkampel today, i think", "smith", "PERSON", "smith"),
+]
+
+
+@pytest.mark.parametrize(("text", "found", "label", "marked"), NEIGHBOUR_CASES)
+def test_add_name_neighbours(text, found, label, marked):
+    out = add_name_neighbours(text, [_span(text, found, label)])
+    assert [s.text(text) for s in out] == [marked]
+    assert [s.label for s in out] == [label]
+
+
+def test_a_neighbour_inside_another_span_is_not_taken():
+    text = "I met Saost Wright."
+    out = add_name_neighbours(text, [_span(text, "Saost", "LOCATION"), _span(text, "Wright")])
+    assert [s.text(text) for s in out] == ["Saost", "Wright"]
