@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable
 
@@ -131,10 +132,29 @@ def is_known_name(word: str) -> bool:
     return key in person_names() or key in given_names() or key in family_names()
 
 
+#: endings of English adjectives, abstract nouns, specialties and roles ("Afebrile", "Somnolent",
+#: "Arousable", "Nonverbal", "Tachycardic", "Physiatry", "Intensivist", "Urology"): a rare word with one is
+#: no name unless it is a known one ("Vincent", "Bryant", "Chantal"); "-vic" and "-cic" end names
+#: ("Jovanovic", "Kovacic")
+_WORD_ENDING = re.compile(
+    r"(?i)(?:ile|able|ible|ous|ive|ent|ant|ary|ory|ness|ment|tion|sion|al|olog(?:y|ist|ists)|iatry|iatric|"
+    r"ist|ists|ics|(?<![vc])ic)$"
+)
+
+
 def rare_or_known(word: str, known_max_zipf: float) -> bool:
-    """A word rarer than `text_shape.RARE_NAME_ZIPF`, or a known name (`is_known_name`) rarer than
-    ``known_max_zipf``: evidence that a capitalised word where a name may stand is one."""
-    return zipf(word) < RARE_NAME_ZIPF or (is_known_name(word) and zipf(word) < known_max_zipf)
+    """A word rarer than `text_shape.RARE_NAME_ZIPF` without an English word's ending (`_WORD_ENDING`), or
+    a known name (`is_known_name`) rarer than ``known_max_zipf``: evidence that a capitalised word where a
+    name may stand is one ("Marrowind", "Dorel"; not "MRSA", "Afebrile", "Intensivist")."""
+    if is_known_name(word):
+        return zipf(word) < known_max_zipf
+    return zipf(word) < RARE_NAME_ZIPF and _WORD_ENDING.search(word) is None
+
+
+def rare_name_word(word: str) -> bool:
+    """A rare word of 3+ letters (`rare_or_known`, known names as rare as that), no clinical term: part of
+    a name right beside one."""
+    return len(word) >= 3 and rare_or_known(word, RARE_NAME_ZIPF) and not is_clinical_term(word)
 
 
 def is_name_word(word: str) -> bool:

@@ -12,12 +12,20 @@ from dataclasses import replace
 import regex  # type: ignore[import-untyped]  # no stubs; Unicode mark class
 
 from ..spans import Overlaps, Span, label_priority, merge_spans, snap_to_words
-from .lexicon import folded, given_names, is_clinical_term, is_known_name, is_name_word, rare_or_known, zipf
+from .lexicon import (
+    folded,
+    given_names,
+    is_clinical_term,
+    is_known_name,
+    is_name_word,
+    rare_name_word,
+    rare_or_known,
+    zipf,
+)
 from .text_shape import (
     FIELD_CUES,
     INSTITUTION_WORDS,
     PROPAGATED_NAME_COMMON_ZIPF,
-    RARE_NAME_ZIPF,
     acronym,
     bracketed_initials,
     careless_casing,
@@ -184,13 +192,36 @@ UNLISTED_FIRST_NAME_MIN_LETTERS = 5
 
 
 def _unlisted_given_name(word: str) -> bool:
-    """A first given name no list holds: in title case, 5+ letters, rarer than
-    `text_shape.RARE_NAME_ZIPF` ("Brinkamp"; not "CABG", "Pulm")."""
+    """A first given name no list holds: in title case, 5+ letters, rare (`lexicon.rare_name_word`:
+    "Brinkamp"; not "CABG", "Pulm", "Intensivist")."""
     return (
         word[:1].isupper()
         and word[1:].islower()
         and len(word) >= UNLISTED_FIRST_NAME_MIN_LETTERS
-        and zipf(word) < RARE_NAME_ZIPF
+        and rare_name_word(word)
+    )
+
+
+def _unlisted(word: str) -> bool:
+    """No initial and no listed given name: read as one by `_unlisted_given_name`."""
+    return not INITIAL.fullmatch(word) and not all(folded(p) in given_names() for p in word.split("-"))
+
+
+#: a list's separator right before a surname or right after its given name ("Quvanost, Brelind, Ostkamp")
+_SEPARATOR_BEFORE = re.compile(r"[,;][ \t]*$")
+_SEPARATOR_AFTER = re.compile(r"[ \t]*[,;]")
+
+
+def _alone_in_no_list(text: str, start: int, run: list[re.Match]) -> bool:
+    """An unlisted given name is taken alone, without a full stop, and not as an item of a list: no
+    separator before the surname at ``start`` nor after the name ("Senwindel, Brinkamp was admitted"; not
+    "Quvanost, Brelind, Ostkamp", "Dr. Jones, Intensivist.")."""
+    end = run[-1].end()
+    return (
+        len(run) == 1
+        and not run[0].group(0).endswith(".")
+        and _SEPARATOR_BEFORE.search(text, max(0, start - 3), start) is None
+        and _SEPARATOR_AFTER.match(text, end) is None
     )
 
 
@@ -235,7 +266,7 @@ def add_given_names(text: str, spans: list[Span]) -> list[Span]:
             continue
         words = _words_after_surname(text, span.end)
         run = _given_names_run(words)
-        if not run:
+        if not run or (_unlisted(run[0].group(0)) and not _alone_in_no_list(text, span.start, run)):
             continue
         ends = len(run) == len(words) and _AFTER_NAME.match(text, run[-1].end()) is not None
         initials = all(INITIAL.fullmatch(w.group(0)) for w in run)  # "SMITH, J." ends; "JONES, C DIFF" not
@@ -394,53 +425,50 @@ def _name_parts(text: str, spans: list[Span], whole: bool) -> tuple[set[str], se
 
 #: a capitalised word right before or after a person's name, on its line ("Saost" of "my client Saost
 #: Wright" where a detector found "Wright")
-_WORD_BEFORE_NAME = re.compile(r"(?:^|(?<=[\s(\"“]))(?P<word>[^\W\d_a-z][^\W\d_A-Z]+)[ \t]$")
-_WORD_AFTER_NAME = re.compile(r"[ \t](?P<word>[^\W\d_a-z][^\W\d_A-Z]+)(?![\w'’-])")
+_CAPITALISED = r"\p{Lu}[\p{Ll}\p{M}]+"
+_WORD_BEFORE_NAME = regex.compile(rf"(?:^|(?<=[\s(\"“]))(?P<word>{_CAPITALISED})[ \t]$")
+_WORD_AFTER_NAME = regex.compile(rf"[ \t](?P<word>{_CAPITALISED})(?![\w'’-])")
 #: characters read back from a name for the word before it
 NEIGHBOUR_REACH = 40
 
 
-def _rare_name_word(word: str) -> bool:
-    """A word of 3+ letters rarer than `text_shape.RARE_NAME_ZIPF`, no clinical term: part of a name beside
-    a name."""
-    return len(word) >= 3 and zipf(word) < RARE_NAME_ZIPF and not is_clinical_term(word)
-
-
 def add_name_neighbours(text: str, spans: list[Span]) -> list[Span]:
-    """A detected name (a person, organisation, place or other) widened over a rare capitalised word right
-    before or after it (`_rare_name_word`): a given name or surname no detector knew ("my client Saost
-    Wright" where "Wright" was found); not
+    """A detected name (a person, organisation, place or other) also as widened over a rare capitalised word
+    right before or after it (`lexicon.rare_name_word`): a given name or surname no detector knew ("my
+    client Saost Wright" where "Wright" was found; the span as found stays, so its further mentions are
+    found); not
     where casing says nothing (`text_shape.careless_casing`, no capitals) nor over another span."""
     if not uses_capitals(text) or careless_casing(text):
         return spans
     found, detected = list(spans), Overlaps(spans)
-    for i, span in enumerate(spans):
+    for span in spans:
         if span.label not in ("PERSON", "ORG", "LOCATION", "OTHER"):
             continue
         start, end = span.start, span.end
         before = _WORD_BEFORE_NAME.search(text, max(0, start - NEIGHBOUR_REACH), start)
-        if before and _rare_name_word(before.group("word")) and not detected(before.start("word"), start - 1):
+        if before and rare_name_word(before.group("word")) and not detected(before.start("word"), start - 1):
             start = before.start("word")
         after = _WORD_AFTER_NAME.match(text, end)
-        if after and _rare_name_word(after.group("word")) and not detected(end + 1, after.end("word")):
+        if after and rare_name_word(after.group("word")) and not detected(end + 1, after.end("word")):
             end = after.end("word")
-        if (start, end) != (span.start, span.end):
-            found[i] = Span(start, end, span.label, span.score, span.source)
+        if (start, end) != (span.start, span.end):  # beside the span as found, which is searched again
+            found.append(Span(start, end, span.label, span.score, span.source))
     return found
 
 
-#: a word of a listed name: capitalised, of any script, maybe with an inner hyphen or apostrophe
-_LIST_WORD = r"[^\W\d_a-z](?:[^\W\d_]|['’-](?=[^\W\d_]))*"
+#: a word of a listed name: capitalised, then lower case, of any cased script ("Kowalska", "McDonald",
+#: "O'Brien"; not "CCRN", "PharmD")
+_LIST_WORD = r"\p{Lu}[\p{Ll}\p{M}]+(?:\p{Lu}[\p{Ll}\p{M}]+)?(?:['’-]\p{L}[\p{Ll}\p{M}]*)*"
 #: a listed name: one to three such words, a name particle allowed before the last ("Kevin da Luz")
 _LIST_ITEM = rf"{_LIST_WORD}(?:[ \t]+(?:{PARTICLE.pattern}[ \t]+)?{_LIST_WORD}){{0,2}}"
 #: what parts the items of a list: a comma or a semicolon, maybe with "and", or "and" / "&" alone
 _LIST_SEPARATOR = r"(?:[ \t]*[;,][ \t]*(?:(?:and|&)[ \t]+)?|[ \t]+(?:and|&)[ \t]+)"
 #: the next item after a listed name, ending where the list or its line does
-_NEXT_ITEM = re.compile(
+_NEXT_ITEM = regex.compile(
     rf"{_LIST_SEPARATOR}(?P<item>{_LIST_ITEM})(?=[ \t]*(?:[;,.)]|\n|$|[ \t](?:and|&)[ \t]))"
 )
 #: the item before a listed name, starting where the list or its line does
-_ITEM_BEFORE = re.compile(
+_ITEM_BEFORE = regex.compile(
     rf"(?:^|(?<=[:;,(\n]))[ \t]*(?:(?:and|&)[ \t]+)?(?P<item>{_LIST_ITEM}){_LIST_SEPARATOR}$"
 )
 #: characters read back from a listed name for the item before it
@@ -459,12 +487,27 @@ def _listed_name(item: str) -> bool:
     ) and any(rare_or_known(w, LISTED_NAME_MAX_ZIPF) for w in words)
 
 
+class Intervals:
+    """Disjoint (start, end) ranges kept sorted: does a range overlap one of them (two bisections)."""
+
+    def __init__(self):
+        self.ranges: list[tuple[int, int]] = []
+
+    def overlaps(self, start: int, end: int) -> bool:
+        i = bisect.bisect_left(self.ranges, (start, start))
+        return (i > 0 and self.ranges[i - 1][1] > start) or (i < len(self.ranges) and self.ranges[i][0] < end)
+
+    def add(self, start: int, end: int) -> None:
+        bisect.insort(self.ranges, (start, end))
+
+
 def add_listed_names(text: str, spans: list[Span]) -> list[Span]:
     """The other items of a list that holds a detected person, each a listed name (`_listed_name`):
     "Attendees: Quvanost Enrow, Josh Herbert." where a detector found "Josh Herbert"; "cc: A B; C D";
     "They had 3: Efimiya, Mary and Ostkamp"; an item a detector found in part as a person is the whole item
-    ("Quvanost" of "Quvanost Enrow"); not "Ann Lee, Cardiology" nor "John Smith was here, Boston"."""
-    found, covered = list(spans), set()
+    ("Quvanost" of "Quvanost Enrow"), one it found whole or as something else stays as found; not "Ann
+    Lee, Cardiology", "John Smith, CCRN" nor "John Smith was here, Boston"."""
+    found, added = list(spans), Intervals()
     ordered = sorted(spans, key=lambda s: s.start)
     starts = [s.start for s in ordered]
     todo = [s for s in spans if s.label == "PERSON"]
@@ -478,7 +521,7 @@ def add_listed_names(text: str, spans: list[Span]) -> list[Span]:
         if before:
             items.append(before.span("item"))
         for start, end in items:
-            if {start, end - 1} & covered or not _listed_name(text[start:end]):
+            if added.overlaps(start, end) or not _listed_name(text[start:end]):
                 continue
             near = ordered[
                 bisect.bisect_left(starts, start - LIST_ITEM_REACH) : bisect.bisect_left(starts, end)
@@ -486,7 +529,7 @@ def add_listed_names(text: str, spans: list[Span]) -> list[Span]:
             inside = [s for s in near if s.end > start]
             if any(s.label != "PERSON" or (s.start <= start and s.end >= end) for s in inside):
                 continue  # found whole, or as something else; a person found in part is the whole item
-            covered.update(range(start, end))
+            added.add(start, end)
             new = Span(start, end, "PERSON", 1.0, LIST_SOURCE)
             found.append(new)
             todo.append(new)

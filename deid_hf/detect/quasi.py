@@ -275,22 +275,24 @@ _MEMBERS = (
     r"(?:step-?)?(?:children|kids|sons|daughters|grandchildren|grandsons|granddaughters|great-grandchildren|"
     r"siblings|brothers|sisters)"
 )
-#: the size of a person's family: "a father of five", "the youngest of seven", "three children", "his two
-#: daughters" (the count alone is masked, so "a father of five" reads "a father of eight")
+#: the size of a person's family: "a father of five", "the youngest of seven siblings", "three children",
+#: "his two daughters" (the count alone is masked, so "a father of five" reads "a father of eight")
 FAMILY_COUNT = re.compile(
-    rf"(?i)(?:\b(?:father|mother|parent|grandfather|grandmother|grandparent|mum|mom|dad|youngest|eldest|"
-    rf"oldest|middle|one)[ \t]+of[ \t]+(?P<of>{_COUNT})\b(?![ \t]*(?:%|per|years?|months?|days?|weeks?)\b)"
+    rf"(?i)(?:\b(?:father|mother|parent|grandfather|grandmother|grandparent|mum|mom|dad)[ \t]+of[ \t]+"
+    rf"(?P<of>{_COUNT})\b(?![ \t]*(?:per\b|years?\b|months?\b|days?\b|weeks?\b|%))"
+    rf"|\b(?:one|youngest|eldest|oldest|middle)[ \t]+of[ \t]+(?P<among>{_COUNT})(?=[ \t]+{_MEMBERS}\b)"
     rf"|\b(?P<count>{_COUNT})[ \t]+{_MEMBERS}\b)"
 )
 
 
 def find_family_counts(text: str, source: str = "family") -> list[Span]:
     """The count of a person's children or siblings as a QUANTITY (`FAMILY_COUNT`): "a father of
-    [five]", "[three] children"; not "one of the children", "a mother of 30 years"."""
+    [five]", "the youngest of [seven] children", "[three] children"; not "one of the children", "a mother
+    of 30 years", "one of two men"."""
     return [
         Span(m.start(group), m.end(group), "QUANTITY", OCCUPATION_SCORE, source)
         for m in FAMILY_COUNT.finditer(text)
-        for group in ("of", "count")
+        for group in ("of", "among", "count")
         if m.group(group)
     ]
 

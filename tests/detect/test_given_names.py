@@ -44,6 +44,8 @@ GIVEN_NAME_CASES = [
     ("Seen by Dupont, Jean-Pierre today.", "Dupont", {"Dupont, Jean-Pierre"}),
     # a first given name no list holds, rare in English
     ("Senwindel, Brinkamp was admitted on the ward.", "Senwindel", {"Senwindel, Brinkamp"}),
+    ("Seen by Dr. Jones, Intensivist.", "Jones", {"Jones"}),  # a role, and a full stop
+    ("Attendees: Quvanost, Brelind, Ostkamp.", "Quvanost", {"Quvanost"}),  # a list
     # no comma, or a surname of two words: not the "Last, First" form
     ("Spoke with Nguyen Thi about it.", "Nguyen", {"Nguyen"}),
     ("Spoke with Van Nguyen, Hoa about it.", "Van Nguyen", {"Van Nguyen"}),

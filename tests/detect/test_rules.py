@@ -557,6 +557,7 @@ CONTEXT_CASES = [
     ("context.name-field", "Name: Maria\nAge: 40", {"Maria"}),  # one word, a known name
     ("context.name-field", "Patient: Dorel, Ostkamptes\nAge 54", {"Dorel, Ostkamptes"}),  # surname first
     ("context.name-field", "Patient: Nauseous, Vomited x2\nName: Nauseous, vomited", set()),
+    ("context.name-field", "Patient: Somnolent, Arousable\nPatient: Nonverbal, Bedbound", set()),
     (
         "context.name-field",
         "PATIENT: MARROWIND\nDOB: 03/04/1961",
@@ -571,8 +572,13 @@ CONTEXT_CASES = [
     ("context.after-kinship-word", "her son Teodor visited", {"Teodor"}),
     ("context.after-call-word", "paged Kevin Oduya re labs", {"Kevin Oduya"}),
     ("context.after-call-word", "Spoke with Marrowind about the results.", {"Marrowind"}),  # capitalised
-    ("context.after-call-word", "Per Brown, no changes. Notified Löf of the CT.", {"Brown", "Löf"}),
+    ("context.after-call-word", "Per Okafor, no changes. Notified Löf of the CT.", {"Okafor", "Löf"}),
     ("context.after-call-word", "Spoke with Pharmacy. Called Family at home.", set()),  # frequent words
+    (
+        "context.after-call-word",
+        "Spoke with Radiology. Per Intensivist, wean. Discussed with Interventional Radiology.",
+        set(),
+    ),  # a service or a role
     ("context.after-call-word", "spoke with marrowind about it", set()),  # no capital: a known name only
     ("context.after-call-word", "SPOKE WITH MARROWIND ABOUT IT", set()),  # an ALL-CAPS line: the same
     (
@@ -582,7 +588,7 @@ CONTEXT_CASES = [
     ),
     (
         "context.before-call-verb",
-        "Pharmacy called. Radiology called back. MICU called. Then Neuro visited.",
+        "Pharmacy called. Radiology called back. MICU called. Then Neuro visited. Physiatry visited.",
         set(),
     ),  # frequent words, an acronym
     ("context.before-call-verb", "PT STABLE. MARROWIND CALLED AT 10.", {"MARROWIND"}),

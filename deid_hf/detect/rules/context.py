@@ -225,8 +225,8 @@ def _signature(text, vocabulary, bounds):
 
 def _in_name_field(text, vocabulary, bounds):
     """The name written in a form's name field, after its label at a line's start: two or three name words
-    (also a capitalised one after a surname's comma, one of them rare or a known name: "Patient:
-    Marrowind, Ilsabet"), one known name, or one name word alone on its line ("PATIENT: MARROWIND";
+    (also capitalised ones after a surname's comma, each rare or a known name: "Patient: Marrowind,
+    Ilsabet"), one known name, or one name word alone on its line ("PATIENT: MARROWIND";
     "Patient: Nauseous, vomited", "Customer: Thx." hold one rare word followed by more)."""
     for m in _NAME_FIELD_RX.finditer(text):
         run = name_run(text, m.end(), bounds.max_zipf, limit=3, any_known=True, vocabulary=vocabulary)
@@ -246,10 +246,11 @@ def _in_name_field(text, vocabulary, bounds):
 
 
 def _given_after_comma(text, start, surname, bounds, vocabulary):
-    """The given names after a surname's comma when a word of either is rare or a known name."""
+    """The given names after a surname's comma when every word of both is rare or a known name
+    (`lexicon.rare_or_known`: "Dorel, Ostkamptes"; not "Somnolent, Arousable", "Nonverbal, Bedbound")."""
     given = name_run(text, start, bounds.max_zipf, limit=2, any_known=True, vocabulary=vocabulary)
     words = surname + (text[given[0] : given[1]].split() if given else [])
-    return given if given and any(rare_or_known(w, bounds.max_zipf) for w in words) else None
+    return given if given and all(rare_or_known(w, bounds.max_zipf) for w in words) else None
 
 
 def _after_patient_title(text, vocabulary, bounds):
@@ -281,23 +282,26 @@ def _after_kinship_word(text, vocabulary, bounds):
 
 
 def _after_call_word(text, vocabulary, bounds):
-    """A known name; where casing tells names, a capitalised name word too ("Spoke with Marrowind")."""
+    """A known name; where casing tells names, also a capitalised name word that is rare or a known name
+    (`lexicon.rare_or_known`: "Spoke with Marrowind"; not "Spoke with Radiology", "Per Intensivist")."""
     for m in _CALL_RX.finditer(text):
         capitalised = text[m.end() : m.end() + 1].isupper() and names_are_capitalised(text, m.end())
-        yield name_run(
+        run = name_run(
             text,
             m.end(),
             bounds.max_zipf,
             known_first=not capitalised,
-            any_known=capitalised,  # "Per Brown"
+            any_known=capitalised,
             vocabulary=vocabulary,
         )
+        first = text[run[0] : run[1]].split()[0] if run else ""
+        yield run if not capitalised or rare_or_known(first, bounds.max_zipf) else None
 
 
 def _before_call_verb(text, vocabulary, bounds):
-    """A capitalised name word before called/phoned/visited..., rare or a known name (`_rare_or_known`), in
-    capitals only on an ALL-CAPS line ("Mondadori called", "Later Johansson phoned"; not "Pharmacy called",
-    "Neuro visited", "MICU called")."""
+    """A capitalised name word before called/phoned/visited..., rare or a known name
+    (`lexicon.rare_or_known`), in capitals only on an ALL-CAPS line ("Mondadori called", "Later Johansson
+    phoned"; not "Pharmacy called", "Neuro visited", "MICU called", "Physiatry visited")."""
     for m in _BEFORE_CALL_RX.finditer(text):
         word = m.group(1)
         if (
@@ -312,7 +316,7 @@ def _before_call_verb(text, vocabulary, bounds):
 
 def _capitals_run(text, vocabulary, bounds):
     """Two or three name words in capitals inside a line that is not in capitals, no abbreviation, one of 4
-    letters or more and one rare or a known name (`_rare_or_known`): "the chart of ILSABET MARROWIND",
+    letters or more and one rare or a known name (`lexicon.rare_or_known`): "the chart of ILSABET MARROWIND",
     "SEVER DINU"; not "PICC LINE", "HEPARIN GTT", "MRSA SWAB", "NO CHANGES"."""
     run: list[re.Match] = []
     for m in [*WORD_ANY_SCRIPT.finditer(text), None]:
