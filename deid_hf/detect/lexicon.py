@@ -132,13 +132,12 @@ def is_known_name(word: str) -> bool:
     return key in person_names() or key in given_names() or key in family_names()
 
 
-#: endings of English adjectives, abstract nouns, specialties and roles ("Afebrile", "Somnolent",
-#: "Arousable", "Nonverbal", "Tachycardic", "Physiatry", "Intensivist", "Urology"): a rare word with one is
-#: no name unless it is a known one ("Vincent", "Bryant", "Chantal"); "-vic" and "-cic" end names
-#: ("Jovanovic", "Kovacic")
+#: endings of English adjectives, abstract nouns, specialties and roles ("Afebrile", "Arousable",
+#: "Physiatry", "Intensivist", "Urology"): a rare word with one is no name unless it is a known one
+#: ("Olive", "Rory"); not "-ic", "-ent", "-al", which end as many surnames ("Radic", "Florent", "Vidal")
+#: as adjectives
 _WORD_ENDING = re.compile(
-    r"(?i)(?:ile|able|ible|ous|ive|ent|ant|ary|ory|ness|ment|tion|sion|al|olog(?:y|ist|ists)|iatry|iatric|"
-    r"ist|ists|ics|(?<![vc])ic)$"
+    r"(?i)(?:ile|able|ible|ous|ive|ary|ory|ness|ment|tion|sion|olog(?:y|ist|ists)|iatry|iatric|ist|ists|ics)$"
 )
 
 

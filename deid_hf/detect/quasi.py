@@ -281,7 +281,7 @@ FAMILY_COUNT = re.compile(
     rf"(?i)(?:\b(?:father|mother|parent|grandfather|grandmother|grandparent|mum|mom|dad)[ \t]+of[ \t]+"
     rf"(?P<of>{_COUNT})\b(?![ \t]*(?:per\b|years?\b|months?\b|days?\b|weeks?\b|%))"
     rf"|\b(?:one|youngest|eldest|oldest|middle)[ \t]+of[ \t]+(?P<among>{_COUNT})(?=[ \t]+{_MEMBERS}\b)"
-    rf"|\b(?P<count>{_COUNT})[ \t]+{_MEMBERS}\b)"
+    rf"|(?<!grade )(?<!year )(?<!class )\b(?P<count>{_COUNT})[ \t]+{_MEMBERS}\b(?!['’]s))"
 )
 
 

@@ -192,6 +192,8 @@ def quantity_like(original: str, rng: random.Random) -> str:
     """An amount of the same shape: every digit another digit (a leading one non-zero), a number word another
     number word, the unit or currency kept."""
     out = fresh_digits(original, rng)
+    if out == "1" and original != "1":  # a count of several stays several ("2 daughters", not "1 daughters")
+        out = rng.choice([d for d in "23456789" if d != original])
     return _NUMBER_WORD.sub(
         lambda m: cased_like(m.group(0), rng.choice([w for w in NUMBER_WORDS if w != m.group(0).lower()])),
         out,

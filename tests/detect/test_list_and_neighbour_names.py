@@ -62,7 +62,7 @@ NEIGHBOUR_CASES = [
     ("Told Smith Tuesday.", "Smith", "PERSON", "Smith"),
     ("Gave Smith Lasix.", "Smith", "PERSON", "Smith"),
     (
-        "Ann Lee Tachycardic overnight. Mr Smith Afebrile, Dr Jones Intensivist",
+        "Ann Lee Afebrile overnight. Mr Smith Somnolent, Dr Jones Intensivist",
         "Ann Lee",
         "PERSON",
         "Ann Lee",

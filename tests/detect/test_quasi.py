@@ -121,6 +121,7 @@ def test_find_health_conditions(text, found):
         ("Mother of 2, one of twelve siblings", {"2", "twelve"}),
         ("one of the children; a mother of 30 years; two cars; father of the bride", set()),
         ("one of two men arrested; one of 20 applicants; the middle of two sessions; a father of 10%", set()),
+        ("She teaches grade 2 children and wrote 5 children's books.", set()),
     ],
 )
 def test_find_family_counts(text, found):

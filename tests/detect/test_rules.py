@@ -572,7 +572,18 @@ CONTEXT_CASES = [
     ("context.after-kinship-word", "her son Teodor visited", {"Teodor"}),
     ("context.after-call-word", "paged Kevin Oduya re labs", {"Kevin Oduya"}),
     ("context.after-call-word", "Spoke with Marrowind about the results.", {"Marrowind"}),  # capitalised
-    ("context.after-call-word", "Per Okafor, no changes. Notified Löf of the CT.", {"Okafor", "Löf"}),
+    ("context.after-call-word", "Called Okafor, no answer. Notified Löf of the CT.", {"Okafor", "Löf"}),
+    ("context.after-call-word", "Notified Rose of the critical K. Per Kent, pt refused.", {"Rose", "Kent"}),
+    (
+        "context.after-call-word",
+        "Per Okonkwo, ok. Updated Dumitrescu on the plan.",
+        {"Okonkwo", "Dumitrescu"},
+    ),
+    (
+        "context.after-call-word",
+        "Per Rheum, continue. Paged NICU. Updated Tdap given. Per Uptodate, ok. Informed Marrowind.",
+        set(),
+    ),  # a rare word only after a word of talking to someone; no acronym
     ("context.after-call-word", "Spoke with Pharmacy. Called Family at home.", set()),  # frequent words
     (
         "context.after-call-word",
@@ -615,6 +626,11 @@ CONTEXT_CASES = [
         set(),
     ),  # 4
     ("context.capitals-name", "REVIEWED THE CHART OF ILSABET MARROWIND TODAY", set()),  # an ALL-CAPS line
+    (
+        "context.capitals-name",
+        "Spoke to PT ILSABET MARROWIND this morning. Please call QUENBY HARROWGATE ASAP. Met ARENT HAMZA.",
+        {"ILSABET MARROWIND", "QUENBY HARROWGATE", "ARENT HAMZA"},
+    ),  # other capitals cut from the run's ends; a known name
     ("context.facility-name", "came from Briarwood Hospital", {"Briarwood Hospital"}),
     (
         "context.facility-name",

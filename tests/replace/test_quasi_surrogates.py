@@ -73,6 +73,8 @@ def test_an_amount_keeps_its_shape_and_unit(seed):
     assert re.fullmatch(r"[1-9],\d{3} euros", money) and money[0] != "5"
     words = quantity_like("two million dollars", rng)
     assert words.endswith(" million dollars") and not words.startswith("two ")
+    several = quantity_like("2", rng)  # "2 daughters" never "1 daughters"
+    assert several.isdigit() and several not in ("1", "2")
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -14,6 +14,7 @@ from ..lexicon import (
     Vocabulary,
     is_abbreviation,
     is_clinical_term,
+    is_known_name,
     is_name_word,
     rare_or_known,
     stop_words,
@@ -50,7 +51,10 @@ _ROLE = (
     r"social[ \t]+worker|case[ \t]+manager)"
 )
 _CREDENTIAL = r"(?:RN|R\.N\.|MD|M\.D\.|NP|RRT|BSN|bsn/rn|LICSW|CNS|PA-C|RT)"
-_CALL = r"(?:per|called|paged|notified|contacts?|contacted|informed|updated|spoke with|discussed with)"
+_CALL = (
+    r"(?:per|contacts?|contacted|informed|updated|"
+    r"(?P<talked>called|paged|notified|spoke[ \t]+(?:with|to)|discussed[ \t]+with))"
+)
 #: initialisms ending in H or MC that name no facility: generic ones (outside hospital, nursing home,
 #: long-term care), hemorrhages and hypertrophies (ICH, SDH, LVH, BPH) and hormones (TSH, ACTH, LDH)
 _NOT_FACILITY_INITIALISMS = (
@@ -250,7 +254,7 @@ def _given_after_comma(text, start, surname, bounds, vocabulary):
     (`lexicon.rare_or_known`: "Dorel, Ostkamptes"; not "Somnolent, Arousable", "Nonverbal, Bedbound")."""
     given = name_run(text, start, bounds.max_zipf, limit=2, any_known=True, vocabulary=vocabulary)
     words = surname + (text[given[0] : given[1]].split() if given else [])
-    return given if given and all(rare_or_known(w, bounds.max_zipf) for w in words) else None
+    return given if given and all(rare_or_known(w, bounds.title_zipf) for w in words) else None
 
 
 def _after_patient_title(text, vocabulary, bounds):
@@ -282,20 +286,25 @@ def _after_kinship_word(text, vocabulary, bounds):
 
 
 def _after_call_word(text, vocabulary, bounds):
-    """A known name; where casing tells names, also a capitalised name word that is rare or a known name
-    (`lexicon.rare_or_known`: "Spoke with Marrowind"; not "Spoke with Radiology", "Per Intensivist")."""
+    """A known name; where casing tells names, also a capitalised word, no acronym, that is a name of any of
+    Faker's cultures ("Per Okonkwo") or, after a word of talking to someone ("spoke with", "called",
+    "paged", "notified"), a rare word (`lexicon.rare_or_known`: "Spoke with Marrowind"; not "Spoke with
+    Radiology", "Per Rheum", "Updated Tdap", "Paged NICU")."""
     for m in _CALL_RX.finditer(text):
-        capitalised = text[m.end() : m.end() + 1].isupper() and names_are_capitalised(text, m.end())
-        run = name_run(
-            text,
-            m.end(),
-            bounds.max_zipf,
-            known_first=not capitalised,
-            any_known=capitalised,
-            vocabulary=vocabulary,
-        )
+        known = name_run(text, m.end(), bounds.max_zipf, known_first=True, vocabulary=vocabulary)
+        if known is not None or not text[m.end() : m.end() + 1].isupper():
+            yield known
+            continue
+        if not names_are_capitalised(text, m.end()):
+            yield None
+            continue
+        run = name_run(text, m.end(), bounds.max_zipf, any_known=True, vocabulary=vocabulary)
         first = text[run[0] : run[1]].split()[0] if run else ""
-        yield run if not capitalised or rare_or_known(first, bounds.max_zipf) else None
+        if m.group("talked") is not None:
+            name = rare_or_known(first, bounds.title_zipf)
+        else:
+            name = is_known_name(first) and zipf(first) < bounds.title_zipf
+        yield run if run and name and not first.isupper() else None
 
 
 def _before_call_verb(text, vocabulary, bounds):
@@ -315,9 +324,10 @@ def _before_call_verb(text, vocabulary, bounds):
 
 
 def _capitals_run(text, vocabulary, bounds):
-    """Two or three name words in capitals inside a line that is not in capitals, no abbreviation, one of 4
-    letters or more and one rare or a known name (`lexicon.rare_or_known`): "the chart of ILSABET MARROWIND",
-    "SEVER DINU"; not "PICC LINE", "HEPARIN GTT", "MRSA SWAB", "NO CHANGES"."""
+    """Two or three name words in capitals (`_capitals_name_word`) inside a line that is not in capitals,
+    once the run's other words are cut from its ends ("PT", "ASAP", "DOB"), one of 4 letters or more and
+    one rare or a known name (`lexicon.rare_or_known`): "the chart of ILSABET MARROWIND", "Spoke to PT
+    SEVER DINU"; not "PICC LINE", "HEPARIN GTT", "MRSA SWAB", "NO CHANGES"."""
     run: list[re.Match] = []
     for m in [*WORD_ANY_SCRIPT.finditer(text), None]:
         if (
@@ -327,17 +337,27 @@ def _capitals_run(text, vocabulary, bounds):
         ):
             run.append(m)
             continue
-        words = [w.group() for w in run]
-        if (
-            2 <= len(run) <= 3
-            and not in_caps_line(text, run[0].start())
-            and any(len(w) >= 4 for w in words)
-            and not any(is_abbreviation(w) for w in words)
-            and all(name_word(w, bounds.max_zipf, any_known=True, vocabulary=vocabulary) for w in words)
-            and any(rare_or_known(w, bounds.max_zipf) for w in words)
-        ):
-            yield (run[0].start(), run[-1].end())
+        names = [w for w in run if _capitals_name_word(w.group(), bounds, vocabulary)]
+        if names and run.index(names[0]) + len(names) - 1 == run.index(names[-1]):  # one run of names
+            words = [w.group() for w in names]
+            if (
+                2 <= len(names) <= 3
+                and not in_caps_line(text, names[0].start())
+                and any(len(w) >= 4 for w in words)
+                and any(rare_or_known(w, bounds.title_zipf) for w in words)
+            ):
+                yield (names[0].start(), names[-1].end())
         run = [m] if m is not None and m.group().isupper() else []
+
+
+def _capitals_name_word(word: str, bounds, vocabulary) -> bool:
+    """A word in capitals that may be a name: no abbreviation, and a name word (`name_word`) or a known name
+    less frequent than a title's name ("ARENT")."""
+    if is_abbreviation(word):
+        return False
+    return name_word(word, bounds.max_zipf, any_known=True, vocabulary=vocabulary) or (
+        rare_or_known(word, bounds.title_zipf) and name_word(word, bounds.title_zipf, vocabulary=vocabulary)
+    )
 
 
 def _facility_words(text: str, m: re.Match, vocabulary) -> list[re.Match]:
@@ -467,7 +487,8 @@ _context_rule(
     "PERSON",
     0.9,
     "names after per/called/paged/notified/contacts/spoke with when the first word is a known name or, where "
-    "casing tells names, a capitalised name word",
+    "casing tells names, a capitalised name of any culture or, after a word of talking to someone, a rare "
+    "word",
     ("paged Kevin Oduya", "Spoke with Marrowind about"),
     _after_call_word,
 )
