@@ -581,7 +581,8 @@ CONTEXT_CASES = [
     ),
     (
         "context.after-call-word",
-        "Per Rheum, continue. Paged NICU. Updated Tdap given. Per Uptodate, ok. Informed Marrowind.",
+        "Per Rheum, continue. Paged NICU. Updated Tdap given. Per Uptodate, ok. Informed Marrowind. "
+        "Spoke to MD's about it.",
         set(),
     ),  # a rare word only after a word of talking to someone; no acronym
     ("context.after-call-word", "Spoke with Pharmacy. Called Family at home.", set()),  # frequent words

@@ -24,6 +24,7 @@ from ..text_shape import (
     ASCII_WORD,
     ASCII_WORD_NO_BACKTRACK,
     CLINICIAN_TITLE_ABBREVIATIONS,
+    CLITIC,
     COMMON_WORD_ZIPF,
     FACILITY_NAME_MAX_ZIPF,
     RARE_NAME_ZIPF,
@@ -299,7 +300,7 @@ def _after_call_word(text, vocabulary, bounds):
             yield None
             continue
         run = name_run(text, m.end(), bounds.max_zipf, any_known=True, vocabulary=vocabulary)
-        first = text[run[0] : run[1]].split()[0] if run else ""
+        first = CLITIC.sub("", text[run[0] : run[1]].split()[0]) if run else ""  # "MD's": "MD"
         if m.group("talked") is not None:
             name = rare_or_known(first, bounds.title_zipf)
         else:
