@@ -204,7 +204,8 @@ def _unlisted_given_name(word: str) -> bool:
 
 def _unlisted(word: str) -> bool:
     """No initial and no listed given name: read as one by `_unlisted_given_name`."""
-    return not INITIAL.fullmatch(word) and not all(folded(p) in given_names() for p in word.split("-"))
+    core = word.rstrip(".")  # "Maria." at a sentence's end is the listed "Maria"
+    return not INITIAL.fullmatch(word) and not all(folded(p) in given_names() for p in core.split("-"))
 
 
 #: a list's separator right before a surname or right after its given name ("Quvanost, Brelind, Ostkamp")

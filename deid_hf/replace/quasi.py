@@ -98,7 +98,27 @@ ACRONYM_LENGTH = 5
 #: an article that starts a span ("a Roman Catholic": kept before the surrogate)
 _ARTICLE = re.compile(r"(?i)(?:an?|the)[ \t]+(?=\w)")
 #: number words of an amount written without digits ("two million dollars")
-NUMBER_WORDS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+NUMBER_WORDS = (
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+)
 _NUMBER_WORD = re.compile(rf"(?i)\b(?:one|{'|'.join(NUMBER_WORDS)})\b")
 
 

@@ -46,6 +46,7 @@ GIVEN_NAME_CASES = [
     ("Senwindel, Brinkamp was admitted on the ward.", "Senwindel", {"Senwindel, Brinkamp"}),
     ("Seen by Dr. Jones, Intensivist.", "Jones", {"Jones"}),  # a role, and a full stop
     ("Attendees: Quvanost, Brelind, Ostkamp.", "Quvanost", {"Quvanost"}),  # a list
+    ("Signed ZAWADZKI, Maria.", "ZAWADZKI", {"ZAWADZKI, Maria."}),  # a listed name before a full stop
     # no comma, or a surname of two words: not the "Last, First" form
     ("Spoke with Nguyen Thi about it.", "Nguyen", {"Nguyen"}),
     ("Spoke with Van Nguyen, Hoa about it.", "Van Nguyen", {"Van Nguyen"}),

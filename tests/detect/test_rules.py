@@ -581,6 +581,11 @@ CONTEXT_CASES = [
     ),
     (
         "context.after-call-word",
+        "Spoke with Hassan about it. Per Das, ok.",
+        {"Hassan", "Das"},
+    ),  # Zipf 3.5-4.5
+    (
+        "context.after-call-word",
         "Per Rheum, continue. Paged NICU. Updated Tdap given. Per Uptodate, ok. Informed Marrowind. "
         "Spoke to MD's about it.",
         set(),

@@ -75,6 +75,8 @@ def test_an_amount_keeps_its_shape_and_unit(seed):
     assert words.endswith(" million dollars") and not words.startswith("two ")
     several = quantity_like("2", rng)  # "2 daughters" never "1 daughters"
     assert several.isdigit() and several not in ("1", "2")
+    for word in ("twelve", "fifteen", "twenty"):  # every count a family's size is read in gets another
+        assert quantity_like(word, rng) != word
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -299,7 +299,7 @@ def _after_call_word(text, vocabulary, bounds):
         if not names_are_capitalised(text, m.end()):
             yield None
             continue
-        run = name_run(text, m.end(), bounds.max_zipf, any_known=True, vocabulary=vocabulary)
+        run = name_run(text, m.end(), bounds.title_zipf, any_known=True, vocabulary=vocabulary)
         first = CLITIC.sub("", text[run[0] : run[1]].split()[0]) if run else ""  # "MD's": "MD"
         if m.group("talked") is not None:
             name = rare_or_known(first, bounds.title_zipf)
