@@ -502,11 +502,23 @@ class Intervals:
         bisect.insort(self.ranges, (start, end))
 
 
+def _a_known_name_typed_otherwise(text: str, inside: list[Span], start: int, end: int) -> bool:
+    """The list item at (start, end) is one span of another name's label (an organisation, a place) and
+    holds a known name of one of Faker's cultures: a person the detector typed otherwise ("Hodge")."""
+    return (
+        len(inside) == 1
+        and (inside[0].start, inside[0].end) == (start, end)
+        and inside[0].label in ("ORG", "LOCATION", "OTHER")
+        and any(is_known_name(w) for w in text[start:end].split())
+    )
+
+
 def add_listed_names(text: str, spans: list[Span]) -> list[Span]:
     """The other items of a list that holds a detected person, each a listed name (`_listed_name`):
     "Attendees: Quvanost Enrow, Josh Herbert." where a detector found "Josh Herbert"; "cc: A B; C D";
     "They had 3: Efimiya, Mary and Ostkamp"; an item a detector found in part as a person is the whole item
-    ("Quvanost" of "Quvanost Enrow"), one it found whole or as something else stays as found; not "Ann
+    ("Quvanost" of "Quvanost Enrow"), one it found whole stays as found, and so does one found as something
+    else unless it is a known name (`_a_known_name_typed_otherwise`: "Eklund, Michael and Hodge"); not "Ann
     Lee, Cardiology", "John Smith, CCRN" nor "John Smith was here, Boston"."""
     found, added = list(spans), Intervals()
     ordered = sorted(spans, key=lambda s: s.start)
@@ -528,11 +540,16 @@ def add_listed_names(text: str, spans: list[Span]) -> list[Span]:
                 bisect.bisect_left(starts, start - LIST_ITEM_REACH) : bisect.bisect_left(starts, end)
             ]
             inside = [s for s in near if s.end > start]
-            if any(s.label != "PERSON" or (s.start <= start and s.end >= end) for s in inside):
+            if _a_known_name_typed_otherwise(text, inside, start, end):  # "Eklund, Michael and Hodge"
+                other = inside[0]
+                new = Span(start, end, "PERSON", other.score, other.source)
+                found[found.index(other)] = new
+            elif any(s.label != "PERSON" or (s.start <= start and s.end >= end) for s in inside):
                 continue  # found whole, or as something else; a person found in part is the whole item
+            else:
+                new = Span(start, end, "PERSON", 1.0, LIST_SOURCE)
+                found.append(new)
             added.add(start, end)
-            new = Span(start, end, "PERSON", 1.0, LIST_SOURCE)
-            found.append(new)
             todo.append(new)
     return found
 

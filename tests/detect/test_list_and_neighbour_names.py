@@ -36,6 +36,19 @@ LIST_CASES = [
 ]
 
 
+def test_a_known_name_in_a_list_of_persons_is_a_person():
+    text = "our 3 founders: Eklund, Michael and Hodge. Ann Lee, Marrowind Ltd."
+    spans = [
+        _span(text, "Michael"),
+        _span(text, "Hodge", "ORG"),
+        _span(text, "Ann Lee"),
+        _span(text, "Marrowind Ltd", "ORG"),
+    ]
+    out = {(s.text(text), s.label) for s in add_listed_names(text, spans)}
+    assert {("Eklund", "PERSON"), ("Hodge", "PERSON"), ("Marrowind Ltd", "ORG")} <= out
+    assert ("Hodge", "ORG") not in out
+
+
 @pytest.mark.parametrize(("text", "detected", "marked"), LIST_CASES)
 def test_add_listed_names(text, detected, marked):
     spans = [_span(text, *d) if isinstance(d, tuple) else _span(text, d) for d in detected]
