@@ -609,7 +609,17 @@ CONTEXT_CASES = [
         set(),
     ),  # frequent words, an acronym
     ("context.before-call-verb", "PT STABLE. MARROWIND CALLED AT 10.", {"MARROWIND"}),
-    ("context.before-call-verb", "Johansson called back.", {"Johansson"}),  # a sentence's start: a known name
+    ("context.before-call-verb", "Johansson called back.", {"Johansson"}),
+    (
+        "context.before-report-verb",
+        "Senost is doing well. Juliette reports less pain. Then Ostkamp said no.",
+        {"Senost", "Juliette", "Ostkamp"},
+    ),
+    (
+        "context.before-report-verb",
+        "Pt states pain. Family reports fever. Neuro feels ok. Wife said no. PT IS DOING WELL.",
+        set(),
+    ),  # abbreviations, frequent words  # a sentence's start: a known name
     ("context.before-call-verb", "pt's son called. the family visited.", set()),
     (
         "context.capitals-name",

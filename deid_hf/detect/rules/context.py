@@ -149,6 +149,13 @@ _BEFORE_CALL_RX = re.compile(
     rf"(?<![\w'’-])({WORD_ANY_SCRIPT.pattern})[ \t]+"
     r"(?i:called|phoned|rang|telephoned|visited|stopped[ \t]+by)\b"
 )
+#: a word before a verb a person reports or is in a state with ("Senost reports", "Juliette is doing well")
+_BEFORE_REPORT_RX = re.compile(
+    rf"(?<![\w'’-])({WORD_ANY_SCRIPT.pattern})[ \t]+"
+    r"(?i:reports|reported|states|stated|denies|denied|complains|complained|feels|felt|says|said|slept|"
+    r"ate|walked|(?:is|was)[ \t]+(?:doing|resting|sleeping|feeling|eating|awake|alert|seen|admitted|"
+    r"discharged))\b"
+)
 _LIVES_RX = re.compile(rf"\blives?[ \t]+(?:nearby[ \t]+)?in[ \t]+({_W}(?:[ \t]+{_W})?)", _I)
 #: a kind of place or dwelling in lower case after "lives in" ("the village of Sadova", "a nursing home"): no
 #: name ("Country Club Hills", "Park City" are)
@@ -308,20 +315,23 @@ def _after_call_word(text, vocabulary, bounds):
         yield run if run and name and not first.isupper() else None
 
 
-def _before_call_verb(text, vocabulary, bounds):
-    """A capitalised name word before called/phoned/visited..., rare or a known name
-    (`lexicon.rare_or_known`), in capitals only on an ALL-CAPS line ("Mondadori called", "Later Johansson
-    phoned"; not "Pharmacy called", "Neuro visited", "MICU called", "Physiatry visited")."""
-    for m in _BEFORE_CALL_RX.finditer(text):
-        word = m.group(1)
-        if (
-            word[0].isupper()
-            and not (word.isupper() and not in_caps_line(text, m.start(1)))
-            and not is_abbreviation(word)
-            and name_word(word, bounds.max_zipf, vocabulary=vocabulary)
-            and rare_or_known(word, bounds.max_zipf)
-        ):
-            yield m.span(1)
+def _before_verb(regex: re.Pattern):
+    """Capitalised name words before each match's verb (group 1), rare or a known name
+    (`lexicon.rare_or_known`), in capitals only on an ALL-CAPS line."""
+
+    def find(text, vocabulary, bounds):
+        for m in regex.finditer(text):
+            word = m.group(1)
+            if (
+                word[0].isupper()
+                and not (word.isupper() and not in_caps_line(text, m.start(1)))
+                and not is_abbreviation(word)
+                and name_word(word, bounds.max_zipf, vocabulary=vocabulary)
+                and rare_or_known(word, bounds.max_zipf)
+            ):
+                yield m.span(1)
+
+    return find
 
 
 def _capitals_run(text, vocabulary, bounds):
@@ -500,7 +510,17 @@ _context_rule(
     "a capitalised name word before called/phoned/rang/visited/stopped by, rare or a known name, in capitals "
     "only on an ALL-CAPS line ('Pharmacy called', 'Neuro visited', 'MICU called' are none)",
     ("Mondadori called about the results",),
-    _before_call_verb,
+    _before_verb(_BEFORE_CALL_RX),
+)
+_context_rule(
+    "context.before-report-verb",
+    "PERSON",
+    0.8,
+    "a capitalised name word before reports/states/denies/feels/said or 'is doing'/'was seen'..., rare or a "
+    "known name, in capitals only on an ALL-CAPS line ('Family reports', 'Neuro feels', 'Pt states' are "
+    "none)",
+    ("Senost is doing well", "Juliette reports less pain"),
+    _before_verb(_BEFORE_REPORT_RX),
 )
 _context_rule(
     "context.capitals-name",
