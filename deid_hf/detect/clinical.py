@@ -9,7 +9,8 @@ facilities named next to a title, credential, kinship word or facility word.
 - patient (PERSON): after ``Mr``/``Mrs``/``Ms``/``Miss``; in a form's name field ("PATIENT: ILSABET
   MARROWIND", "Name: ..."); two or three rare words or known names in capitals inside a line in mixed
   case ("the chart of ILSABET MARROWIND"; no abbreviation, clinical term or acronym: "MRSA SWAB"); a rare
-  word or a known name before ``called``/``phoned``/``visited`` ("Mondadori called").
+  word or a known name before ``called``/``phoned``/``visited`` ("Mondadori called") or before
+  ``reports``/``states``/``said``/``is doing`` ("Senost is doing well").
 - relative (PERSON): after a kinship or proxy word ("dtr laverne", "Nephew, Neil Meitz", "daughter Elena":
   capitalised in mixed case, any word but a very frequent one).
 - facility (LOCATION): capitalised words before ``Hospital``/``Medical Center``/``Rehab``/``Regional``...
