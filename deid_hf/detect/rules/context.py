@@ -144,17 +144,19 @@ _HOSPITAL_RX = re.compile(
     r"\b(?:to|at|from|in|by)[ \t]+(?:the[ \t]+)?)\b([A-Z]{1,4}H|[A-Z]{1,3}MC)\b"
 )
 _BLANKS = re.compile(r"[ \t]+")
+
+
+def _word_before(verbs: str) -> re.Pattern:
+    """A word of any script (group 1) right before one of ``verbs`` (a regex alternation, any case)."""
+    return re.compile(rf"(?<![\w'’-])({WORD_ANY_SCRIPT.pattern})[ \t]+(?i:{verbs})\b")
+
+
 #: a word before a verb of calling or visiting ("Mondadori called", "Johansson phoned back")
-_BEFORE_CALL_RX = re.compile(
-    rf"(?<![\w'’-])({WORD_ANY_SCRIPT.pattern})[ \t]+"
-    r"(?i:called|phoned|rang|telephoned|visited|stopped[ \t]+by)\b"
-)
+_BEFORE_CALL_RX = _word_before(r"called|phoned|rang|telephoned|visited|stopped[ \t]+by")
 #: a word before a verb a person reports or is in a state with ("Senost reports", "Juliette is doing well")
-_BEFORE_REPORT_RX = re.compile(
-    rf"(?<![\w'’-])({WORD_ANY_SCRIPT.pattern})[ \t]+"
-    r"(?i:reports|reported|states|stated|denies|denied|complains|complained|feels|felt|says|said|slept|"
-    r"ate|walked|(?:is|was)[ \t]+(?:doing|resting|sleeping|feeling|eating|awake|alert|seen|admitted|"
-    r"discharged))\b"
+_BEFORE_REPORT_RX = _word_before(
+    r"reports|reported|states|stated|denies|denied|complains|complained|feels|felt|says|said|slept|ate|"
+    r"walked|(?:is|was)[ \t]+(?:doing|resting|sleeping|feeling|eating|awake|alert|seen|admitted|discharged)"
 )
 _LIVES_RX = re.compile(rf"\blives?[ \t]+(?:nearby[ \t]+)?in[ \t]+({_W}(?:[ \t]+{_W})?)", _I)
 #: a kind of place or dwelling in lower case after "lives in" ("the village of Sadova", "a nursing home"): no
