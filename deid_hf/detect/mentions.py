@@ -176,7 +176,7 @@ def _given_name(word: str, after_name: bool | None) -> bool:
         return True
     if core_folded in FIELD_CUES:
         return False
-    if all(folded(p) in given_names() for p in parts):
+    if _listed_given_name(core):
         return after_name is not None or zipf(core_folded) < EVERYDAY_WORD_ZIPF or is_name_word(core)
     return (
         (bool(after_name) or after_name is None and _unlisted_given_name(core))
@@ -204,8 +204,12 @@ def _unlisted_given_name(word: str) -> bool:
 
 def _unlisted(word: str) -> bool:
     """No initial and no listed given name: read as one by `_unlisted_given_name`."""
-    core = word.rstrip(".")  # "Maria." at a sentence's end is the listed "Maria"
-    return not INITIAL.fullmatch(word) and not all(folded(p) in given_names() for p in core.split("-"))
+    return not INITIAL.fullmatch(word) and not _listed_given_name(word.rstrip("."))  # "Maria." is "Maria"
+
+
+def _listed_given_name(core: str) -> bool:
+    """Each part of ``core`` (of a hyphenated name too) a given name of Faker's lists."""
+    return all(folded(p) in given_names() for p in core.split("-"))
 
 
 #: a list's separator right before a surname or right after its given name ("Quvanost, Brelind, Ostkamp")

@@ -22,6 +22,7 @@ from ..spans import Span, merge_spans
 from .base import Detector
 from .lexicon import folded, given_names, person_names
 from .ner import NOT_FOR_NER, SPACY_NAME_SCORE, parse
+from .text_shape import COUNT_WORDS
 
 #: spaCy labels of quasi-identifiers -> the schema's labels
 QUASI_LABELS = {
@@ -264,11 +265,8 @@ def _other_sense(text: str, span: Span) -> bool:
     return before is not None or _OTHER_SENSE_AFTER.match(text, span.end) is not None
 
 
-#: a count of a family's members: two to twenty in words, or 1 to 99 in digits
-_COUNT = (
-    r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
-    r"seventeen|eighteen|nineteen|twenty|[1-9][0-9]?)"
-)
+#: a count of a family's members: two to twenty in words (`text_shape.COUNT_WORDS`), or 1 to 99 in digits
+_COUNT = rf"(?:{'|'.join(COUNT_WORDS)}|[1-9][0-9]?)"
 #: a family's members after their count ("three children", "two young sons", "4 grandchildren")
 _MEMBERS = (
     r"(?:(?:young|small|little|grown|grown-up|adult|minor|teenage|older|younger|elder|dependent|own)[ \t]+)?"

@@ -301,6 +301,28 @@ def bracketed_initials(text: str, end: int, names: list[str]) -> str | None:
 
 #: the digits said in words, by value
 DIGIT_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+#: counts of several in words, two to twenty: a family's size and its surrogates
+COUNT_WORDS = (
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+)
 #: each word of a digit said aloud and its value ("oh" and "nought" are zeros too)
 DIGIT_VALUES = {**{word: value for value, word in enumerate(DIGIT_WORDS)}, "oh": 0, "nought": 0}
 #: a digit said in words

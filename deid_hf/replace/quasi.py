@@ -9,6 +9,7 @@ import random
 import re
 
 from ..detect.quasi import job_titles, occupations
+from ..detect.text_shape import COUNT_WORDS
 from .shape import cased_like, fresh_digits
 
 #: nationality and ethnic adjectives a DEMOGRAPHIC surrogate is drawn from
@@ -98,27 +99,7 @@ ACRONYM_LENGTH = 5
 #: an article that starts a span ("a Roman Catholic": kept before the surrogate)
 _ARTICLE = re.compile(r"(?i)(?:an?|the)[ \t]+(?=\w)")
 #: number words of an amount written without digits ("two million dollars")
-NUMBER_WORDS = (
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-)
+NUMBER_WORDS = COUNT_WORDS
 _NUMBER_WORD = re.compile(rf"(?i)\b(?:one|{'|'.join(NUMBER_WORDS)})\b")
 
 
