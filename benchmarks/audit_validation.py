@@ -18,6 +18,7 @@ averaged, weighted by the documents each sampled).
     python benchmarks/audit_validation.py --detectors default,fast --sample 300
     python benchmarks/audit_validation.py --no-reid --detectors default --dev-only --fold-models D0 D1 D2 D3
     python benchmarks/audit_validation.py --no-reid --detectors fast --reference default --locales en_US
+    python benchmarks/audit_validation.py --no-reid --sets presidio --policy gdpr
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from deid_hf.detect import DEFAULT_DETECTORS  # noqa: E402
 from deid_hf.detect.ner import TokenClassificationDetector  # noqa: E402
 from deid_hf.evaluation.detection import DetectionCounts, GoldDocument, GoldSpan  # noqa: E402
 from deid_hf.pipelines import pipeline  # noqa: E402
+from deid_hf.policies import DEFAULT_POLICY, POLICIES  # noqa: E402
 from deid_hf.train.augment import checked_locales  # noqa: E402
 
 
@@ -115,13 +117,15 @@ def evaluation_sets() -> list[tuple[str, list, list[list[int]]]]:
 
 
 def canary_rows(detector: str, caches: dict, args) -> list[dict]:
-    pipe = cached_pipeline(caches.setdefault(detector, {}), detector)
+    pipe = cached_pipeline(caches.setdefault(detector, {}), detector, policy=args.policy)
     reference = None
     if args.reference and args.reference != detector:
-        reference = cached_pipeline(caches.setdefault(args.reference, {}), args.reference)
+        reference = cached_pipeline(caches.setdefault(args.reference, {}), args.reference, policy=args.policy)
     rows, counted = [], {}
     for name, docs, subset in evaluation_sets():
         if args.dev_only and "(dev)" not in name:
+            continue
+        if args.sets != "all" and not name.startswith(args.sets):
             continue
         chosen = subset if subset is not None else range(len(docs))
         known = counted.setdefault(id(docs), {})
@@ -147,6 +151,7 @@ def canary_rows(detector: str, caches: dict, args) -> list[dict]:
         print(f"[{detector}] canaries on {name}: {time.time() - started:.0f} s", flush=True)
         rows.append(canary_row(name, detector, len(chosen), gold, canary))
         rows[-1]["reference"] = args.reference if reference is not None else "-"
+        rows[-1]["policy"] = args.policy
     return rows
 
 
@@ -179,7 +184,8 @@ def fold_model_rows(folders: list[str], args) -> list[dict]:
         if k == SEALED_FOLD:
             raise SystemExit(f"fold {SEALED_FOLD} is sealed: give the models of folds 0-{SEALED_FOLD - 1}")
         model = TokenClassificationDetector(folder, backend="onnx", int8=True)
-        pipe = cached_pipeline({}, [model if name == "learned" else name for name in DEFAULT_DETECTORS])
+        detectors = [model if name == "learned" else name for name in DEFAULT_DETECTORS]
+        pipe = cached_pipeline({}, detectors, policy=args.policy)
         docs = [d for d in notes if folds[d.group] == k]
         fold_counts = gold_counts(pipe, docs)
         gold = gold_recall(fold_counts)
@@ -277,6 +283,13 @@ def main() -> None:
     parser.add_argument("--no-reid", action="store_true")
     parser.add_argument("--no-canary", action="store_true")
     parser.add_argument("--dev-only", action="store_true", help="canaries on the sets developed on only")
+    parser.add_argument("--sets", choices=("all", "presidio", "notes"), default="all", help="canary sets")
+    parser.add_argument(
+        "--policy",
+        choices=[str(p) for p in POLICIES],
+        default=str(DEFAULT_POLICY),
+        help="identifier policy of the canary rows (the re-identification rows use the default)",
+    )
     parser.add_argument("--tag", default="", help="suffix of the results file")
     parser.add_argument(
         "--fold-models", nargs="*", default=None, help="train-detector folders, DIRk without dev fold k"
@@ -287,7 +300,8 @@ def main() -> None:
     if not args.no_canary:
         rows = [row for detector in args.detectors.split(",") for row in canary_rows(detector, caches, args)]
         rows += fold_model_rows(args.fold_models, args) if args.fold_models else []
-        columns = ["data", "detector", "reference", "documents", "gold recall", "gold recall, canary types"]
+        columns = ["data", "detector", "reference", "policy", "documents", "gold recall"]
+        columns.append("gold recall, canary types")
         print_table(
             rows, [*columns, "canary estimate", "interval", "in-place", "inserted", "estimate - gold"]
         )

@@ -27,10 +27,18 @@ from dataclasses import dataclass
 
 from ..detect.text_shape import FACILITY_END
 from ..errors import InputError
+from ..policies import Policy, check_policy
 from ..replace.full_entity import STREET_SUFFIXES, address_like, is_initialism, law_firm_shaped
 
+#: canary types of direct identifiers, which every policy removes
+DIRECT_LABELS = ("PERSON", "DATE_TIME", "PHONE", "ID", "ADDRESS", "LOCATION", "ORG", "EMAIL", "URL", "IP")
+#: canary types of quasi-identifiers, which only the policies that remove them get (`canary_labels`)
+QUASI_LABELS = ("AGE", "DEMOGRAPHIC", "OCCUPATION")
 #: canary types (an in-place canary takes the label of the span it refills, when it is one of these)
-CANARY_LABELS = ("PERSON", "DATE_TIME", "PHONE", "ID", "ADDRESS", "LOCATION", "ORG", "EMAIL", "URL", "IP")
+CANARY_LABELS = DIRECT_LABELS + QUASI_LABELS
+#: the policies that remove the quasi-identifiers of `QUASI_LABELS` (hipaa keeps ages below 90,
+#: nationalities and occupations on purpose, so canaries of them would measure the policy, not recall)
+QUASI_POLICIES = (Policy.GDPR, Policy.STRICT)
 #: the shapes a surrogate of each type takes (the surrogate keeps the shape of the exemplar it replaces)
 EXEMPLARS = {
     "PERSON": ("Ana Lee", "Lee", "Ana M. Lee", "Lee"),
@@ -43,6 +51,9 @@ EXEMPLARS = {
     "EMAIL": ("ana.lee@example.com",),
     "URL": ("www.example.com",),
     "IP": ("192.168.1.20",),
+    "AGE": ("54", "37", "81"),
+    "DEMOGRAPHIC": ("Polish", "Japanese", "Peruvian"),
+    "OCCUPATION": ("teacher", "software engineer", "bus driver"),
 }
 #: sentences of the kind a note, chat or record holds, one slot each
 TEMPLATES = {
@@ -62,6 +73,9 @@ TEMPLATES = {
     "EMAIL": ("Email {} with questions", "Reply sent to {}"),
     "URL": ("See {} for details",),
     "IP": ("Logged in from {}",),
+    "AGE": ("Patient is {} years old", "Aged {} at the time", "Turned {} last month"),
+    "DEMOGRAPHIC": ("Is a {} citizen", "Born to {} parents", "Of {} descent"),
+    "OCCUPATION": ("Works as a {}", "Retired {}", "Former {}"),
 }
 _BREAK = re.compile(r"\n|(?<=[.;!?])\s")
 _TOKEN = re.compile(r"\S+")
@@ -69,6 +83,12 @@ _TOKEN = re.compile(r"\S+")
 PLACE_LABELS = ("ADDRESS", "LOCATION")
 #: share of place canaries folded to ASCII, as person names are (`SurrogateSource.person`)
 FOLDED_SHARE = 0.7
+
+
+def canary_labels(policy: Policy | str) -> tuple[str, ...]:
+    """The canary types an audit under ``policy`` inserts: the direct identifiers, and the
+    quasi-identifiers where the policy removes them (`QUASI_POLICIES`)."""
+    return CANARY_LABELS if check_policy(policy) in QUASI_POLICIES else DIRECT_LABELS
 
 
 @dataclass(frozen=True)
@@ -89,14 +109,17 @@ def cased_as(original: str, surrogate: str) -> str:
 
 
 def refill_detected(
-    text: str, detected: Sequence[tuple[int, int, str]], surrogate: Callable[[str, str], str]
+    text: str,
+    detected: Sequence[tuple[int, int, str]],
+    surrogate: Callable[[str, str], str],
+    labels: Sequence[str] = CANARY_LABELS,
 ) -> tuple[str, list[tuple[int, int, str, str]]]:
-    """``text`` with each detected span of a canary label re-filled by ``surrogate(original, label)``
-    (one surrogate per distinct original), and the canaries' new offsets."""
+    """``text`` with each detected span of a label of ``labels`` re-filled by ``surrogate(original,
+    label)`` (one surrogate per distinct original), and the canaries' new offsets."""
     chosen: dict[tuple[str, str], str] = {}
     pieces, canaries, at = [], [], 0
     for start, end, label in sorted(detected):
-        if start < at or label not in CANARY_LABELS:
+        if start < at or label not in labels:
             continue
         original = text[start:end]
         key = (label, original.casefold())
@@ -162,11 +185,12 @@ def reads_naturally(label: str, value: str) -> bool:
 
 
 class CanaryMaker:
-    """Draws canary documents: surrogates from `deid_hf.train.augment.SurrogateSource` (person names from
-    Faker's ``locales``, None: many cultures; format-preserving dates and numbers), in-place places and
-    addresses from the same locales (`place`), one seeded stream per call."""
+    """Draws canary documents of the types ``labels`` (`canary_labels` of the audited policy):
+    surrogates from `deid_hf.train.augment.SurrogateSource` (person names from Faker's ``locales``, None:
+    many cultures; format-preserving dates and numbers), in-place places and addresses from the same
+    locales (`place`), one seeded stream per call."""
 
-    def __init__(self, labels: Sequence[str] = CANARY_LABELS, locales: Sequence[str] | None = None) -> None:
+    def __init__(self, labels: Sequence[str] = DIRECT_LABELS, locales: Sequence[str] | None = None) -> None:
         from ..detect.lexicon import NAME_LOCALES
         from ..train.augment import SurrogateSource
 
@@ -225,7 +249,7 @@ class CanaryMaker:
     ) -> CanaryDocument:
         """A canary copy of ``text``: ``detected`` spans re-filled, ``inserted`` sentences added."""
         copy, canaries = refill_detected(
-            text, detected, lambda original, label: self.value(label, rng, original)
+            text, detected, lambda original, label: self.value(label, rng, original), self.labels
         )
         sentences = []
         for _ in range(inserted):

@@ -19,7 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..errors import InputError
-from .canary import CanaryDocument, CanaryMaker
+from ..policies import DEFAULT_POLICY, Policy
+from .canary import DIRECT_LABELS, QUASI_LABELS, CanaryDocument, CanaryMaker, canary_labels
 from .stats import bootstrap_interval, wilson_interval
 
 _TOKEN = re.compile(r"\S+")
@@ -38,6 +39,10 @@ NOT_COVERED = (
     "how well spans are bounded beyond the canary's own tokens (a canary is one surrogate, not the context)",
     "identifiers written in ways no surrogate generator produces (nicknames, misspellings, local formats)",
     LEFT_TO_REID,
+)
+#: what an audit under a policy that keeps quasi-identifiers (hipaa) does not measure, added to `NOT_COVERED`
+NOT_COVERED_QUASI = (
+    "quasi-identifiers the policy keeps (ages below 90, nationalities, occupations): no canary imitates them"
 )
 #: what an estimate from a reference's detections does not measure, added to `NOT_COVERED`
 NOT_COVERED_WITH_REFERENCE = (
@@ -137,6 +142,13 @@ def by_type(outcomes: Sequence[CanaryOutcome], seed: int = 0) -> dict:
     }
 
 
+def audited_policy(pipe) -> Policy:
+    """The identifier policy of a `deid-substitution` pipeline (the default policy for a stand-in that has
+    no configuration)."""
+    config = getattr(pipe, "config", None)
+    return DEFAULT_POLICY if config is None else config.resolved_policy()
+
+
 def _results(pipe, texts: list[str], seed: int | None, batch_size: int) -> list[dict]:
     return pipe(texts, seed=seed, batch_size=batch_size, errors="report")
 
@@ -167,17 +179,21 @@ def run_canary_audit(
     progress: Callable[[int, int], None] | None = None,
     locales: Sequence[str] | None = None,
     reference=None,
+    policy: Policy | str | None = None,
 ) -> dict:
     """The canary audit of ``pipe`` (a `deid-substitution` pipeline) on ``sample`` documents of ``texts``,
     each copied ``copies`` times with its replaced spans re-filled and ``inserted`` canary sentences added;
     canary names and places from Faker's ``locales`` (None: many cultures, `CanaryMaker`). With ``reference``
     (another `deid-substitution` pipeline), the spans re-filled and the type mix are the reference's and
-    the estimate counts the in-place canaries. Returns counts and rates only, never text."""
+    the estimate counts the in-place canaries. The canary types are those of ``policy``
+    (`canary.canary_labels`; None: the pipeline's own, `audited_policy`). Returns counts and rates only,
+    never text."""
     if copies < 1 or inserted < 0:
         raise InputError(f"copies must be at least 1 and inserted at least 0, got {copies} and {inserted}")
     rng = random.Random(seed)
     chosen = _sample(texts, sample, rng)
-    maker, total = CanaryMaker(locales=locales), len(chosen) * (1 + copies)
+    labels = canary_labels(audited_policy(pipe) if policy is None else policy)
+    maker, total = CanaryMaker(labels, locales=locales), len(chosen) * (1 + copies)
     detections, failed, done = {}, set(), 0
     placing = pipe if reference is None else reference
     for batch in _in_batches(chosen, batch_size):
@@ -203,7 +219,17 @@ def run_canary_audit(
     mix = detected_token_mix([texts[i] for i in kept], [detections[i] for i in kept])
     kind = ESTIMATE_KIND if reference is None else REFERENCE_ESTIMATE_KIND
     return canary_report(
-        outcomes, mix, len(texts), len(kept), len(failed), copies, inserted, seed, maker.source.locales, kind
+        outcomes,
+        mix,
+        len(texts),
+        len(kept),
+        len(failed),
+        copies,
+        inserted,
+        seed,
+        maker.source.locales,
+        kind,
+        labels,
     )
 
 
@@ -218,10 +244,11 @@ def canary_report(
     seed: int,
     locales: Sequence[str] = (),
     kind: str = ESTIMATE_KIND,
+    labels: Sequence[str] = DIRECT_LABELS,
 ) -> dict:
     """The canary audit's result (`run_canary_audit`): the estimate from the canaries of ``kind``
     (``estimate.kind``), then each kind's canaries, in all and per type (``by_kind``, ``by_kind_and_type``);
-    ``locales``: where the canary names and places came from."""
+    ``locales``: where the canary names and places came from; ``labels``: the canary types made."""
     if kind not in KINDS:
         raise InputError(f"the estimate counts canaries of kind {' or '.join(KINDS)}, got {kind!r}")
     clusters: dict[int, list[CanaryOutcome]] = {}
@@ -242,6 +269,7 @@ def canary_report(
         "inserted_per_copy": inserted,
         "seed": seed,
         "locales": list(locales),
+        "canary_types": list(labels),
         "estimate": {
             "token_recall": weighted_recall(estimated, mix),
             "interval": list(interval) if interval else None,
@@ -260,5 +288,6 @@ def canary_report(
         "detected_type_mix": mix,
         "type_mix_from": "reference" if kind == REFERENCE_ESTIMATE_KIND else "configuration",
         "not_covered": list(NOT_COVERED)
-        + (list(NOT_COVERED_WITH_REFERENCE) if kind == REFERENCE_ESTIMATE_KIND else []),
+        + (list(NOT_COVERED_WITH_REFERENCE) if kind == REFERENCE_ESTIMATE_KIND else [])
+        + ([NOT_COVERED_QUASI] if not set(QUASI_LABELS) & set(labels) else []),
     }

@@ -109,6 +109,7 @@ def summary_lines(report: dict) -> list[str]:
         estimate, kind = canary["estimate"], canary["estimate"]["kind"]
         counted, named = canary["by_kind"][kind]["canaries"], _KIND_TITLES[kind].lower()
         locales = ", ".join(canary.get("locales") or ["of the default"])
+        types = ", ".join(canary.get("canary_types") or ["those of the audit"])
         if estimate["token_recall"] is None:
             why = (
                 "the reference replaced no span of a canary type in the sample"
@@ -124,7 +125,7 @@ def summary_lines(report: dict) -> list[str]:
             f"of {canary['all']['canaries']} made in {canary['documents_sampled']} of "
             f"{canary['documents_in_corpus']} documents ({copies} each); "
             f"{estimate['method']} ({_weights(canary) or 'the canaries pooled: no type found has one'}); "
-            f"canary names and places from the locales {locales}."
+            f"canary types {types}; canary names and places from the locales {locales}."
         )
     if reid := report.get("reid"):
         original = reid["results"]["original text"]

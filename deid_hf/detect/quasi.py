@@ -3,8 +3,9 @@
 `QuasiIdentifierDetector` gives spaCy's nationalities, religious and political groups (``NORP`` ->
 ``DEMOGRAPHIC``), amounts of money, quantities and percentages (-> ``QUANTITY``) and named events
 (-> ``OTHER``), occupations (``OCCUPATION``) from `occupations`, a list built from Faker's job
-titles and WordNet, health conditions (``HEALTH``) from `health_conditions`, a list built from WordNet,
-and the number of a person's children or siblings (``QUANTITY``: "a father of five", "three children").
+titles and WordNet, a person's degree (``OCCUPATION``: "a PhD in physics"), health conditions (``HEALTH``)
+from `health_conditions`, a list built from WordNet, and the number of a person's children or siblings
+(``QUANTITY``: "a father of five", "three children").
 spaCy's parse is shared with a `ner.SpacyDetector` of the same pipeline (`ner.parse` keeps the last
 batches).
 """
@@ -283,6 +284,44 @@ FAMILY_COUNT = re.compile(
 )
 
 
+#: words that end a degree's field of study ("a PhD in physics [from] MIT", "in law[,] he joined")
+_FIELD_STOP = (
+    r"(?:from|at|in|on|with|for|of|which|that|who|by|to|and|or|but|as|he|she|they|it|his|her|their|was|"
+    r"is|were|had|has|before|after|while|when|where|under|the|a|an)"
+)
+_FIELD_WORD = rf"(?!{_FIELD_STOP}\b)[^\W\d_][\w'’-]*"
+#: a field of study after a degree: "in" and up to four words ("in political science and economics")
+_FIELD = rf"[ \t]+in[ \t]+{_FIELD_WORD}(?:(?:[ \t]+|,[ \t]+|[ \t]+and[ \t]+){_FIELD_WORD}){{0,3}}"
+#: a degree's abbreviation, in capitals as written ("PhD", "Ph.D.", "MBA", "M.Sc.", "LLB")
+_DEGREE_ACRONYM = (
+    r"(?:Ph\.?[ ]?D\.?|D\.?Phil\.?|M\.?Phil\.?|MBA|M\.?Sc\.?|B\.?Sc\.?|LL\.?[BM]\.?|B\.?Eng\.?|"
+    r"M\.?Eng\.?|Ed\.?D\.?)"
+)
+#: an abbreviation that is a degree only with its field ("a BA in history"; "MS" alone is also an illness)
+_DEGREE_WITH_FIELD = r"(?:B\.?A\.?|M\.?A\.?|B\.?S\.?|M\.?S\.?)"
+#: a degree in words ("a master's degree", "a Bachelor of Science", "a doctorate", "a degree in law")
+_DEGREE_WORDS = (
+    r"(?i:(?:(?:bachelor|master)['’]?s|doctoral|undergraduate|postgraduate|graduate|law|medical|engineering|"
+    r"university|college|honou?rs|joint)[ \t]+degree|(?:bachelor|master)['’]?s(?=[ \t]+in\b)|"
+    r"(?:bachelor|master|doctor)[ \t]+of[ \t]+(?:arts|sciences?|laws?|philosophy|engineering|education|"
+    r"medicine|business[ \t]+administration|fine[ \t]+arts|music)|doctorate|(?:degree|diploma)(?=[ \t]+in\b))"
+)
+#: a person's degree and its field (education singles a person out): "a PhD in physics", "an MBA", "a
+#: master's degree in economics", "a BA in English literature"; not "the degree of the burn"
+DEGREE = re.compile(
+    rf"\b(?:(?:{_DEGREE_ACRONYM}|{_DEGREE_WORDS})(?:{_FIELD})?|{_DEGREE_WITH_FIELD}{_FIELD})(?!\w)"
+)
+
+
+def find_degrees(text: str, source: str = "degrees") -> list[Span]:
+    """A person's degree with its field of study (`DEGREE`) as an ``OCCUPATION``: "a [PhD in physics] from
+    MIT", "an [MBA]"; a full stop after it is the sentence's ("her [Ph.D]." )."""
+    return [
+        Span(m.start(), m.end() - m.group().endswith("."), "OCCUPATION", OCCUPATION_SCORE, source)
+        for m in DEGREE.finditer(text)
+    ]
+
+
 def find_family_counts(text: str, source: str = "family") -> list[Span]:
     """The count of a person's children or siblings as a QUANTITY (`FAMILY_COUNT`): "a father of
     [five]", "the youngest of [seven] children", "[three] children"; not "one of the children", "a mother
@@ -296,8 +335,9 @@ def find_family_counts(text: str, source: str = "family") -> list[Span]:
 
 
 class QuasiIdentifierDetector(Detector):
-    """spaCy's quasi-identifier entities (`QUASI_LABELS`), occupations (`find_occupations`), health
-    conditions (`find_health_conditions`) and the size of a family (`find_family_counts`)."""
+    """spaCy's quasi-identifier entities (`QUASI_LABELS`), occupations (`find_occupations`), degrees
+    (`find_degrees`), health conditions (`find_health_conditions`) and the size of a family
+    (`find_family_counts`)."""
 
     name = "quasi"
 
@@ -321,6 +361,7 @@ class QuasiIdentifierDetector(Detector):
                 *find_occupations(text, self.name),
                 *find_health_conditions(text, self.name),
                 *find_family_counts(text, self.name),
+                *find_degrees(text, self.name),
             ]
             for text, doc in zip(texts, docs)
         ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 import re
 
-from ..detect.quasi import job_titles, occupations
+from ..detect.quasi import DEGREE, job_titles, occupations
 from ..detect.text_shape import COUNT_WORDS
 from .shape import cased_like, fresh_digits
 
@@ -145,9 +145,83 @@ def demographic_like(original: str, rng: random.Random) -> str:
     return said + drawn
 
 
+#: degrees a surrogate degree is drawn from, where the original names no field of study ("an MBA")
+DEGREES = (
+    "PhD",
+    "MBA",
+    "MSc",
+    "BSc",
+    "LLB",
+    "master's degree",
+    "bachelor's degree",
+    "doctorate",
+    "engineering degree",
+    "law degree",
+    "undergraduate degree",
+)
+#: degrees that read with a field of study after them ("a PhD in physics")
+DEGREES_IN = (
+    "PhD",
+    "MSc",
+    "BSc",
+    "MA",
+    "BA",
+    "master's degree",
+    "bachelor's degree",
+    "doctorate",
+    "diploma",
+    "undergraduate degree",
+)
+#: fields of study a surrogate degree's field is drawn from
+FIELDS = (
+    "history",
+    "chemistry",
+    "economics",
+    "law",
+    "nursing",
+    "music",
+    "geography",
+    "mathematics",
+    "engineering",
+    "architecture",
+    "education",
+    "accounting",
+)
+#: letters whose name starts with a vowel sound ("an MBA", "an LLB"; "a BSc")
+_VOWEL_LETTERS = "AEFHILMNORSX"
+
+
+def _vowel_sound(written: str) -> bool:
+    """Whether ``written`` is read with "an" before it: a vowel or a silent "h" ("an honours degree"), or an
+    abbreviation in capitals whose first letter's name starts with one ("an MBA", "an M.Sc."; "a PhD")."""
+    head = written.split()[0] if written.split() else ""
+    letters = [c for c in head if c.isalpha()][:2]
+    if len(letters) == 2 and all(c.isupper() for c in letters):
+        return letters[0] in _VOWEL_LETTERS
+    return head[:1].casefold() in "aeiou" or head.casefold().startswith(("hono", "hour"))
+
+
+def degree_like(original: str, rng: random.Random) -> str:
+    """Another degree (`DEGREES`, `DEGREES_IN`) read with the same article ("an MBA" -> "an MSc", "a PhD"
+    -> "a doctorate"), with another field (`FIELDS`) where the original names one ("a PhD in physics" ->
+    "a master's degree in law")."""
+    written = original.strip()
+    degree, _, field = written.partition(" in ")
+    vowel = _vowel_sound(written)
+    written_as = degree.replace(".", "").casefold()
+    pool = DEGREES_IN if field else DEGREES
+    drawn = rng.choice([d for d in pool if d.casefold() != written_as and _vowel_sound(d) == vowel])
+    if field:
+        drawn += " in " + rng.choice([f for f in FIELDS if f != field.casefold()])
+    return drawn
+
+
 def occupation_like(original: str, rng: random.Random) -> str:
     """Another occupation of Faker's job titles (`detect.quasi.job_titles`), starting with a vowel where the
-    original does (so "a"/"an" before it still reads); plural stays plural."""
+    original does (so "a"/"an" before it still reads); plural stays plural; a degree another degree
+    (`degree_like`)."""
+    if DEGREE.fullmatch(original.strip()):
+        return degree_like(original, rng)
     folded = original.strip().casefold()
     known = set(occupations())
     plural = folded not in known and any(

@@ -9,8 +9,11 @@ import pytest
 
 from deid_hf.audit.canary import (
     CANARY_LABELS,
+    DIRECT_LABELS,
+    QUASI_LABELS,
     CanaryDocument,
     CanaryMaker,
+    canary_labels,
     insert_sentences,
     reads_naturally,
     refill_detected,
@@ -67,6 +70,42 @@ def test_refill_skips_labels_that_are_no_canary_type():
     assert text == "bp 120/80" and canaries == []
 
 
+def test_refill_takes_only_the_labels_given():
+    text = "Age 54, a Polish teacher."
+    detected = [(4, 6, "AGE"), (10, 16, "DEMOGRAPHIC"), (17, 24, "OCCUPATION")]
+    _, direct = refill_detected(text, detected, lambda o, label: "x", DIRECT_LABELS)
+    out, quasi = refill_detected(text, detected, lambda o, label: label.lower(), CANARY_LABELS)
+    assert direct == [] and out == "Age age, a demographic occupation."
+    assert [label for _, _, label, _ in quasi] == ["AGE", "DEMOGRAPHIC", "OCCUPATION"]
+
+
+@pytest.mark.parametrize(
+    ("policy", "quasi"), [("hipaa", False), ("strict", True), ("gdpr", True), ("strict-names", False)]
+)
+def test_quasi_identifier_canaries_go_only_to_the_policies_that_remove_them(policy, quasi):
+    if policy == "strict-names":  # a silver-labelling policy, no pipeline's
+        with pytest.raises(InputError, match="policy"):
+            canary_labels(policy)
+        return
+    labels = canary_labels(policy)
+    assert set(DIRECT_LABELS) <= set(labels)
+    assert bool(set(QUASI_LABELS) & set(labels)) is quasi
+
+
+def test_quasi_identifier_canaries_read_as_such_identifiers_are_written():
+    from deid_hf.replace.quasi import NATIONALITIES
+
+    maker, rng = CanaryMaker(QUASI_LABELS), random.Random(5)
+    doc = maker.make(0, "Seen today. Doing well.", [], rng, inserted=30)
+    values = [(doc.text[s:e], label) for s, e, label, _ in doc.canaries]
+    assert {label for _, label in values} == set(QUASI_LABELS)
+    assert all(v.isdigit() and 18 <= int(v) <= 89 for v, label in values if label == "AGE")
+    assert all(v in NATIONALITIES for v, label in values if label == "DEMOGRAPHIC")
+    jobs = [v for v, label in values if label == "OCCUPATION"]
+    assert jobs and all(re.fullmatch(r"[A-Za-z][A-Za-z ,'-]*", v) for v in jobs)
+    assert any(f"Works as a {job}. " in doc.text or f"Retired {job}. " in doc.text for job in jobs)
+
+
 def test_inserted_sentences_sit_at_breaks_and_move_the_other_canaries():
     canaries = [DETECTED[0] + ("in_place",)]
     sentences = [("Call back at {}", "(212) 555-0100", "PHONE"), ("Lives in {}", "Oakton", "LOCATION")]
@@ -90,7 +129,7 @@ def test_an_all_caps_text_gets_all_caps_sentences():
 
 def test_a_canary_copy_holds_fresh_values_of_each_type(maker):
     rng = random.Random(7)
-    doc = maker.make(0, NOTE, DETECTED, rng, inserted=len(CANARY_LABELS) * 2)
+    doc = maker.make(0, NOTE, DETECTED, rng, inserted=len(DIRECT_LABELS) * 2)
     values = {(doc.text[s:e], label) for s, e, label, _ in doc.canaries}
     assert "Harriet Quist" not in doc.text and "617-555-0143" not in doc.text
     assert all(value.strip() == value and value for value, _ in values)
@@ -243,6 +282,30 @@ def test_the_audit_sees_what_a_configuration_misses():
     assert set(result["detected_type_mix"]) == {"ID"}
     low, high = result["estimate"]["interval"]
     assert low <= result["estimate"]["token_recall"] <= high
+
+
+class UnderPolicy(DigitsOnly):
+    """A stand-in pipeline with a configuration, as `deid-substitution` has, under ``policy``."""
+
+    def __init__(self, policy):
+        from deid_hf.config import PipelineConfig
+
+        self.config = PipelineConfig.from_dict({"policy": policy})
+
+
+def test_the_canary_types_follow_the_audited_policy_and_the_report_says_which():
+    texts = [f"Visit {n}: seen on 0{n % 9 + 1}/12/2020. Stable." for n in range(8)]
+    gdpr = run_canary_audit(UnderPolicy("gdpr"), texts, sample=8, inserted=8, seed=3)
+    hipaa = run_canary_audit(UnderPolicy("hipaa"), texts, sample=8, inserted=8, seed=3)
+    default = run_canary_audit(DigitsOnly(), texts, sample=8, inserted=8, seed=3)
+    made = {p: set(r["by_kind_and_type"]["inserted"]) for p, r in (("gdpr", gdpr), ("hipaa", hipaa))}
+    assert made["gdpr"] & set(QUASI_LABELS) and not made["hipaa"] & set(QUASI_LABELS)
+    assert gdpr["canary_types"] == list(CANARY_LABELS) and hipaa["canary_types"] == list(DIRECT_LABELS)
+    assert default["canary_types"] == hipaa["canary_types"]
+    assert any("quasi-identifiers the policy keeps" in item for item in hipaa["not_covered"])
+    assert not any("quasi-identifiers" in item for item in gdpr["not_covered"])
+    overridden = run_canary_audit(UnderPolicy("hipaa"), texts, sample=8, inserted=8, seed=3, policy="gdpr")
+    assert overridden["canary_types"] == list(CANARY_LABELS)
 
 
 def test_the_audit_refuses_an_empty_sample():

@@ -10,6 +10,7 @@ from deid_hf.detect.ner import SpacyDetector
 from deid_hf.detect.quasi import (
     NOT_OCCUPATIONS,
     QuasiIdentifierDetector,
+    find_degrees,
     find_family_counts,
     find_health_conditions,
     find_occupations,
@@ -127,6 +128,33 @@ def test_find_health_conditions(text, found):
 def test_find_family_counts(text, found):
     assert {s.text(text) for s in find_family_counts(text)} == found
     assert {s.label for s in find_family_counts(text)} <= {"QUANTITY"}
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("He holds a PhD in physics from MIT and an MBA.", {"PhD in physics", "MBA"}),
+        (
+            "a master's degree in economics in 1998; a Bachelor of Science in nursing",
+            {
+                "master's degree in economics",
+                "Bachelor of Science in nursing",
+            },
+        ),
+        ("a BA in English literature and history from Yale", {"BA in English literature and history"}),
+        (
+            "an M.Sc. in computer science; a doctorate in theology",
+            {"M.Sc. in computer science", "doctorate in theology"},
+        ),
+        ("a degree in political science, he joined", {"degree in political science"}),
+        ("She got her Ph.D. in 2001.", {"Ph.D"}),  # the sentence keeps its full stop
+        # a degree's word in another sense, an abbreviation that is a degree only with its field
+        ("the degree of the burn; diagnosed with MS in 2010; BP 120/80 MA", set()),
+    ],
+)
+def test_find_degrees(text, found):
+    assert {s.text(text) for s in find_degrees(text)} == found
+    assert {s.label for s in find_degrees(text)} <= {"OCCUPATION"}
 
 
 def test_the_quasi_identifier_detector_types_nationalities_amounts_occupations_and_conditions():

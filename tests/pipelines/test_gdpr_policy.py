@@ -88,3 +88,13 @@ def test_a_statutes_name_and_year_are_no_personal_data(gdpr):
         assert kept in out, out
     for masked in ("Farouk", "bus driver", "3 May 2019"):
         assert masked not in out, out
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_degree_and_its_field_are_replaced_by_another_degree(gdpr, seed):
+    text = "Ms Ilse Marr holds a PhD in physics and an MBA."
+    out = gdpr(text, seed=seed)
+    degrees = [text[s["start"] : s["end"]] for s in out["spans"] if s["label"] == "OCCUPATION"]
+    assert degrees == ["PhD in physics", "MBA"]
+    assert "physics" not in out["text"] and "MBA" not in out["text"]
+    assert re.search(r"holds an? \S.* in \w+ and an \S", out["text"]), out["text"]

@@ -10,6 +10,9 @@ from deid_hf.replace.quasi import (
     CONDITION_ADJECTIVES,
     CONDITIONS,
     COUNTED_CONDITIONS,
+    DEGREES,
+    DEGREES_IN,
+    FIELDS,
     NATIONALITIES,
     RELIGIONS,
     demographic_like,
@@ -51,6 +54,19 @@ def test_an_occupation_becomes_another_with_its_article_and_number(seed):
     many = occupation_like("teachers", rng)
     assert many in {plural_of(k) for k in known} and many != "teachers"
     assert occupation_like("Lawyer", rng)[0].isupper()
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_degree_becomes_another_degree_with_its_article_and_field(seed):
+    rng = random.Random(seed)
+    degree, _, field = occupation_like("PhD in physics", rng).partition(" in ")
+    assert degree in DEGREES_IN and degree != "PhD" and field in FIELDS
+    alone = occupation_like("MBA", rng)  # "an MBA": a degree read with "an", no field
+    assert alone in DEGREES and alone != "MBA" and " in " not in alone
+    assert alone[0] in "AEFHILMNORSXaeiou"
+    assert occupation_like("Ph.D", rng) not in ("PhD", "Ph.D")  # one degree however it is written
+    assert occupation_like("master's degree", rng)[0] not in "AEFHILMNORSXaeiou"
+    assert occupation_like("honours degree in law", rng)[0] in "AEFHILMNORSXaeiou"  # "an honours degree"
 
 
 @pytest.mark.parametrize(
