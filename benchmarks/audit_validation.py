@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._common import data_path, print_table, write_results  # noqa: E402
-from deid_hf.audit.canary import CANARY_LABELS  # noqa: E402
+from deid_hf.audit.canary import CANARY_LABELS, canary_labels  # noqa: E402
 from deid_hf.audit.command import PARAPHRASE, paraphrase_documents  # noqa: E402
 from deid_hf.audit.recall import run_canary_audit  # noqa: E402
 from deid_hf.audit.reid import attackable, run_reid_audit  # noqa: E402
@@ -84,8 +84,8 @@ def gold_counts(pipe, docs, batch_size: int = 16) -> list[DetectionCounts]:
     return counts
 
 
-def gold_recall(counts: list[DetectionCounts]) -> dict:
-    """Token recall over every gold type and over the canary types, summed over ``counts``."""
+def gold_recall(counts: list[DetectionCounts], labels=CANARY_LABELS) -> dict:
+    """Token recall over every gold type and over the canary types ``labels``, summed over ``counts``."""
     per_type: dict[str, list[int]] = {}
     for c in counts:
         for label, (total, hit) in c.per_type.items():
@@ -93,8 +93,8 @@ def gold_recall(counts: list[DetectionCounts]) -> dict:
             per_type[label][0] += total
             per_type[label][1] += hit
     tp, fn = sum(c.tp for c in counts), sum(c.fn for c in counts)
-    canary_total = sum(per_type.get(label, [0, 0])[0] for label in CANARY_LABELS)
-    canary_hit = sum(per_type.get(label, [0, 0])[1] for label in CANARY_LABELS)
+    canary_total = sum(per_type.get(label, [0, 0])[0] for label in labels)
+    canary_hit = sum(per_type.get(label, [0, 0])[1] for label in labels)
     return {
         "token_recall": tp / (tp + fn) if tp + fn else None,
         "token_recall_canary_types": canary_hit / canary_total if canary_total else None,
@@ -117,10 +117,12 @@ def evaluation_sets() -> list[tuple[str, list, list[list[int]]]]:
 
 
 def canary_rows(detector: str, caches: dict, args) -> list[dict]:
-    pipe = cached_pipeline(caches.setdefault(detector, {}), detector, policy=args.policy)
+    """The canary rows of ``detector`` under ``args.policy``; detections cached per detector and policy."""
+    pipe = cached_pipeline(caches.setdefault((detector, args.policy), {}), detector, policy=args.policy)
     reference = None
     if args.reference and args.reference != detector:
-        reference = cached_pipeline(caches.setdefault(args.reference, {}), args.reference, policy=args.policy)
+        cache = caches.setdefault((args.reference, args.policy), {})
+        reference = cached_pipeline(cache, args.reference, policy=args.policy)
     rows, counted = [], {}
     for name, docs, subset in evaluation_sets():
         if args.dev_only and "(dev)" not in name:
@@ -137,7 +139,7 @@ def canary_rows(detector: str, caches: dict, args) -> list[dict]:
                 f"[{detector}] gold pass over {len(missing)} documents: {time.time() - started:.0f} s",
                 flush=True,
             )
-        gold = gold_recall([known[i] for i in chosen])
+        gold = gold_recall([known[i] for i in chosen], canary_labels(args.policy))
         started = time.time()
         canary = run_canary_audit(
             pipe,
@@ -188,7 +190,7 @@ def fold_model_rows(folders: list[str], args) -> list[dict]:
         pipe = cached_pipeline({}, detectors, policy=args.policy)
         docs = [d for d in notes if folds[d.group] == k]
         fold_counts = gold_counts(pipe, docs)
-        gold = gold_recall(fold_counts)
+        gold = gold_recall(fold_counts, canary_labels(args.policy))
         canary = run_canary_audit(
             pipe,
             [d.text for d in docs],
@@ -202,7 +204,7 @@ def fold_model_rows(folders: list[str], args) -> list[dict]:
         weights.append((estimate, canary["documents_sampled"]))
         print(f"[fold {k}] gold {gold['token_recall']:.3f}, canary estimate {estimate:.3f}", flush=True)
         rows.append(canary_row(f"notes, fold {k} (dev), its fold model", "default", len(docs), gold, canary))
-    gold = gold_recall(counts)
+    gold = gold_recall(counts, canary_labels(args.policy))
     pooled = sum(e * n for e, n in weights) / sum(n for _, n in weights)
     rows.append(
         {
@@ -295,7 +297,7 @@ def main() -> None:
         "--fold-models", nargs="*", default=None, help="train-detector folders, DIRk without dev fold k"
     )
     args = parser.parse_args()
-    caches = {detector: {} for detector in args.detectors.split(",")}
+    caches: dict = {}
     payload = {}
     if not args.no_canary:
         rows = [row for detector in args.detectors.split(",") for row in canary_rows(detector, caches, args)]
@@ -308,7 +310,7 @@ def main() -> None:
         payload["canary"] = rows
     if not args.no_reid:
         reid = reid_result(
-            caches.get("default", {}),
+            caches.setdefault(("default", str(DEFAULT_POLICY)), {}),
             args.strategies.split(","),
             args.seed,
             args.paraphrase_sample,

@@ -239,7 +239,8 @@ def test_demo_on_a_clean_copy_without_shared_data_or_cache(tmp_path):
 
 #: names the shipped model reads poorly in these shapes (a rare name in capitals inside a sentence, a
 #: surname alone after "spoke with" or before "called", "Last, First" in a name field, one item of a list,
-#: a given name no list holds beside a found surname): the default pipeline replaces them all
+#: a given name no list holds beside a found surname, a message's sign-off or subject line): the default
+#: pipeline replaces them all
 NAMES_IN_HARD_SHAPES = [
     ("Reviewed the chart of ILSABET MARROWIND today, no changes.", ["ILSABET", "MARROWIND"]),
     ("Spoke with Marrowind about the results.", ["Marrowind"]),
@@ -247,6 +248,8 @@ NAMES_IN_HARD_SHAPES = [
     ("Patient: Dorel, Ostkamptes\nAge 54", ["Dorel", "Ostkamptes"]),
     ("Attendees: Quvanost Enrow, Josh Herbert.", ["Quvanost", "Enrow", "Josh", "Herbert"]),
     ("I am writing about my client Saost Rowkamp.", ["Saost", "Rowkamp"]),
+    ("Will call back tomorrow.\nThanks, Brinqubrin", ["Brinqubrin"]),
+    ("RE: Teshardor Rowost - discharge summary\nPt stable.", ["Teshardor", "Rowost"]),
 ]
 
 

@@ -139,13 +139,13 @@ def pipeline_options(args: argparse.Namespace) -> dict:
 
 
 def effective(options: dict) -> dict:
-    """The options with the pipeline's defaults of strategy, policy and detector filled in."""
-    from ..config import PIPELINE_DEFAULTS
-    from ..detect.policy import DEFAULT_POLICY
+    """The options with the pipeline's defaults of strategy, policy (as the pipeline resolves it: strict for
+    ZSTS with its own p-filter) and detector filled in."""
+    from ..config import PIPELINE_DEFAULTS, PipelineConfig
 
     filled = {k: v for k, v in options.items() if v is not None}
     filled.setdefault("strategy", PIPELINE_DEFAULTS["strategy"])
-    filled.setdefault("policy", DEFAULT_POLICY)
+    filled.setdefault("policy", str(PipelineConfig.from_dict(filled).resolved_policy()))
     filled.setdefault("detector", "pfilter" if filled["strategy"] == "zsts" else "default")
     return filled
 

@@ -40,9 +40,10 @@ NOT_COVERED = (
     "identifiers written in ways no surrogate generator produces (nicknames, misspellings, local formats)",
     LEFT_TO_REID,
 )
-#: what an audit under a policy that keeps quasi-identifiers (hipaa) does not measure, added to `NOT_COVERED`
+#: what an audit under a policy other than gdpr does not measure, added to `NOT_COVERED`
 NOT_COVERED_QUASI = (
-    "quasi-identifiers the policy keeps (ages below 90, nationalities, occupations): no canary imitates them"
+    "quasi-identifiers (ages, nationalities, occupations): no canary imitates them, as hipaa keeps them on "
+    "purpose and only gdpr removes them all"
 )
 #: what an estimate from a reference's detections does not measure, added to `NOT_COVERED`
 NOT_COVERED_WITH_REFERENCE = (

@@ -11,6 +11,9 @@ facilities named next to a title, credential, kinship word or facility word.
   case ("the chart of ILSABET MARROWIND"; no abbreviation, clinical term or acronym: "MRSA SWAB"); a rare
   word or a known name before ``called``/``phoned``/``visited`` ("Mondadori called") or before
   ``reports``/``states``/``said``/``is doing`` ("Senost is doing well").
+- a message's writer or subject (PERSON): the name after closing words alone on its line ("Thanks,
+  Wiktor", "Kind regards,\nAnna Kowalska"); two or three rare words or known names opening a subject line
+  ("RE: Panfilo Casale - discharge summary").
 - relative (PERSON): after a kinship or proxy word ("dtr laverne", "Nephew, Neil Meitz", "daughter Elena":
   capitalised in mixed case, any word but a very frequent one).
 - facility (LOCATION): capitalised words before ``Hospital``/``Medical Center``/``Rehab``/``Regional``...

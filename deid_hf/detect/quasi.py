@@ -284,42 +284,70 @@ FAMILY_COUNT = re.compile(
 )
 
 
-#: words that end a degree's field of study ("a PhD in physics [from] MIT", "in law[,] he joined")
+#: words that end a degree's field of study ("a PhD in physics [from] MIT", "in law [and then] worked")
 _FIELD_STOP = (
-    r"(?:from|at|in|on|with|for|of|which|that|who|by|to|and|or|but|as|he|she|they|it|his|her|their|was|"
-    r"is|were|had|has|before|after|while|when|where|under|the|a|an)"
+    r"(?:from|at|in|on|with|for|of|which|that|who|whom|by|to|and|or|but|as|he|she|they|it|his|her|their|"
+    r"was|is|were|had|has|have|then|now|later|also|before|after|while|when|where|under|the|a|an|this|"
+    r"these|those|our|my|your|its)"
 )
-_FIELD_WORD = rf"(?!{_FIELD_STOP}\b)[^\W\d_][\w'’-]*"
-#: a field of study after a degree: "in" and up to four words ("in political science and economics")
-_FIELD = rf"[ \t]+in[ \t]+{_FIELD_WORD}(?:(?:[ \t]+|,[ \t]+|[ \t]+and[ \t]+){_FIELD_WORD}){{0,3}}"
-#: a degree's abbreviation, in capitals as written ("PhD", "Ph.D.", "MBA", "M.Sc.", "LLB")
+#: a word of a field of study: letters, not a stop word, no past tense but "applied" ("argued", "moved")
+_FIELD_WORD = rf"(?!{_FIELD_STOP}\b)(?![^\W\d_]+ed\b(?<!applied))[^\W\d_][\w'’-]*"
+#: a field of study after a degree: "in", one or two words, and one more after "and" where the field ends
+#: there ("in political science", "in law and economics from"; not "in law and then worked"); a comma ends
+#: it ("a PhD in economics, argued")
+_FIELD = (
+    rf"[ \t]+in[ \t]+{_FIELD_WORD}(?:[ \t]+{_FIELD_WORD})?"
+    rf"(?:[ \t]+and[ \t]+{_FIELD_WORD}(?![ \t]+{_FIELD_WORD}))?"
+)
+#: a degree's abbreviation as written ("PhD", "Ph.D.", "MBA", "M.Sc.", "LLB", "LL.M."; not "LLM", a language
+#: model, nor "MS", an illness)
 _DEGREE_ACRONYM = (
-    r"(?:Ph\.?[ ]?D\.?|D\.?Phil\.?|M\.?Phil\.?|MBA|M\.?Sc\.?|B\.?Sc\.?|LL\.?[BM]\.?|B\.?Eng\.?|"
-    r"M\.?Eng\.?|Ed\.?D\.?)"
+    r"(?:Ph\.?[ ]?D\.?|Ph[Dd]s|PHD|[Pp]hd|D\.?Phil\.?|M\.?Phil\.?|MBAs?|MPH|M\.?Sc\.?|B\.?Sc\.?|LLB|"
+    r"LL\.[BM]\.?|B\.?Eng\.?|M\.?Eng\.?|Ed\.?D\.?)"
 )
-#: an abbreviation that is a degree only with its field ("a BA in history"; "MS" alone is also an illness)
-_DEGREE_WITH_FIELD = r"(?:B\.?A\.?|M\.?A\.?|B\.?S\.?|M\.?S\.?)"
-#: a degree in words ("a master's degree", "a Bachelor of Science", "a doctorate", "a degree in law")
+#: an abbreviation that is a degree only with its field ("a BA in history", "an M.S. in biology")
+_DEGREE_WITH_FIELD = r"(?:B\.?A\.?|M\.?A\.?|B\.S\.?|M\.S\.?)"
+#: a degree in words ("a master's degree", "a Bachelor of Science", "a doctorate")
 _DEGREE_WORDS = (
     r"(?i:(?:(?:bachelor|master)['’]?s|doctoral|undergraduate|postgraduate|graduate|law|medical|engineering|"
-    r"university|college|honou?rs|joint)[ \t]+degree|(?:bachelor|master)['’]?s(?=[ \t]+in\b)|"
+    r"university|college|honou?rs|joint)[ \t]+degree|"
     r"(?:bachelor|master|doctor)[ \t]+of[ \t]+(?:arts|sciences?|laws?|philosophy|engineering|education|"
-    r"medicine|business[ \t]+administration|fine[ \t]+arts|music)|doctorate|(?:degree|diploma)(?=[ \t]+in\b))"
+    r"medicine|business[ \t]+administration|fine[ \t]+arts|music)|doctorate)"
+)
+#: a word that is a degree only with its field and after an article or a possessive ("a degree in law",
+#: "her diploma in nursing", "a master's in law"; not "the degree in question", "third degree in severity")
+_DEGREE_WORD_WITH_FIELD = (
+    r"(?:(?<=\ba )|(?<=\ban )|(?<=\bhis )|(?<=\bher )|(?<=\btheir )|(?<=\bmy )|(?<=\byour )|(?<=\bour ))"
+    r"(?i:degree|diploma|(?:bachelor|master)['’]?s)"
 )
 #: a person's degree and its field (education singles a person out): "a PhD in physics", "an MBA", "a
 #: master's degree in economics", "a BA in English literature"; not "the degree of the burn"
 DEGREE = re.compile(
-    rf"\b(?:(?:{_DEGREE_ACRONYM}|{_DEGREE_WORDS})(?:{_FIELD})?|{_DEGREE_WITH_FIELD}{_FIELD})(?!\w)"
+    rf"\b(?:(?:{_DEGREE_ACRONYM}|{_DEGREE_WORDS})(?:{_FIELD})?|(?:{_DEGREE_WITH_FIELD}|{_DEGREE_WORD_WITH_FIELD})"
+    rf"{_FIELD})(?![\w])"
 )
+#: a degree's score: above spaCy's and a model's reading of its field ("a BA in [English]" is no nationality,
+#: "an MSc in [Finance]" no organisation)
+DEGREE_SCORE = 0.95
+#: after a full stop, what shows it ends a sentence: blanks and a capital, a line's end or the text's end
+_SENTENCE_END = re.compile(r"(?:[ \t]+[A-Z]|[ \t]*(?:\r?\n|$))")
+
+
+def is_degree(written: str) -> bool:
+    """Whether ``written`` is a degree as `find_degrees` finds one (read after an article: "degree in
+    law")."""
+    return DEGREE.fullmatch("a " + written.strip(), 2) is not None
 
 
 def find_degrees(text: str, source: str = "degrees") -> list[Span]:
     """A person's degree with its field of study (`DEGREE`) as an ``OCCUPATION``: "a [PhD in physics] from
-    MIT", "an [MBA]"; a full stop after it is the sentence's ("her [Ph.D]." )."""
-    return [
-        Span(m.start(), m.end() - m.group().endswith("."), "OCCUPATION", OCCUPATION_SCORE, source)
-        for m in DEGREE.finditer(text)
-    ]
+    MIT", "an [MBA]"; a full stop after it that ends the sentence is the sentence's ("her [Ph.D]. She"),
+    one inside it the abbreviation's ("a [Ph.D.] student")."""
+    spans = []
+    for m in DEGREE.finditer(text):
+        end = m.end() - (m.group().endswith(".") and _SENTENCE_END.match(text, m.end()) is not None)
+        spans.append(Span(m.start(), end, "OCCUPATION", DEGREE_SCORE, source))
+    return spans
 
 
 def find_family_counts(text: str, source: str = "family") -> list[Span]:

@@ -318,8 +318,10 @@ class FullEntity(Strategy):
         if not self.consistent:
             return self._draw(original, label, rng, table)
         state = table.state
-        if TITLE.fullmatch(original.strip()):
-            return None  # a title alone is not an identifier; it is kept, as in "Dr. <pseudonym>"
+        if TITLE.fullmatch(original.strip()) and label != "OCCUPATION":
+            return (
+                None  # a title alone is not an identifier; it is kept, as in "Dr. <pseudonym>" (a degree is)
+            )
         known = state.get("parts", {})
         is_name_part = original[:1].isupper() and all(
             w.casefold() in known for w in re.findall(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", original)

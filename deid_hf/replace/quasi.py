@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 import re
 
-from ..detect.quasi import DEGREE, job_titles, occupations
+from ..detect.quasi import is_degree, job_titles, occupations
 from ..detect.text_shape import COUNT_WORDS
 from .shape import cased_like, fresh_digits
 
@@ -151,6 +151,8 @@ DEGREES = (
     "MBA",
     "MSc",
     "BSc",
+    "BA",
+    "BEng",
     "LLB",
     "master's degree",
     "bachelor's degree",
@@ -189,38 +191,71 @@ FIELDS = (
 )
 #: letters whose name starts with a vowel sound ("an MBA", "an LLB"; "a BSc")
 _VOWEL_LETTERS = "AEFHILMNORSX"
+#: beginnings of words read with "a" although written with a vowel ("a university degree")
+_CONSONANT_SOUND = ("uni", "use", "usu", "eu", "one")
+
+
+def _abbreviation(word: str) -> bool:
+    """Whether ``word`` is written as an abbreviation: its first two letters in capitals ("MBA", "M.Sc.",
+    "PhD" is none)."""
+    letters = [c for c in word if c.isalpha()][:2]
+    return len(letters) == 2 and all(c.isupper() for c in letters)
 
 
 def _vowel_sound(written: str) -> bool:
-    """Whether ``written`` is read with "an" before it: a vowel or a silent "h" ("an honours degree"), or an
-    abbreviation in capitals whose first letter's name starts with one ("an MBA", "an M.Sc."; "a PhD")."""
+    """Whether ``written`` is read with "an" before it: a vowel or a silent "h" ("an honours degree"; not "a
+    university degree"), or an abbreviation whose first letter's name starts with one ("an MBA", "an
+    M.Sc."; "a PhD")."""
     head = written.split()[0] if written.split() else ""
-    letters = [c for c in head if c.isalpha()][:2]
-    if len(letters) == 2 and all(c.isupper() for c in letters):
-        return letters[0] in _VOWEL_LETTERS
-    return head[:1].casefold() in "aeiou" or head.casefold().startswith(("hono", "hour"))
+    if _abbreviation(head):
+        return head[0] in _VOWEL_LETTERS
+    folded = head.casefold()
+    return (folded[:1] in "aeiou" and not folded.startswith(_CONSONANT_SOUND)) or folded.startswith(
+        ("hono", "hour")
+    )
+
+
+def _same_degree(a: str, b: str) -> bool:
+    """Whether two degrees are one however written ("Ph.D" and "PhD", "masters degree" and "master's
+    degree")."""
+    return re.sub(r"[\W_]", "", a).casefold() == re.sub(r"[\W_]", "", b).casefold()
+
+
+def _written_short(degree: str) -> bool:
+    """Whether a degree is written as an abbreviation ("MBA", "M.Sc.", "PhD", "Ph.D")."""
+    return _abbreviation(degree) or _same_degree(degree, "phd")
 
 
 def degree_like(original: str, rng: random.Random) -> str:
     """Another degree (`DEGREES`, `DEGREES_IN`) read with the same article ("an MBA" -> "an MSc", "a PhD"
-    -> "a doctorate"), with another field (`FIELDS`) where the original names one ("a PhD in physics" ->
-    "a master's degree in law")."""
+    -> "a doctorate"), an abbreviation for an abbreviation ("Kim Ng, MBA" -> "Kim Ng, MSc"), a plural for a
+    plural ("PhDs"), capitalised where the original is, with another field (`FIELDS`, none of the
+    original's words) where the original names one ("a PhD in physics" -> "a master's degree in law")."""
     written = original.strip()
     degree, _, field = written.partition(" in ")
+    plural = degree.endswith("s") and _written_short(degree[:-1])
+    degree = degree[:-1] if plural else degree
+    short = _written_short(degree)
     vowel = _vowel_sound(written)
-    written_as = degree.replace(".", "").casefold()
-    pool = DEGREES_IN if field else DEGREES
-    drawn = rng.choice([d for d in pool if d.casefold() != written_as and _vowel_sound(d) == vowel])
+    pool = [
+        d
+        for d in (DEGREES_IN if field else DEGREES)
+        if not _same_degree(d, degree) and _vowel_sound(d) == vowel
+    ]
+    if short:
+        pool = [d for d in pool if _written_short(d)] or pool
+    drawn = rng.choice(pool) + ("s" if plural else "")
     if field:
-        drawn += " in " + rng.choice([f for f in FIELDS if f != field.casefold()])
-    return drawn
+        words = set(field.casefold().split())
+        drawn += " in " + rng.choice([f for f in FIELDS if f not in words])
+    return drawn[:1].upper() + drawn[1:] if written[:1].isupper() and not short else drawn
 
 
 def occupation_like(original: str, rng: random.Random) -> str:
     """Another occupation of Faker's job titles (`detect.quasi.job_titles`), starting with a vowel where the
     original does (so "a"/"an" before it still reads); plural stays plural; a degree another degree
     (`degree_like`)."""
-    if DEGREE.fullmatch(original.strip()):
+    if is_degree(original):
         return degree_like(original, rng)
     folded = original.strip().casefold()
     known = set(occupations())

@@ -136,20 +136,36 @@ def test_find_family_counts(text, found):
         ("He holds a PhD in physics from MIT and an MBA.", {"PhD in physics", "MBA"}),
         (
             "a master's degree in economics in 1998; a Bachelor of Science in nursing",
-            {
-                "master's degree in economics",
-                "Bachelor of Science in nursing",
-            },
+            {"master's degree in economics", "Bachelor of Science in nursing"},
         ),
         ("a BA in English literature and history from Yale", {"BA in English literature and history"}),
+        (
+            "a degree in law and economics from; an M.S. in biology",
+            {"degree in law and economics", "M.S. in biology"},
+        ),
         (
             "an M.Sc. in computer science; a doctorate in theology",
             {"M.Sc. in computer science", "doctorate in theology"},
         ),
-        ("a degree in political science, he joined", {"degree in political science"}),
-        ("She got her Ph.D. in 2001.", {"Ph.D"}),  # the sentence keeps its full stop
-        # a degree's word in another sense, an abbreviation that is a degree only with its field
-        ("the degree of the burn; diagnosed with MS in 2010; BP 120/80 MA", set()),
+        (
+            "two PhDs, a phd in maths and an MPH in epidemiology",
+            {"PhDs", "phd in maths", "MPH in epidemiology"},
+        ),
+        # the field ends at a comma, a stop word or a verb
+        ("The plaintiff, a PhD in economics, argued", {"PhD in economics"}),
+        (
+            "a degree in law and then worked; a degree in political science and worked",
+            {"degree in law", "degree in political science"},
+        ),
+        ("a PhD in applied mathematics he later taught", {"PhD in applied mathematics"}),
+        # a full stop that ends the sentence is the sentence's, one inside it the abbreviation's
+        (
+            "She got her Ph.D. She left. A Ph.D. student and an LL.M. from Harvard.",
+            {"Ph.D", "Ph.D.", "LL.M."},
+        ),
+        # a degree's word in another sense; "degree" without an article; MS, an illness; LLM, a language model
+        ("the degree of the burn; the degree in question; a degree in 2010; third degree in severity", set()),
+        ("burns of the second degree in the left arm; MS in remission; an LLM in our pipeline", set()),
     ],
 )
 def test_find_degrees(text, found):

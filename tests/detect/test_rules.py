@@ -622,6 +622,27 @@ CONTEXT_CASES = [
     ),  # abbreviations, frequent words  # a sentence's start: a known name
     ("context.before-call-verb", "pt's son called. the family visited.", set()),
     (
+        "context.after-sign-off",
+        "Will call back tomorrow.\nThanks, Wiktor\n\nKind regards,\nAnna Kowalska",
+        {"Wiktor", "Anna Kowalska"},
+    ),
+    ("context.after-sign-off", "Thanks, Brinqubrin", {"Brinqubrin"}),  # the text's end
+    (
+        "context.after-sign-off",
+        "Thanks, Team\nThanks, everyone\nThanks, see you Monday\nBest,\nThe Billing Team",
+        set(),
+    ),  # frequent words, lower case, more words on the line
+    (
+        "context.subject-name",
+        "RE: Panfilo Casale - discharge summary\nRe: Fwd: Teshardor Rowost\nSubject: Maria Lopez, follow-up",
+        {"Panfilo Casale", "Teshardor Rowost", "Maria Lopez"},
+    ),
+    (
+        "context.subject-name",
+        "RE: Discharge Planning\nSubject: Team Meeting\nFwd: Invoice 2231\nRE: Casale\nsee RE: Ann Lee",
+        set(),
+    ),  # frequent words, one word, no subject line's start
+    (
         "context.capitals-name",
         "Reviewed the chart of ILSABET MARROWIND today. Family of ÖRFIYE ERGÜL called.",
         {"ILSABET MARROWIND", "ÖRFIYE ERGÜL"},

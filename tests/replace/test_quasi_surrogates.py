@@ -61,12 +61,19 @@ def test_a_degree_becomes_another_degree_with_its_article_and_field(seed):
     rng = random.Random(seed)
     degree, _, field = occupation_like("PhD in physics", rng).partition(" in ")
     assert degree in DEGREES_IN and degree != "PhD" and field in FIELDS
-    alone = occupation_like("MBA", rng)  # "an MBA": a degree read with "an", no field
-    assert alone in DEGREES and alone != "MBA" and " in " not in alone
-    assert alone[0] in "AEFHILMNORSXaeiou"
+    alone = occupation_like("MBA", rng)  # "an MBA": an abbreviation read with "an", no field
+    assert alone in DEGREES and alone != "MBA" and " " not in alone and alone[0] in "AEFHILMNORSX"
     assert occupation_like("Ph.D", rng) not in ("PhD", "Ph.D")  # one degree however it is written
-    assert occupation_like("master's degree", rng)[0] not in "AEFHILMNORSXaeiou"
-    assert occupation_like("honours degree in law", rng)[0] in "AEFHILMNORSXaeiou"  # "an honours degree"
+    assert " " not in occupation_like("Ph.D", rng)  # an abbreviation for an abbreviation ("Kim Ng, MBA,")
+    assert occupation_like("masters degree", rng).replace("'", "") != "masters degree"
+    vowels = "AEFHILMNORSXaeiou"
+    assert occupation_like("master's degree", rng)[0] not in vowels
+    assert occupation_like("honours degree in law", rng)[0] in vowels  # "an honours degree"
+    assert occupation_like("university degree", rng)[0] not in vowels  # "a university degree"
+    assert occupation_like("Doctorate in theology", rng)[0].isupper()  # a sentence's start
+    assert occupation_like("PhDs", rng).endswith("s")
+    _, _, other = occupation_like("degree in law and economics", rng).partition(" in ")
+    assert other in FIELDS and other not in ("law", "economics")
 
 
 @pytest.mark.parametrize(

@@ -144,6 +144,17 @@ _HOSPITAL_RX = re.compile(
     r"\b(?:to|at|from|in|by)[ \t]+(?:the[ \t]+)?)\b([A-Z]{1,4}H|[A-Z]{1,3}MC)\b"
 )
 _BLANKS = re.compile(r"[ \t]+")
+#: a message's closing words at a line's start, the name after them on the same or the next line ("Thanks,
+#: Wiktor", "Kind regards,\nAnna Kowalska")
+_SIGN_OFF_RX = re.compile(
+    r"(?im)^[ \t]*(?:many[ \t]+)?(?:thanks|thank[ \t]+you|thx|cheers|regards|best|best[ \t]+wishes|"
+    r"(?:kind|best|warm)[ \t]+regards|sincerely|yours[ \t]+(?:truly|sincerely))"
+    r"[ \t]*[,!.]?[ \t]*(?:\r?\n[ \t]*)?"
+)
+#: a message's subject line at a line's start ("RE: ", "Subject: ", "Fwd: ")
+_SUBJECT_RX = re.compile(r"(?im)^[ \t]*(?:(?:re|fwd?|aw)[ \t]*:[ \t]*)+|^[ \t]*subject[ \t]*:[ \t]*")
+#: what ends the name a subject line opens with: a dash, a colon, a comma or the line's end
+_SUBJECT_NAME_END = re.compile(r"[ \t]*(?:[-–—:,(]|\r?\n|$)")
 
 
 def _word_before(verbs: str) -> re.Pattern:
@@ -315,6 +326,30 @@ def _after_call_word(text, vocabulary, bounds):
         else:
             name = is_known_name(first) and zipf(first) < bounds.title_zipf
         yield run if run and name and not first.isupper() else None
+
+
+def _after_sign_off(text, vocabulary, bounds):
+    """The name after a message's closing words, alone on its line ("Thanks, Wiktor", "Cheers, Jet",
+    "Kind regards,\nAnna Kowalska"; not "Thanks, Team", "Thanks, everyone", "Thanks, see you Monday")."""
+    for m in _SIGN_OFF_RX.finditer(text):
+        run = name_run(text, m.end(), bounds.max_zipf, any_known=True, vocabulary=vocabulary)
+        yield run if run and _LINE_END.match(text, run[1]) else None
+
+
+def _subject_name(text, vocabulary, bounds):
+    """Two or three capitalised words at a subject line's start, each rare or a known name
+    (`lexicon.rare_or_known`), before a dash, colon, comma or the line's end ("RE: Panfilo Casale -
+    discharge summary"; not "RE: Discharge Planning", "Subject: Team Meeting")."""
+    for m in _SUBJECT_RX.finditer(text):
+        run = name_run(text, m.end(), bounds.max_zipf, any_known=True, vocabulary=vocabulary)
+        words = text[run[0] : run[1]].split() if run else []
+        yield (
+            run
+            if len(words) >= 2
+            and all(w[0].isupper() and rare_or_known(w, bounds.title_zipf) for w in words)
+            and _SUBJECT_NAME_END.match(text, run[1])
+            else None
+        )
 
 
 def _before_verb(regex: re.Pattern):
@@ -523,6 +558,24 @@ _context_rule(
     "none)",
     ("Senost is doing well", "Juliette reports less pain"),
     _before_verb(_BEFORE_REPORT_RX),
+)
+_context_rule(
+    "context.after-sign-off",
+    "PERSON",
+    0.8,
+    "the name after a message's closing words (thanks, regards, cheers, best wishes...) at a line's start, "
+    "alone on its line or the next; a frequent word that is no known name ends it ('Thanks, Team')",
+    ("Thanks, Wiktor", "Kind regards,\nAnna Kowalska"),
+    _after_sign_off,
+)
+_context_rule(
+    "context.subject-name",
+    "PERSON",
+    0.8,
+    "two or three capitalised words opening a subject line (RE:, Fwd:, Subject:), each rare or a known "
+    "name, before a dash, colon, comma or the line's end ('RE: Discharge Planning' is none)",
+    ("RE: Panfilo Casale - discharge summary",),
+    _subject_name,
 )
 _context_rule(
     "context.capitals-name",
