@@ -248,8 +248,7 @@ NAMES_IN_HARD_SHAPES = [
     ("Patient: Dorel, Ostkamptes\nAge 54", ["Dorel", "Ostkamptes"]),
     ("Attendees: Quvanost Enrow, Josh Herbert.", ["Quvanost", "Enrow", "Josh", "Herbert"]),
     ("I am writing about my client Saost Rowkamp.", ["Saost", "Rowkamp"]),
-    ("Will call back tomorrow.\nThanks, Brinqubrin", ["Brinqubrin"]),
-    ("RE: Teshardor Rowost - discharge summary\nPt stable.", ["Teshardor", "Rowost"]),
+    ("Best regards,\nWiktor", ["Wiktor"]),
 ]
 
 

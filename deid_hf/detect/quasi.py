@@ -284,51 +284,55 @@ FAMILY_COUNT = re.compile(
 )
 
 
-#: words that end a degree's field of study ("a PhD in physics [from] MIT", "in law [and then] worked")
+#: words that end a degree's field of study ("a PhD in physics [from] MIT", "in law [and then] worked", "an
+#: MBA in finance [last] year", "in June")
 _FIELD_STOP = (
-    r"(?:from|at|in|on|with|for|of|which|that|who|whom|by|to|and|or|but|as|he|she|they|it|his|her|their|"
-    r"was|is|were|had|has|have|then|now|later|also|before|after|while|when|where|under|the|a|an|this|"
-    r"these|those|our|my|your|its)"
+    r"(?i:from|at|in|on|with|for|of|which|that|who|whom|by|to|and|or|but|as|so|because|since|until|during|"
+    r"he|she|they|it|his|her|their|was|is|were|had|has|have|then|now|later|also|too|before|after|while|"
+    r"when|where|under|the|a|an|this|these|those|our|my|your|its|last|next|ago|yesterday|today|tomorrow|"
+    r"recently|once|every|each|some|many|several|both|all|years?|months?|weeks?|days?|one|two|three|four|"
+    r"five|six|seven|eight|nine|ten|january|february|march|april|may|june|july|august|september|october|"
+    r"november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 )
 #: a word of a field of study: letters, not a stop word, no past tense but "applied" ("argued", "moved")
-_FIELD_WORD = rf"(?!{_FIELD_STOP}\b)(?![^\W\d_]+ed\b(?<!applied))[^\W\d_][\w'’-]*"
-#: a field of study after a degree: "in", one or two words, and one more after "and" where the field ends
-#: there ("in political science", "in law and economics from"; not "in law and then worked"); a comma ends
-#: it ("a PhD in economics, argued")
+_FIELD_WORD = rf"(?!{_FIELD_STOP}\b)(?![^\W\d_]+(?i:ed)\b(?<!(?i:applied)))[^\W\d_][\w'’-]*"
+#: a field of study after a degree: "in", one or two words, and one or two more after "and" where the field
+#: ends there ("in political science", "in molecular and cellular biology", "in law and economics from";
+#: not "in law and then worked"); a comma ends it ("a PhD in economics, argued")
 _FIELD = (
-    rf"[ \t]+in[ \t]+{_FIELD_WORD}(?:[ \t]+{_FIELD_WORD})?"
-    rf"(?:[ \t]+and[ \t]+{_FIELD_WORD}(?![ \t]+{_FIELD_WORD}))?"
+    rf"[ \t]+(?i:in)[ \t]+{_FIELD_WORD}(?:[ \t]+{_FIELD_WORD})?"
+    rf"(?:[ \t]+(?i:and)[ \t]+{_FIELD_WORD}(?:[ \t]+{_FIELD_WORD})?(?![ \t]+{_FIELD_WORD}))?"
 )
-#: a degree's abbreviation as written ("PhD", "Ph.D.", "MBA", "M.Sc.", "LLB", "LL.M."; not "LLM", a language
-#: model, nor "MS", an illness)
+#: a degree's abbreviation as written ("PhD", "Ph.D.", "MBA", "M.B.A.", "M.Sc.", "LLB", "LL.M."; not "LLM", a
+#: language model, nor "MS", an illness)
 _DEGREE_ACRONYM = (
-    r"(?:Ph\.?[ ]?D\.?|Ph[Dd]s|PHD|[Pp]hd|D\.?Phil\.?|M\.?Phil\.?|MBAs?|MPH|M\.?Sc\.?|B\.?Sc\.?|LLB|"
-    r"LL\.[BM]\.?|B\.?Eng\.?|M\.?Eng\.?|Ed\.?D\.?)"
+    r"(?:Ph\.?[ ]?D\.?|Ph[Dd]s|PHD[Ss]?|[Pp]hd|D\.?Phil\.?|M\.?Phil\.?|MBAs?|M\.B\.A\.?|MPH|M\.?Sc\.?|"
+    r"B\.?Sc\.?|LLB|LL\.[BM]\.?|B\.?Eng\.?|M\.?Eng\.?|Ed\.?D\.?)"
 )
-#: an abbreviation that is a degree only with its field ("a BA in history", "an M.S. in biology")
-_DEGREE_WITH_FIELD = r"(?:B\.?A\.?|M\.?A\.?|B\.S\.?|M\.S\.?)"
 #: a degree in words ("a master's degree", "a Bachelor of Science", "a doctorate")
 _DEGREE_WORDS = (
-    r"(?i:(?:(?:bachelor|master)['’]?s|doctoral|undergraduate|postgraduate|graduate|law|medical|engineering|"
-    r"university|college|honou?rs|joint)[ \t]+degree|"
+    r"(?i:(?:(?:bachelor|master)['’]?s|doctoral|undergraduate|postgraduate|graduate|associate|law|medical|"
+    r"engineering|university|college|honou?rs|joint)[ \t]+degree|"
     r"(?:bachelor|master|doctor)[ \t]+of[ \t]+(?:arts|sciences?|laws?|philosophy|engineering|education|"
     r"medicine|business[ \t]+administration|fine[ \t]+arts|music)|doctorate)"
 )
-#: a word that is a degree only with its field and after an article or a possessive ("a degree in law",
-#: "her diploma in nursing", "a master's in law"; not "the degree in question", "third degree in severity")
-_DEGREE_WORD_WITH_FIELD = (
-    r"(?:(?<=\ba )|(?<=\ban )|(?<=\bhis )|(?<=\bher )|(?<=\btheir )|(?<=\bmy )|(?<=\byour )|(?<=\bour ))"
-    r"(?i:degree|diploma|(?:bachelor|master)['’]?s)"
+#: an article or a possessive right before a degree that needs one ("a degree in law", "Her diploma in
+#: nursing", "an MS in biology"; not "the degree in question", "third degree in severity", "MS in remission")
+_AFTER_ARTICLE = (
+    r"(?:(?<=\b[Aa] )|(?<=\b[Aa]n )|(?<=\b[Hh]is )|(?<=\b[Hh]er )|(?<=\b[Tt]heir )|(?<=\b[Mm]y )|"
+    r"(?<=\b[Yy]our )|(?<=\b[Oo]ur )|(?<=\bA )|(?<=\bAN )|(?<=\bHIS )|(?<=\bHER )|(?<=\bTHEIR ))"
+)
+#: what is a degree only with its field: an abbreviation ("a BA in history", "an M.S. in biology"; "MS" and
+#: "BS" after an article), a word after an article ("a degree in law", "a master's in law")
+_DEGREE_WITH_FIELD = (
+    rf"(?:B\.?A\.?|M\.?A\.?|B\.S\.?|M\.S\.?|{_AFTER_ARTICLE}(?:MS|BS|(?i:degree|diploma|"
+    r"(?:bachelor|master)['’]?s)))"
 )
 #: a person's degree and its field (education singles a person out): "a PhD in physics", "an MBA", "a
 #: master's degree in economics", "a BA in English literature"; not "the degree of the burn"
 DEGREE = re.compile(
-    rf"\b(?:(?:{_DEGREE_ACRONYM}|{_DEGREE_WORDS})(?:{_FIELD})?|(?:{_DEGREE_WITH_FIELD}|{_DEGREE_WORD_WITH_FIELD})"
-    rf"{_FIELD})(?![\w])"
+    rf"\b(?:(?:{_DEGREE_ACRONYM}|{_DEGREE_WORDS})(?:{_FIELD})?|{_DEGREE_WITH_FIELD}{_FIELD})(?![\w])"
 )
-#: a degree's score: above spaCy's and a model's reading of its field ("a BA in [English]" is no nationality,
-#: "an MSc in [Finance]" no organisation)
-DEGREE_SCORE = 0.95
 #: after a full stop, what shows it ends a sentence: blanks and a capital, a line's end or the text's end
 _SENTENCE_END = re.compile(r"(?:[ \t]+[A-Z]|[ \t]*(?:\r?\n|$))")
 
@@ -346,7 +350,7 @@ def find_degrees(text: str, source: str = "degrees") -> list[Span]:
     spans = []
     for m in DEGREE.finditer(text):
         end = m.end() - (m.group().endswith(".") and _SENTENCE_END.match(text, m.end()) is not None)
-        spans.append(Span(m.start(), end, "OCCUPATION", DEGREE_SCORE, source))
+        spans.append(Span(m.start(), end, "OCCUPATION", OCCUPATION_SCORE, source))
     return spans
 
 
@@ -397,9 +401,10 @@ class QuasiIdentifierDetector(Detector):
 
 def quasi_labels_win(text: str, spans: Sequence[Span]) -> list[Span]:
     """``spans`` merged (`spans.merge_spans`), where a merged span is exactly a group (``DEMOGRAPHIC``) that
-    a detector found, exactly an occupation written in lower case, or exactly a health condition, labelled
-    so: a model may type "Nepali" a place, "Gujarati" a person, "physiotherapist" an organisation or
-    "Parkinson" of "Parkinson's disease" a person, and the label picks the surrogate ("a Lake Logan nun").
+    a detector found, exactly an occupation written in lower case or a degree ("a BA in [English]" is no
+    nationality), or exactly a health condition, labelled so: a model may type "Nepali" a place, "Gujarati"
+    a person, "physiotherapist" an organisation or "Parkinson" of "Parkinson's disease" a person, and the
+    label picks the surrogate ("a Lake Logan nun").
     A person stays one where the group's words are listed names ("Christian"); a capitalised occupation
     may be a surname ("Baker said"), and so may a condition of one capitalised word ("Stroke said")."""
     merged = merge_spans(spans)
@@ -408,9 +413,14 @@ def quasi_labels_win(text: str, spans: Sequence[Span]) -> list[Span]:
     for span in spans:
         i = bisect.bisect_right(starts, span.start) - 1
         whole = merged[i]
-        if (span.start, span.end) != (whole.start, whole.end) or whole.label in QUASI_ONLY_LABELS:
+        if (span.start, span.end) != (whole.start, whole.end):
             continue
         piece = text[span.start : span.end]
+        if span.label == "OCCUPATION" and is_degree(piece):  # over a group read in its field
+            label[i] = span.label
+            continue
+        if whole.label in QUASI_ONLY_LABELS:
+            continue
         group = span.label == "DEMOGRAPHIC" and (whole.label != "PERSON" or not _a_name(piece))
         job = span.label == "OCCUPATION" and piece.islower()
         health = span.label == "HEALTH" and (whole.label != "PERSON" or not _capitalised_word(piece))

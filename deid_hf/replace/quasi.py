@@ -222,18 +222,25 @@ def _same_degree(a: str, b: str) -> bool:
 
 
 def _written_short(degree: str) -> bool:
-    """Whether a degree is written as an abbreviation ("MBA", "M.Sc.", "PhD", "Ph.D")."""
-    return _abbreviation(degree) or _same_degree(degree, "phd")
+    """Whether a degree is written as an abbreviation: one word with two capitals or more ("MBA", "M.Sc.",
+    "PhD", "EdD"; not "Doctorate")."""
+    return len(degree.split()) == 1 and sum(c.isupper() for c in degree) >= 2
+
+
+#: the "in" between a degree and its field, in any case ("PHD IN PHYSICS", "PhD In Physics")
+_IN = re.compile(r"[ \t]+in[ \t]+", re.IGNORECASE)
 
 
 def degree_like(original: str, rng: random.Random) -> str:
     """Another degree (`DEGREES`, `DEGREES_IN`) read with the same article ("an MBA" -> "an MSc", "a PhD"
     -> "a doctorate"), an abbreviation for an abbreviation ("Kim Ng, MBA" -> "Kim Ng, MSc"), a plural for a
-    plural ("PhDs"), capitalised where the original is, with another field (`FIELDS`, none of the
-    original's words) where the original names one ("a PhD in physics" -> "a master's degree in law")."""
+    plural ("PhDs"), in capitals where the original is, capitalised where a word of it is, with another
+    field (`FIELDS`, none of the original's words) where the original names one ("a PhD in physics" -> "a
+    master's degree in law")."""
     written = original.strip()
-    degree, _, field = written.partition(" in ")
-    plural = degree.endswith("s") and _written_short(degree[:-1])
+    degree, *rest = _IN.split(written, maxsplit=1)
+    field = rest[0] if rest else ""
+    plural = degree.endswith(("s", "S")) and _written_short(degree[:-1])
     degree = degree[:-1] if plural else degree
     short = _written_short(degree)
     vowel = _vowel_sound(written)
@@ -248,6 +255,8 @@ def degree_like(original: str, rng: random.Random) -> str:
     if field:
         words = set(field.casefold().split())
         drawn += " in " + rng.choice([f for f in FIELDS if f not in words])
+    if written.isupper() and not _written_short(written):  # "PHD IN PHYSICS"; "MBA" is an abbreviation
+        return drawn.upper()
     return drawn[:1].upper() + drawn[1:] if written[:1].isupper() and not short else drawn
 
 

@@ -166,6 +166,25 @@ def test_find_family_counts(text, found):
         # a degree's word in another sense; "degree" without an article; MS, an illness; LLM, a language model
         ("the degree of the burn; the degree in question; a degree in 2010; third degree in severity", set()),
         ("burns of the second degree in the left arm; MS in remission; an LLM in our pipeline", set()),
+        # the field ends before a word of time ("an MBA in finance last year", "in June")
+        ("She got an MBA in finance last year and an MSc in June.", {"MBA in finance", "MSc"}),
+        ("HE HAS A PHD IN PHYSICS; she has a PhD In Physics", {"PHD IN PHYSICS", "PhD In Physics"}),
+        (
+            "Her diploma in nursing. A degree in law. His master's in law.",
+            {
+                "diploma in nursing",
+                "degree in law",
+                "master's in law",
+            },
+        ),
+        (
+            "an associate degree in nursing; an MS in biology; a PhD in molecular and cellular biology",
+            {
+                "associate degree in nursing",
+                "MS in biology",
+                "PhD in molecular and cellular biology",
+            },
+        ),
     ],
 )
 def test_find_degrees(text, found):

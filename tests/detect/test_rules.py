@@ -629,6 +629,21 @@ CONTEXT_CASES = [
     ("context.after-sign-off", "Thanks, Brinqubrin", {"Brinqubrin"}),  # the text's end
     (
         "context.after-sign-off",
+        "Best regards,\nOstkamp\n\nBest wishes, Senwindel\nThanks,\n\nMarrowind\nThanks - Quenby\n",
+        {"Ostkamp", "Senwindel", "Marrowind", "Quenby"},
+    ),  # the longest closing words first; a blank line or a dash before the name
+    (
+        "context.after-sign-off",
+        "Thank you!\nBest\nWiktor\n\nThanks,\nJohn Smith",
+        {"Wiktor", "John Smith"},
+    ),  # closing words after closing words; a known name, however frequent
+    (
+        "context.after-sign-off",
+        "Thanks,\nUrology\nThanks, PACU\nBest\nHypertension\nRegards,\nAssessment: stable",
+        set(),
+    ),  # a specialty, an abbreviation, a condition, a section's heading
+    (
+        "context.after-sign-off",
         "Thanks, Team\nThanks, everyone\nThanks, see you Monday\nBest,\nThe Billing Team",
         set(),
     ),  # frequent words, lower case, more words on the line

@@ -91,6 +91,14 @@ def test_a_statutes_name_and_year_are_no_personal_data(gdpr):
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_degree_after_a_name_leaves_the_name_a_person(gdpr, seed):
+    out = gdpr("Seen by Wiktor Brzezinski PhD today. Brzezinski will follow up.", seed=seed)["text"]
+    assert "Wiktor" not in out and "Brzezinski" not in out
+    surname = re.match(r"Seen by \w+ (\w+)", out).group(1)
+    assert f"{surname} will follow up" in out  # one person, one surrogate
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
 def test_a_degree_and_its_field_are_replaced_by_another_degree(gdpr, seed):
     text = "Ms Ilse Marr holds a PhD in physics and an MBA. She has a BA in English and a PhD."
     out = gdpr(text, seed=seed)

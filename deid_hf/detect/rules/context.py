@@ -144,12 +144,14 @@ _HOSPITAL_RX = re.compile(
     r"\b(?:to|at|from|in|by)[ \t]+(?:the[ \t]+)?)\b([A-Z]{1,4}H|[A-Z]{1,3}MC)\b"
 )
 _BLANKS = re.compile(r"[ \t]+")
-#: a message's closing words at a line's start, the name after them on the same or the next line ("Thanks,
-#: Wiktor", "Kind regards,\nAnna Kowalska")
+#: a message's closing words at a line's start, longest first, the name after them on the same line (after
+#: a comma, "!", "." or a dash) or on one of the next two ("Thanks, Wiktor", "Best regards,\nAnna Kowalska",
+#: "Thanks,\n\nWiktor", "Thanks - Wiktor")
 _SIGN_OFF_RX = re.compile(
-    r"(?im)^[ \t]*(?:many[ \t]+)?(?:thanks|thank[ \t]+you|thx|cheers|regards|best|best[ \t]+wishes|"
-    r"(?:kind|best|warm)[ \t]+regards|sincerely|yours[ \t]+(?:truly|sincerely))"
-    r"[ \t]*[,!.]?[ \t]*(?:\r?\n[ \t]*)?"
+    r"(?im)^[ \t]*(?:(?:kind|best|warm|warmest|many)[ \t]+(?:regards|thanks|wishes)|best[ \t]+rgds|"
+    r"thanks[ \t]+(?:and|&)[ \t]+regards|thanks[ \t]+so[ \t]+much|thank[ \t]+you|all[ \t]+the[ \t]+best|"
+    r"take[ \t]+care|yours[ \t]+(?:truly|sincerely)|many[ \t]+thanks|thanks|thx|cheers|regards|rgds|best|"
+    r"sincerely)[ \t]*[,!.\-–—]?[ \t]*(?:\r?\n[ \t]*){0,2}"
 )
 #: a message's subject line at a line's start ("RE: ", "Subject: ", "Fwd: ")
 _SUBJECT_RX = re.compile(r"(?im)^[ \t]*(?:(?:re|fwd?|aw)[ \t]*:[ \t]*)+|^[ \t]*subject[ \t]*:[ \t]*")
@@ -329,11 +331,28 @@ def _after_call_word(text, vocabulary, bounds):
 
 
 def _after_sign_off(text, vocabulary, bounds):
-    """The name after a message's closing words, alone on its line ("Thanks, Wiktor", "Cheers, Jet",
-    "Kind regards,\nAnna Kowalska"; not "Thanks, Team", "Thanks, everyone", "Thanks, see you Monday")."""
+    """The name after a message's closing words, alone on its line, each word a known name or rare
+    (`lexicon.rare_or_known`), no abbreviation and in capitals only on an ALL-CAPS line ("Thanks, Wiktor",
+    "Kind regards,\nAnna Kowalska", "Thanks,\nJohn Smith"; not "Thanks, Team", "Thanks,\nUrology", "Thanks,
+    PACU", "Thanks, see you Monday", nor "Best" of "Thank you!\nBest\nWiktor", itself closing words)."""
     for m in _SIGN_OFF_RX.finditer(text):
+        if _SIGN_OFF_RX.match(text, m.end()):
+            continue  # closing words after closing words: the name is after the last
         run = name_run(text, m.end(), bounds.max_zipf, any_known=True, vocabulary=vocabulary)
-        yield run if run and _LINE_END.match(text, run[1]) else None
+        words = text[run[0] : run[1]].split() if run else []
+        caps_line = bool(run) and in_caps_line(text, run[0])
+        yield (
+            run
+            if words
+            and _LINE_END.match(text, run[1])
+            and all(
+                not is_abbreviation(w)
+                and (caps_line or not w.isupper())
+                and (is_known_name(w) or rare_or_known(w, bounds.title_zipf))
+                for w in words
+            )
+            else None
+        )
 
 
 def _subject_name(text, vocabulary, bounds):
@@ -564,7 +583,8 @@ _context_rule(
     "PERSON",
     0.8,
     "the name after a message's closing words (thanks, regards, cheers, best wishes...) at a line's start, "
-    "alone on its line or the next; a frequent word that is no known name ends it ('Thanks, Team')",
+    "alone on its line or one of the next two, each word a known name or rare, no abbreviation ('Thanks, "
+    "Team', 'Thanks, Urology', 'Thanks, PACU' are none)",
     ("Thanks, Wiktor", "Kind regards,\nAnna Kowalska"),
     _after_sign_off,
 )
