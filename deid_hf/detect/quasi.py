@@ -295,13 +295,22 @@ _FIELD_STOP = (
     r"november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 )
 #: a word of a field of study: letters, not a stop word, no past tense but "applied" ("argued", "moved")
-_FIELD_WORD = rf"(?!{_FIELD_STOP}\b)(?![^\W\d_]+(?i:ed)\b(?<!(?i:applied)))[^\W\d_][\w'’-]*"
-#: a field of study after a degree: "in", one or two words, and one or two more after "and" where the field
-#: ends there ("in political science", "in molecular and cellular biology", "in law and economics from";
-#: not "in law and then worked"); a comma ends it ("a PhD in economics, argued")
+_FIELD_WORD = rf"(?!{_FIELD_STOP}\b)(?![^\W\d_]+(?i:ed)\b(?<!(?i:applied)))(?![\w-]*['’]s\b)[^\W\d_][\w'’-]*"
+#: the last word of a field of study of two words ("computer science", "Russian studies", "art history")
+_FIELD_HEAD = (
+    r"(?i:sciences?|studies|engineering|literature|history|administration|law|education|management|"
+    r"biology|chemistry|physics|mathematics|economics|policy|health|medicine|nursing|arts?|design|theory|"
+    r"linguistics|relations|technology|philosophy|psychology|sociology|anthropology|work|languages?|"
+    r"communications?|finance|accounting|marketing|planning|architecture|statistics|geography|music|"
+    r"theology|journalism|development|therapy|pharmacy|dentistry|care)\b"
+)
+#: a field of study after a degree: "in", a word or a word and a field's last word, and one more such after
+#: "and" where the field ends there ("in political science", "in molecular and cellular biology", "in law
+#: and economics from"; not "in law and then worked", "in physics helps"); a comma ends it ("a PhD in
+#: economics, argued")
 _FIELD = (
-    rf"[ \t]+(?i:in)[ \t]+{_FIELD_WORD}(?:[ \t]+{_FIELD_WORD})?"
-    rf"(?:[ \t]+(?i:and)[ \t]+{_FIELD_WORD}(?:[ \t]+{_FIELD_WORD})?(?![ \t]+{_FIELD_WORD}))?"
+    rf"[ \t]+(?i:in)[ \t]+{_FIELD_WORD}(?:[ \t]+{_FIELD_HEAD})?"
+    rf"(?:[ \t]+(?i:and)[ \t]+{_FIELD_WORD}(?:[ \t]+{_FIELD_HEAD})?(?![ \t]+{_FIELD_WORD}))?"
 )
 #: a degree's abbreviation as written ("PhD", "Ph.D.", "MBA", "M.B.A.", "M.Sc.", "LLB", "LL.M."; not "LLM", a
 #: language model, nor "MS", an illness)
@@ -320,7 +329,8 @@ _DEGREE_WORDS = (
 #: nursing", "an MS in biology"; not "the degree in question", "third degree in severity", "MS in remission")
 _AFTER_ARTICLE = (
     r"(?:(?<=\b[Aa] )|(?<=\b[Aa]n )|(?<=\b[Hh]is )|(?<=\b[Hh]er )|(?<=\b[Tt]heir )|(?<=\b[Mm]y )|"
-    r"(?<=\b[Yy]our )|(?<=\b[Oo]ur )|(?<=\bA )|(?<=\bAN )|(?<=\bHIS )|(?<=\bHER )|(?<=\bTHEIR ))"
+    r"(?<=\b[Yy]our )|(?<=\b[Oo]ur )|(?<=\bA )|(?<=\bAN )|(?<=\bHIS )|(?<=\bHER )|(?<=\bTHEIR )|"
+    r"(?<=\bMY )|(?<=\bYOUR )|(?<=\bOUR ))"
 )
 #: what is a degree only with its field: an abbreviation ("a BA in history", "an M.S. in biology"; "MS" and
 #: "BS" after an article), a word after an article ("a degree in law", "a master's in law")

@@ -166,6 +166,16 @@ def test_find_family_counts(text, found):
         # a degree's word in another sense; "degree" without an article; MS, an illness; LLM, a language model
         ("the degree of the burn; the degree in question; a degree in 2010; third degree in severity", set()),
         ("burns of the second degree in the left arm; MS in remission; an LLM in our pipeline", set()),
+        # a field's second word is a field's last word ("computer science"), no verb nor possessive
+        (
+            "A PhD in physics helps. An MBA in finance pays well. Her PhD in Kowalski's lab.",
+            {
+                "PhD in physics",
+                "MBA in finance",
+                "PhD",
+            },
+        ),
+        ("MY DEGREE IN LAW; OUR DIPLOMA IN NURSING", {"DEGREE IN LAW", "DIPLOMA IN NURSING"}),
         # the field ends before a word of time ("an MBA in finance last year", "in June")
         ("She got an MBA in finance last year and an MSc in June.", {"MBA in finance", "MSc"}),
         ("HE HAS A PHD IN PHYSICS; she has a PhD In Physics", {"PHD IN PHYSICS", "PhD In Physics"}),

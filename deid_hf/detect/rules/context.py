@@ -151,7 +151,7 @@ _SIGN_OFF_RX = re.compile(
     r"(?im)^[ \t]*(?:(?:kind|best|warm|warmest|many)[ \t]+(?:regards|thanks|wishes)|best[ \t]+rgds|"
     r"thanks[ \t]+(?:and|&)[ \t]+regards|thanks[ \t]+so[ \t]+much|thank[ \t]+you|all[ \t]+the[ \t]+best|"
     r"take[ \t]+care|yours[ \t]+(?:truly|sincerely)|many[ \t]+thanks|thanks|thx|cheers|regards|rgds|best|"
-    r"sincerely)[ \t]*[,!.\-–—]?[ \t]*(?:\r?\n[ \t]*){0,2}"
+    r"sincerely)\b[ \t]*[,!.\-–—]?[ \t]*(?:\r?\n[ \t]*){0,2}"
 )
 #: a message's subject line at a line's start ("RE: ", "Subject: ", "Fwd: ")
 _SUBJECT_RX = re.compile(r"(?im)^[ \t]*(?:(?:re|fwd?|aw)[ \t]*:[ \t]*)+|^[ \t]*subject[ \t]*:[ \t]*")
@@ -331,10 +331,11 @@ def _after_call_word(text, vocabulary, bounds):
 
 
 def _after_sign_off(text, vocabulary, bounds):
-    """The name after a message's closing words, alone on its line, each word a known name or rare
-    (`lexicon.rare_or_known`), no abbreviation and in capitals only on an ALL-CAPS line ("Thanks, Wiktor",
-    "Kind regards,\nAnna Kowalska", "Thanks,\nJohn Smith"; not "Thanks, Team", "Thanks,\nUrology", "Thanks,
-    PACU", "Thanks, see you Monday", nor "Best" of "Thank you!\nBest\nWiktor", itself closing words)."""
+    """The name after a message's closing words, alone on its line: one known name, or two or three words
+    each a known name or rare (`lexicon.rare_or_known`); no abbreviation, and in capitals only on an
+    ALL-CAPS line ("Thanks, Wiktor", "Kind regards,\nIlsabet Marrowind", "Thanks,\nJohn Smith"; not
+    "Thanks, Team", "Thanks,\nUrology", "Thanks,\nKeflex", "Best,\nOkta", "Thanks, PACU", "Thanks, see you
+    Monday", nor "Best" of "Thank you!\nBest\nWiktor", itself closing words)."""
     for m in _SIGN_OFF_RX.finditer(text):
         if _SIGN_OFF_RX.match(text, m.end()):
             continue  # closing words after closing words: the name is after the last
@@ -345,11 +346,11 @@ def _after_sign_off(text, vocabulary, bounds):
             run
             if words
             and _LINE_END.match(text, run[1])
-            and all(
-                not is_abbreviation(w)
-                and (caps_line or not w.isupper())
-                and (is_known_name(w) or rare_or_known(w, bounds.title_zipf))
-                for w in words
+            and all(not is_abbreviation(w) and (caps_line or not w.isupper()) for w in words)
+            and (
+                is_known_name(words[0])
+                if len(words) == 1
+                else all(is_known_name(w) or rare_or_known(w, bounds.title_zipf) for w in words)
             )
             else None
         )
@@ -583,8 +584,8 @@ _context_rule(
     "PERSON",
     0.8,
     "the name after a message's closing words (thanks, regards, cheers, best wishes...) at a line's start, "
-    "alone on its line or one of the next two, each word a known name or rare, no abbreviation ('Thanks, "
-    "Team', 'Thanks, Urology', 'Thanks, PACU' are none)",
+    "alone on its line or one of the next two: one known name, or two or three words each a known name or "
+    "rare; no abbreviation ('Thanks, Team', 'Thanks, Urology', 'Thanks, Keflex', 'Thanks, PACU' are none)",
     ("Thanks, Wiktor", "Kind regards,\nAnna Kowalska"),
     _after_sign_off,
 )
