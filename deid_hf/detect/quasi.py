@@ -19,6 +19,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+import regex
+
 from ..spans import Span, merge_spans
 from .base import Detector
 from .lexicon import folded, given_names, person_names
@@ -347,6 +349,52 @@ DEGREE = re.compile(
 _SENTENCE_END = re.compile(r"(?:[ \t]+[A-Z]|[ \t]*(?:\r?\n|$))")
 
 
+@functools.cache
+def languages() -> frozenset[str]:
+    """The English names of the ISO 639-1 languages (CLDR's, through Babel: "Kurdish", "Swahili",
+    "Chechen") and Cantonese and Mandarin."""
+    from babel import Locale
+
+    names = Locale("en").languages
+    return frozenset(name for code, name in names.items() if len(code) == 2) | {"Cantonese", "Mandarin"}
+
+
+#: what says a language is a person's: speaking, understanding or being interpreted in it ("speaks only
+#: Kurdish", "her native language is Chechen", "an interpreter in Georgian", "fluent in Swahili and Arabic")
+LANGUAGE_CUE = re.compile(
+    r"(?i:\b(?:speaks?|spoke|speaking|understands?|understood|reads?|writes?|fluent[ \t]+in|"
+    r"(?:native|first|home|mother)[ \t]+(?:language|tongue)(?:[ \t]+(?:is|was))?|"
+    r"interpreters?[ \t]+(?:in|for|of)|translat\w*[ \t]+(?:into|from))"
+    r"[ \t]+(?:(?:only|some|little|no|fluent|good|basic|broken|mainly|mostly)[ \t]+)?)"
+)
+#: a language's name after a cue, and the ones joined to it ("Swahili and Arabic", "Kurdish, Turkish or
+#: Arabic")
+_LANGUAGE_NAME = regex.compile(r"\p{Lu}[\p{L}’'-]*(?:[ \t]+\p{Lu}[\p{L}’'-]*)?")
+_LANGUAGE_JOIN = re.compile(r"(?:[ \t]*,[ \t]*|[ \t]+(?:and|or)[ \t]+)")
+
+
+def find_languages(text: str, source: str = "languages") -> list[Span]:
+    """A language a person speaks, understands or is interpreted in (`LANGUAGE_CUE`, `languages`) as a
+    ``DEMOGRAPHIC``: "speaks only [Kurdish]", "her native language is [Chechen]", "fluent in [Swahili] and
+    [Arabic]"; not "the judgment was delivered in French"."""
+    spans = []
+    for cue in LANGUAGE_CUE.finditer(text):
+        at = cue.end()
+        while (name := _LANGUAGE_NAME.match(text, at)) is not None:
+            words = name.group().split()
+            found = " ".join(words) if " ".join(words) in languages() else words[0]
+            if found not in languages():
+                break
+            spans.append(
+                Span(name.start(), name.start() + len(found), "DEMOGRAPHIC", OCCUPATION_SCORE, source)
+            )
+            join = _LANGUAGE_JOIN.match(text, name.start() + len(found))
+            if join is None:
+                break
+            at = join.end()
+    return spans
+
+
 def is_degree(written: str) -> bool:
     """Whether ``written`` is a degree as `find_degrees` finds one (read after an article: "degree in
     law")."""
@@ -378,8 +426,8 @@ def find_family_counts(text: str, source: str = "family") -> list[Span]:
 
 class QuasiIdentifierDetector(Detector):
     """spaCy's quasi-identifier entities (`QUASI_LABELS`), occupations (`find_occupations`), degrees
-    (`find_degrees`), health conditions (`find_health_conditions`) and the size of a family
-    (`find_family_counts`)."""
+    (`find_degrees`), the languages a person speaks (`find_languages`), health conditions
+    (`find_health_conditions`) and the size of a family (`find_family_counts`)."""
 
     name = "quasi"
 
@@ -404,6 +452,7 @@ class QuasiIdentifierDetector(Detector):
                 *find_health_conditions(text, self.name),
                 *find_family_counts(text, self.name),
                 *find_degrees(text, self.name),
+                *find_languages(text, self.name),
             ]
             for text, doc in zip(texts, docs)
         ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 import re
 
-from ..detect.quasi import is_degree, job_titles, occupations
+from ..detect.quasi import is_degree, job_titles, languages, occupations
 from ..detect.text_shape import COUNT_WORDS
 from .shape import cased_like, fresh_digits
 
@@ -37,6 +37,9 @@ NATIONALITIES = (
     "Swedish",
     "Uruguayan",
 )
+#: nationalities that also name a language: a language's surrogate reads in either sense ("speaks Finnish",
+#: "a Finnish national")
+SPOKEN_NATIONALITIES = tuple(n for n in NATIONALITIES if n in languages())
 #: religions a religion's surrogate is drawn from (each reads as a noun and as an adjective)
 RELIGIONS = (
     "Anglican",
@@ -118,16 +121,19 @@ def _takes_s(word: str) -> bool:
 
 
 def demographic_like(original: str, rng: random.Random) -> str:
-    """Another religion for a religion ("Muslims" -> "Sikhs", "a Roman Catholic" -> "a Hindu"), else another
-    nationality ("Turkish" -> "Peruvian"), starting with a vowel where the original does (an article before
-    it still reads; an article inside the span is kept); a plural stays plural."""
+    """Another religion for a religion ("Muslims" -> "Sikhs", "a Roman Catholic" -> "a Hindu"), a language
+    that is also a nationality for a language ("speaks Kurdish" -> "speaks Finnish", "a Polish national" ->
+    "a Danish national"; `SPOKEN_NATIONALITIES`), else another nationality ("Peruvian" -> "Chilean"),
+    starting with a vowel where the original does (an article before it still reads; an article inside the
+    span is kept); a plural stays plural."""
     stripped = original.strip()
     article = _ARTICLE.match(stripped)
     written = stripped[article.end() :] if article else stripped
     core, plural = _singular(written)
     last = core.split()[-1].casefold() if core.split() else ""
     religion = core.casefold() in _RELIGIONS or written.casefold() in _RELIGIONS or last in _RELIGIONS
-    pool = RELIGIONS if religion else NATIONALITIES
+    language = written in languages() or written.title() in languages()
+    pool = RELIGIONS if religion else SPOKEN_NATIONALITIES if language else NATIONALITIES
     vowel = written[:1].casefold() in "aeiou"  # "a Turkish" stays "a ...", "an Irish" "an ..."
     others = [
         w

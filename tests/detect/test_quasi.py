@@ -13,6 +13,7 @@ from deid_hf.detect.quasi import (
     find_degrees,
     find_family_counts,
     find_health_conditions,
+    find_languages,
     find_occupations,
     health_conditions,
     job_titles,
@@ -200,6 +201,30 @@ def test_find_family_counts(text, found):
 def test_find_degrees(text, found):
     assert {s.text(text) for s in find_degrees(text)} == found
     assert {s.label for s in find_degrees(text)} <= {"OCCUPATION"}
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("The applicant, who speaks only Kurdish, had no interpreter.", {"Kurdish"}),
+        ("Her native language is Chechen and she does not understand Russian.", {"Chechen", "Russian"}),
+        ("an interpreter in Georgian; fluent in Swahili and Arabic", {"Georgian", "Swahili", "Arabic"}),
+        (
+            "She speaks Kurdish, Turkish or Arabic. He speaks Norwegian Bokmål.",
+            {
+                "Kurdish",
+                "Turkish",
+                "Arabic",
+                "Norwegian Bokmål",
+            },
+        ),
+        # no word of speaking before it, no language after it
+        ("The judgment was delivered in French and English. He speaks to Anna daily.", set()),
+    ],
+)
+def test_find_languages(text, found):
+    assert {s.text(text) for s in find_languages(text)} == found
+    assert {s.label for s in find_languages(text)} <= {"DEMOGRAPHIC"}
 
 
 def test_the_quasi_identifier_detector_types_nationalities_amounts_occupations_and_conditions():

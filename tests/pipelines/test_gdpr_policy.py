@@ -9,6 +9,7 @@ import pytest
 import deid_hf
 from deid_hf.detect import stages
 from deid_hf.replace import offered_strategies
+from deid_hf.replace.quasi import SPOKEN_NATIONALITIES
 
 KEY = "k" * 32
 
@@ -110,3 +111,17 @@ def test_a_degree_and_its_field_are_replaced_by_another_degree(gdpr, seed):
     assert re.search(
         r"holds an? \S.* in \w+ and an \S+\. She has an? \S.* in \w+ and an? \S+\.$", out["text"]
     )
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_language_a_person_speaks_becomes_another_language(gdpr, seed):
+    text = "Her native language is Chechen; she is fluent in Swahili and Arabic."
+    out = gdpr(text, seed=seed)
+    assert [text[s["start"] : s["end"]] for s in out["spans"] if s["label"] == "DEMOGRAPHIC"] == [
+        "Chechen",
+        "Swahili",
+        "Arabic",
+    ]
+    assert re.fullmatch(r"Her native language is (\w+); she is fluent in (\w+) and (\w+)\.", out["text"])
+    for language in re.findall(r"(?:is|in|and) (\w+)(?=[;.])", out["text"]):
+        assert language in SPOKEN_NATIONALITIES

@@ -15,6 +15,7 @@ from deid_hf.replace.quasi import (
     FIELDS,
     NATIONALITIES,
     RELIGIONS,
+    SPOKEN_NATIONALITIES,
     demographic_like,
     health_like,
     occupation_like,
@@ -42,6 +43,15 @@ def test_a_nationality_becomes_another_and_a_religion_another_religion(seed):
     assert jew.startswith("an ") and jew[3:] in RELIGIONS
     jews = demographic_like("JEWS", rng)  # a plural in capitals is a plural: a religion's, in capitals
     assert jews.isupper() and jews.endswith("S") and jews[:-1].capitalize() in RELIGIONS
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_language_becomes_a_language_that_is_also_a_nationality(seed):
+    rng = random.Random(seed)
+    for original in ("Kurdish", "Swahili", "Chechen", "Polish"):  # "speaks Kurdish", "a Polish national"
+        drawn = demographic_like(original, rng)
+        assert drawn in SPOKEN_NATIONALITIES and drawn != original
+    assert demographic_like("Peruvian", rng) in NATIONALITIES  # a nationality that names no language
 
 
 @pytest.mark.parametrize("seed", SEEDS)
