@@ -15,7 +15,8 @@ facilities named next to a title, credential, kinship word or facility word.
   Wiktor", "Kind regards,\nAnna Kowalska"); two or three rare words or known names opening a subject line
   ("RE: Panfilo Casale - discharge summary").
 - relative (PERSON): after a kinship or proxy word ("dtr laverne", "Nephew, Neil Meitz", "daughter Elena":
-  capitalised in mixed case, any word but a very frequent one).
+  capitalised in mixed case, any word but a very frequent one; "significant other charlie": a given name
+  of any culture, however frequent, that is no stop word or clinical term).
 - facility (LOCATION): capitalised words before ``Hospital``/``Medical Center``/``Rehab``/``Regional``...
   ("Harbor Hospital"), the place after ``lives in``, and a hospital's abbreviation after
   ``to``/``at``/``from``/``in``/``by``: 2-5 capitals ending in H or MC, an initialism, no frequent word,

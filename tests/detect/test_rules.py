@@ -570,6 +570,12 @@ CONTEXT_CASES = [
     ),  # English words alone on their lines
     ("context.name-field", "Seen by the patient: Marrowind", set()),  # not a field at a line's start
     ("context.after-kinship-word", "her son Teodor visited", {"Teodor"}),
+    (
+        "context.after-kinship-word",
+        "visited by significant other charlie,updated. nephew niko called. HUSBAND CHARLIE HERE.",
+        {"charlie", "niko", "CHARLIE"},
+    ),  # a given name of any culture in lower case or capitals, however frequent
+    ("context.after-kinship-word", "wife will call; son may visit; wife at bedside; friend here", set()),
     ("context.after-call-word", "paged Kevin Oduya re labs", {"Kevin Oduya"}),
     ("context.after-call-word", "Spoke with Marrowind about the results.", {"Marrowind"}),  # capitalised
     ("context.after-call-word", "Called Okafor, no answer. Notified Löf of the CT.", {"Okafor", "Löf"}),

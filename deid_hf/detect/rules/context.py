@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from ..casing import in_caps_line
 from ..lexicon import (
     Vocabulary,
+    folded,
+    given_names,
     is_abbreviation,
     is_clinical_term,
     is_known_name,
@@ -300,12 +302,28 @@ def _after_role(text, vocabulary, bounds):
         yield None if run and _TEAM_AFTER.match(text, run[1]) else run
 
 
+#: a word right after a kinship word (`_after_kinship_word`)
+_KIN_NEXT_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*(?![\w'’-])")
+
+
 def _after_kinship_word(text, vocabulary, bounds):
+    """Names after a kinship or proxy word: capitalised in mixed case, any word but a very frequent one
+    ("daughter Elena"); else a known name, and where nothing else reads as a name a given name of any of
+    Faker's cultures, however frequent, that is no stop word, clinical term or corpus vocabulary
+    ("significant other charlie", "SON NIKO")."""
     for m in _KIN_RX.finditer(text):
-        # a capitalised word after a kinship word in mixed case is a name unless very frequent
         capitalised = text[m.end() : m.end() + 1].isupper() and not in_caps_line(text, m.end())
-        bound = bounds.title_zipf if capitalised else bounds.max_zipf  # "daughter Elena"
-        yield name_run(text, m.end(), bound, limit=2, any_known=True, vocabulary=vocabulary)
+        bound = bounds.title_zipf if capitalised else bounds.max_zipf
+        run = name_run(text, m.end(), bound, limit=2, any_known=True, vocabulary=vocabulary)
+        word = _KIN_NEXT_WORD.match(text, m.end()) if run is None else None
+        given = (
+            word is not None
+            and folded(word.group()) in given_names()
+            and word.group().casefold() not in stop_words()
+            and not is_clinical_term(word.group().casefold())
+            and not (vocabulary is not None and vocabulary.is_vocabulary(word.group().casefold()))
+        )
+        yield word.span() if given else run
 
 
 def _after_call_word(text, vocabulary, bounds):
@@ -546,8 +564,9 @@ _context_rule(
     "context.after-kinship-word",
     "PERSON",
     0.9,
-    "names after a kinship or proxy word; capitalised in mixed case, any word but a very frequent one",
-    ("son Teodor", "Niece, Ilse Varga"),
+    "names after a kinship or proxy word; capitalised in mixed case, any word but a very frequent one; "
+    "else a given name of any culture, however frequent, that is no stop word or clinical term",
+    ("son Teodor", "Niece, Ilse Varga", "significant other charlie"),
     _after_kinship_word,
 )
 _context_rule(
