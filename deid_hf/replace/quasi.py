@@ -201,11 +201,10 @@ _VOWEL_LETTERS = "AEFHILMNORSX"
 _CONSONANT_SOUND = ("uni", "use", "usu", "eu", "one")
 
 
-def _abbreviation(word: str) -> bool:
-    """Whether ``word`` is written as an abbreviation: its first two letters in capitals ("MBA", "M.Sc.",
-    "PhD" is none)."""
-    letters = [c for c in word if c.isalpha()][:2]
-    return len(letters) == 2 and all(c.isupper() for c in letters)
+def _written_short(degree: str) -> bool:
+    """Whether a degree is written as an abbreviation: one word with two capitals or more ("MBA", "M.Sc.",
+    "PhD", "EdD"; not "Doctorate")."""
+    return len(degree.split()) == 1 and sum(c.isupper() for c in degree) >= 2
 
 
 def _vowel_sound(written: str) -> bool:
@@ -213,7 +212,7 @@ def _vowel_sound(written: str) -> bool:
     university degree"), or an abbreviation whose first letter's name starts with one ("an MBA", "an
     M.Sc."; "a PhD")."""
     head = written.split()[0] if written.split() else ""
-    if _abbreviation(head):
+    if _written_short(head):
         return head[0] in _VOWEL_LETTERS
     folded = head.casefold()
     return (folded[:1] in "aeiou" and not folded.startswith(_CONSONANT_SOUND)) or folded.startswith(
@@ -225,12 +224,6 @@ def _same_degree(a: str, b: str) -> bool:
     """Whether two degrees are one however written ("Ph.D" and "PhD", "masters degree" and "master's
     degree")."""
     return re.sub(r"[\W_]", "", a).casefold() == re.sub(r"[\W_]", "", b).casefold()
-
-
-def _written_short(degree: str) -> bool:
-    """Whether a degree is written as an abbreviation: one word with two capitals or more ("MBA", "M.Sc.",
-    "PhD", "EdD"; not "Doctorate")."""
-    return len(degree.split()) == 1 and sum(c.isupper() for c in degree) >= 2
 
 
 #: the "in" between a degree and its field, in any case ("PHD IN PHYSICS", "PhD In Physics")

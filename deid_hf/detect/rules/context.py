@@ -5,6 +5,7 @@ is either a known person name (`lexicon.is_name_word`) or not a frequent English
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -316,12 +317,10 @@ def _after_kinship_word(text, vocabulary, bounds):
         bound = bounds.title_zipf if capitalised else bounds.max_zipf
         run = name_run(text, m.end(), bound, limit=2, any_known=True, vocabulary=vocabulary)
         word = _KIN_NEXT_WORD.match(text, m.end()) if run is None else None
-        given = (
+        given = (  # `name_word` with no frequency bound: only its stop-word, term and vocabulary checks
             word is not None
             and folded(word.group()) in given_names()
-            and word.group().casefold() not in stop_words()
-            and not is_clinical_term(word.group().casefold())
-            and not (vocabulary is not None and vocabulary.is_vocabulary(word.group().casefold()))
+            and name_word(word.group(), math.inf, vocabulary=vocabulary)
         )
         yield word.span() if given else run
 
@@ -359,12 +358,11 @@ def _after_sign_off(text, vocabulary, bounds):
             continue  # closing words after closing words: the name is after the last
         run = name_run(text, m.end(), bounds.max_zipf, any_known=True, vocabulary=vocabulary)
         words = text[run[0] : run[1]].split() if run else []
-        caps_line = bool(run) and in_caps_line(text, run[0])
         yield (
             run
             if words
             and _LINE_END.match(text, run[1])
-            and all(not is_abbreviation(w) and (caps_line or not w.isupper()) for w in words)
+            and all(_written_as_name(text, run[0], w) for w in words)
             and (
                 is_known_name(words[0])
                 if len(words) == 1
@@ -390,6 +388,12 @@ def _subject_name(text, vocabulary, bounds):
         )
 
 
+def _written_as_name(text: str, start: int, word: str) -> bool:
+    """Whether ``word`` at ``start`` is written as a name may be: no abbreviation, in capitals only on an
+    ALL-CAPS line ("PACU", "MICU" in a mixed-case line are none)."""
+    return not is_abbreviation(word) and (not word.isupper() or in_caps_line(text, start))
+
+
 def _before_verb(regex: re.Pattern):
     """Capitalised name words before each match's verb (group 1), rare or a known name
     (`lexicon.rare_or_known`), in capitals only on an ALL-CAPS line."""
@@ -399,8 +403,7 @@ def _before_verb(regex: re.Pattern):
             word = m.group(1)
             if (
                 word[0].isupper()
-                and not (word.isupper() and not in_caps_line(text, m.start(1)))
-                and not is_abbreviation(word)
+                and _written_as_name(text, m.start(1), word)
                 and name_word(word, bounds.max_zipf, vocabulary=vocabulary)
                 and rare_or_known(word, bounds.max_zipf)
             ):
