@@ -12,8 +12,13 @@ AnalyzerEngine with spaCy en_core_web_sm, every entity (no anonymizer), in the s
 texts. Each tool reads the corpus's first documents once before it is timed (lazy loads are not
 measured). tokens/s and P/R: whitespace tokens, label-agnostic (shared/EVALUATION.md).
 
+With ``--device cuda`` (or ``0``) the learned model of `learned` and `default` runs on that GPU (Presidio
+and the other detectors stay on the CPU), and a row ``learned forward alone`` gives the docs/s of that
+model's forward pass alone over the same documents' windows, in the detector's batches and shapes (inputs
+prepared and on the GPU beforehand); ``x_forward`` is each deid-hf row's docs/s against it.
+
 Usage: python benchmarks/throughput.py [--docs 100] [--long-docs 2] [--long-chars 50000]
-    [--tools presidio,fast,learned,default] [--batch-size 16]
+    [--tools presidio,fast,learned,default] [--batch-size 16] [--device DEVICE]
 """
 
 from __future__ import annotations
@@ -28,7 +33,17 @@ import deid_hf
 from deid_hf.evaluation.detection import DetectionCounts, GoldDocument, GoldSpan, tokens
 
 TOOLS = ("presidio", "fast", "learned", "default")
-COLUMNS = ["corpus", "tool", "docs", "docs_per_s", "tokens_per_s", "x_presidio", "precision", "recall"]
+COLUMNS = [
+    "corpus",
+    "tool",
+    "docs",
+    "docs_per_s",
+    "tokens_per_s",
+    "x_presidio",
+    "x_forward",
+    "precision",
+    "recall",
+]
 
 
 def gold(documents) -> list[GoldDocument]:
@@ -90,14 +105,56 @@ def presidio_tool():
     return run
 
 
-def deid_tool(name: str, batch_size: int):
-    pipe = deid_hf.pipeline("deid-substitution", detector=name)
+def deid_tool(name: str, batch_size: int, device: str | None):
+    pipe = deid_hf.pipeline("deid-substitution", detector=name, device=device)
 
     def run(texts: list[str]) -> list[list[tuple[int, int]]]:
         found = pipe(texts, seed=0, batch_size=batch_size)
         return [[(s["start"], s["end"]) for s in r["spans"] if s["replaced"]] for r in found]
 
+    run.pipe = pipe
     return run
+
+
+def learned_detector(detector):
+    """The `TokenClassificationDetector` inside a pipeline's detector (its members and bases searched)."""
+    from deid_hf.detect.ner import TokenClassificationDetector
+
+    if isinstance(detector, TokenClassificationDetector):
+        return detector
+    inner = [getattr(detector, "base", None), *getattr(detector, "members", ())]
+    return next((found for d in inner if d is not None and (found := learned_detector(d))), None)
+
+
+def forward_row(corpus: str, run, docs: list[GoldDocument]) -> dict:
+    """docs/s of the learned model's forward pass alone over ``docs``' windows (`gpu_speed.forward_alone`:
+    inputs built and on the device beforehand), synchronised with a GPU; the median of three passes."""
+    import statistics
+
+    import torch
+    from gpu_speed import forward_alone
+
+    detector = learned_detector(run.pipe.detector)
+    sync = torch.cuda.synchronize if detector.pipe.device.type == "cuda" else (lambda: None)
+    forward = forward_alone(detector, [d.text for d in docs])
+    forward(None)  # warm-up
+    seconds = []
+    for _ in range(3):
+        sync()
+        start = time.perf_counter()
+        forward(None)
+        sync()
+        seconds.append(time.perf_counter() - start)
+    texts = [d.text for d in docs]
+    median = statistics.median(seconds)
+    return {
+        "corpus": corpus,
+        "tool": "learned forward alone",
+        "docs": len(docs),
+        "seconds": median,
+        "docs_per_s": len(docs) / median,
+        "tokens_per_s": sum(len(tokens(t)) for t in texts) / median,
+    }
 
 
 def measure(corpus: str, tool: str, run, docs: list[GoldDocument]) -> dict:
@@ -129,6 +186,7 @@ def main() -> None:
     parser.add_argument("--long-chars", type=int, default=50_000, help="characters of each long document")
     parser.add_argument("--tools", default=",".join(TOOLS), help=f"among {', '.join(TOOLS)}")
     parser.add_argument("--batch-size", type=int, default=16, help="the deid-hf pipeline's batch size")
+    parser.add_argument("--device", default=None, help="where the learned model runs (cpu, cuda, 0, ...)")
     args = parser.parse_args()
     tools = args.tools.split(",")
     unknown = sorted(set(tools) - set(TOOLS))
@@ -141,14 +199,20 @@ def main() -> None:
         )
         return
     load_before = os.getloadavg()[0]
-    runs = {t: presidio_tool() if t == "presidio" else deid_tool(t, args.batch_size) for t in tools}
+    runs = {
+        t: presidio_tool() if t == "presidio" else deid_tool(t, args.batch_size, args.device) for t in tools
+    }
+    on_gpu = [r for t, r in runs.items() if t in ("learned", "default") and r.pipe.device.type == "cuda"]
     rows = []
     for corpus, docs in found.items():
         corpus_rows = [measure(corpus, tool, run, docs) for tool, run in runs.items()]
+        forward = on_gpu and forward_row(corpus, on_gpu[0], docs)
         peer = next((r for r in corpus_rows if r["tool"] == "presidio"), None)
         for row in corpus_rows:
             row["x_presidio"] = peer and row["docs_per_s"] / peer["docs_per_s"]
-        rows += corpus_rows
+            if forward and row["tool"] != "presidio":
+                row["x_forward"] = row["docs_per_s"] / forward["docs_per_s"]
+        rows += corpus_rows + ([forward] if forward else [])
     load = {"start": load_before, "end": os.getloadavg()[0]}
     print(f"1-minute load average: {load['start']:.2f} at the start, {load['end']:.2f} at the end\n")
     print_table(rows, COLUMNS)

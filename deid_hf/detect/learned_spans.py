@@ -77,12 +77,21 @@ def whole_words(text: str, span: Span) -> Span:
     return span if (start, end) == (span.start, span.end) else dataclasses.replace(span, start=start, end=end)
 
 
+#: lower-case words that are never part of a name however rare they are ("Smith [et] al.")
+NEVER_NAME_WORDS = frozenset(("et", "etc"))
+
+
+def _never_a_name_word(written: str) -> bool:
+    return written.strip(NAME_EDGE_PUNCTUATION) in NEVER_NAME_WORDS
+
+
 def _is_common_edge_word(written: str) -> bool:
-    """A lower-case frequent word, no known person name nor name particle: cut from a name's edges."""
+    """A lower-case frequent word, no known person name nor name particle, or one of `NEVER_NAME_WORDS`: cut
+    from a name's edges."""
     if _APART_POSSESSIVE.fullmatch(written):
         return False
     word = CLITIC.sub("", written.strip(NAME_EDGE_PUNCTUATION))
-    return (
+    return word in NEVER_NAME_WORDS or (
         word.isalpha()
         and word.islower()
         and zipf(word) >= COMMON_WORD_ZIPF
@@ -95,11 +104,12 @@ def trim_common_words(text: str, span: Span) -> Span | None:
     """A learned name span without the lower-case frequent words at its edges ("pianist", "a South Korean
     company") and, for a PERSON or LOCATION, its possessive ("Chicago's"; an ORG keeps it: "Macy's"). Words
     are space-separated tokens (`spans.trim_edge_words`: "3M", "7-Eleven" are never cut). None if nothing
-    with a letter or digit is left. Where lower case may say little only the possessive goes."""
+    with a letter or digit is left. Where lower case may say little only the possessive and
+    `NEVER_NAME_WORDS` go."""
     if _APART_POSSESSIVE.fullmatch(text[max(0, span.start - 1) : span.end]):  # a possessive alone ("'S")
         return None
     cased = not lowercase_style(text) and not careless_casing(text)
-    trimmed = trim_edge_words(text, span, _is_common_edge_word) if cased else span
+    trimmed = trim_edge_words(text, span, _is_common_edge_word if cased else _never_a_name_word)
     if trimmed is None:
         return None
     start, end = trimmed.start, trimmed.end

@@ -23,6 +23,7 @@ from .lexicon import (
     zipf,
 )
 from .text_shape import (
+    COMMON_WORD_ZIPF,
     FIELD_CUES,
     INSTITUTION_WORDS,
     PROPAGATED_NAME_COMMON_ZIPF,
@@ -433,28 +434,53 @@ def _name_parts(text: str, spans: list[Span], whole: bool) -> tuple[set[str], se
 _CAPITALISED = r"\p{Lu}[\p{Ll}\p{M}]+"
 _WORD_BEFORE_NAME = regex.compile(rf"(?:^|(?<=[\s(\"“]))(?P<word>{_CAPITALISED})[ \t]$")
 _WORD_AFTER_NAME = regex.compile(rf"[ \t](?P<word>{_CAPITALISED})(?![\w'’-])")
+#: a surname after its particles right after a person's name ("Sven [van den Brink]", "Ana [da Silva]")
+_SURNAME_AFTER_PARTICLES = regex.compile(
+    rf"[ \t](?P<word>{PARTICLE.pattern}(?:[ \t]+{PARTICLE.pattern})*[ \t]+{_CAPITALISED})(?![\w'’-])"
+)
 #: characters read back from a name for the word before it
 NEIGHBOUR_REACH = 40
 
 
+def _given_name_before(word: str) -> bool:
+    """A given name of Faker's many cultures, rarer in English than `text_shape.COMMON_WORD_ZIPF` and no
+    clinical term: before a detected person's name, its first name ("Agathe" of "Agathe Rey", "Thiago";
+    not "Will", "Mark")."""
+    return folded(word) in given_names() and zipf(word) < COMMON_WORD_ZIPF and not is_clinical_term(word)
+
+
 def add_name_neighbours(text: str, spans: list[Span]) -> list[Span]:
     """A detected name (a person, organisation, place or other) also as widened over a rare capitalised word
-    right before or after it (`lexicon.rare_name_word`): a given name or surname no detector knew ("my
-    client Saost Wright" where "Wright" was found; the span as found stays, so its further mentions are
-    found); not
-    where casing says nothing (`text_shape.careless_casing`, no capitals) nor over another span."""
+    right before or after it (`lexicon.rare_name_word`), a person's also over a given name right before it
+    (`_given_name_before`) and a surname after its particles right after it (`_SURNAME_AFTER_PARTICLES`): a
+    given name or surname no detector knew ("my client Saost Wright" where "Wright" was found, "RE: Agathe
+    Rey" where "Rey" was, "Sven van den Brink" where "Sven" was; the span as found stays, so its further
+    mentions are found); not where casing says nothing (`text_shape.careless_casing`, no capitals) nor over
+    another span, but a person's over a word read as untyped (``OTHER``)."""
     if not uses_capitals(text) or careless_casing(text):
         return spans
     found, detected = list(spans), Overlaps(spans)
+    untyped = {(s.start, s.end) for s in spans if s.label == "OTHER"}
     for span in spans:
         if span.label not in ("PERSON", "ORG", "LOCATION", "OTHER"):
             continue
         start, end = span.start, span.end
         before = _WORD_BEFORE_NAME.search(text, max(0, start - NEIGHBOUR_REACH), start)
-        if before and rare_name_word(before.group("word")) and not detected(before.start("word"), start - 1):
+        person = span.label == "PERSON"
+        name = before and (
+            rare_name_word(before.group("word")) or (person and _given_name_before(before.group("word")))
+        )
+        # a person's first name read as untyped is the person's ("Eldortes" of "Eldortes Dorwindost")
+        free = name and (
+            not detected(before.start("word"), start - 1) or (person and before.span("word") in untyped)
+        )
+        if free:
             start = before.start("word")
         after = _WORD_AFTER_NAME.match(text, end)
-        if after and rare_name_word(after.group("word")) and not detected(end + 1, after.end("word")):
+        name = after and rare_name_word(after.group("word"))
+        if not name and person:
+            name = after = _SURNAME_AFTER_PARTICLES.match(text, end)
+        if name and not detected(end + 1, after.end("word")):
             end = after.end("word")
         if (start, end) != (span.start, span.end):  # beside the span as found, which is searched again
             found.append(Span(start, end, span.label, span.score, span.source))

@@ -314,11 +314,13 @@ _FIELD = (
     rf"[ \t]+(?i:in)[ \t]+{_FIELD_WORD}(?:[ \t]+{_FIELD_HEAD})?"
     rf"(?:[ \t]+(?i:and)[ \t]+{_FIELD_WORD}(?:[ \t]+{_FIELD_HEAD})?(?![ \t]+{_FIELD_WORD}))?"
 )
-#: a degree's abbreviation as written ("PhD", "Ph.D.", "MBA", "M.B.A.", "M.Sc.", "LLB", "LL.M."; not "LLM", a
-#: language model, nor "MS", an illness)
+#: a degree's abbreviation as written ("PhD", "Ph.D.", "MBA", "M.B.A.", "M.Sc.", "LLB", "LL.M.", "M.D.",
+#: "J.D.", "PharmD", "DVM", "BSN"; not "LLM", a language model, "MS", an illness, nor "MD", "DO", "MSN" or
+#: "DDS" without their dots: a state, a verb, a messenger, a file format)
 _DEGREE_ACRONYM = (
     r"(?:Ph\.?[ ]?D\.?|Ph[Dd]s|PHD[Ss]?|[Pp]hd|D\.?Phil\.?|M\.?Phil\.?|MBAs?|M\.B\.A\.?|MPH|M\.?Sc\.?|"
-    r"B\.?Sc\.?|LLB|LL\.[BM]\.?|B\.?Eng\.?|M\.?Eng\.?|Ed\.?D\.?)"
+    r"B\.?Sc\.?|LLB|LL\.[BM]\.?|B\.?Eng\.?|M\.?Eng\.?|Ed\.?D\.?|M\.D\.|J\.D\.|Pharm\.?D\.?|Psy\.?D\.?|"
+    r"D\.V\.M\.|DVM|D\.D\.S\.|D\.M\.D\.|B\.S\.N\.|BSN|M\.S\.N\.)"
 )
 #: a degree in words ("a master's degree", "a Bachelor of Science", "a doctorate")
 _DEGREE_WORDS = (
@@ -341,9 +343,11 @@ _DEGREE_WITH_FIELD = (
     r"(?:bachelor|master)['’]?s)))"
 )
 #: a person's degree and its field (education singles a person out): "a PhD in physics", "an MBA", "a
-#: master's degree in economics", "a BA in English literature"; not "the degree of the burn"
+#: master's degree in economics", "a BA in English literature", "an MD" and "a JD" after an article; not
+#: "the degree of the burn"
 DEGREE = re.compile(
-    rf"\b(?:(?:{_DEGREE_ACRONYM}|{_DEGREE_WORDS})(?:{_FIELD})?|{_DEGREE_WITH_FIELD}{_FIELD})(?![\w])"
+    rf"\b(?:(?:{_DEGREE_ACRONYM}|{_DEGREE_WORDS}|{_AFTER_ARTICLE}(?:MD|JD))(?:{_FIELD})?"
+    rf"|{_DEGREE_WITH_FIELD}{_FIELD})(?![\w])"
 )
 #: after a full stop, what shows it ends a sentence: blanks and a capital, a line's end or the text's end
 _SENTENCE_END = re.compile(r"(?:[ \t]+[A-Z]|[ \t]*(?:\r?\n|$))")
@@ -397,8 +401,9 @@ def find_languages(text: str, source: str = "languages") -> list[Span]:
 
 def is_degree(written: str) -> bool:
     """Whether ``written`` is a degree as `find_degrees` finds one (read after an article: "degree in
-    law")."""
-    return DEGREE.fullmatch("a " + written.strip(), 2) is not None
+    law"; its last full stop may be the sentence's: "a J.D")."""
+    written = written.strip()
+    return any(DEGREE.fullmatch("a " + w, 2) for w in (written, written + "."))
 
 
 def find_degrees(text: str, source: str = "degrees") -> list[Span]:
@@ -466,7 +471,7 @@ def quasi_labels_win(text: str, spans: Sequence[Span]) -> list[Span]:
     label picks the surrogate ("a Lake Logan nun").
     A person stays one where the group's words are listed names ("Christian"); a capitalised occupation
     may be a surname ("Baker said"), and so may a condition of one capitalised word ("Stroke said")."""
-    merged = merge_spans(spans)
+    merged = merge_spans(spans := degrees_apart(text, spans))
     starts = [m.start for m in merged]
     label = {}
     for span in spans:
@@ -486,6 +491,34 @@ def quasi_labels_win(text: str, spans: Sequence[Span]) -> list[Span]:
         if group or job or health:
             label[i] = span.label
     return [dataclasses.replace(m, label=label[i]) if i in label else m for i, m in enumerate(merged)]
+
+
+#: the "in" between a degree and its field of study
+_FIELD_IN = re.compile(r"[ \t]+in[ \t]+", re.IGNORECASE)
+
+
+def degrees_apart(text: str, spans: Sequence[Span]) -> list[Span]:
+    """``spans`` with each degree (`is_degree`) told apart from a place read as its field and from the name
+    it follows: a degree whose field starts where a place does ends before "in" ("a [PhD] in [Paris]"), and a
+    person's span that ends with a degree ends before it ("[Anna Nowak] [PhD]"); a degree that is one only
+    with its field keeps it ("a BA in English")."""
+    degrees = [s for s in spans if s.label == "OCCUPATION" and is_degree(text[s.start : s.end])]
+    if not degrees:
+        return list(spans)
+    places = {s.start for s in spans if s.label == "LOCATION"}
+    apart = []
+    for span in spans:
+        piece = text[span.start : span.end]
+        field = _FIELD_IN.search(piece) if span in degrees else None
+        if field and span.start + field.end() in places and is_degree(piece[: field.start()]):
+            span = dataclasses.replace(span, end=span.start + field.start())
+        elif span.label == "PERSON":
+            degree = next((d for d in degrees if d.end == span.end and span.start < d.start), None)
+            name = degree and text[span.start : degree.start].rstrip(" \t,")
+            if name:
+                span = dataclasses.replace(span, end=span.start + len(name))
+        apart.append(span)
+    return apart
 
 
 def _capitalised_word(piece: str) -> bool:

@@ -26,6 +26,7 @@ import hashlib
 import hmac
 import importlib
 import random
+import re
 from collections import Counter
 from collections.abc import Callable
 from typing import TypeVar
@@ -183,6 +184,10 @@ def _pool(locale: str, role: str, gender: str, initial: str) -> tuple[list[str],
     return names, [float(source[n]) for n in names]
 
 
+#: what parts the words of a compound name ("João Guilherme", "Anne-Marie")
+_NAME_PARTS = re.compile(r"[\s-]+")
+
+
 def draw_name(
     rng: random.Random,
     role: str,
@@ -192,13 +197,15 @@ def draw_name(
     locale: str = "en_US",
 ) -> str:
     """A given name (of ``gender``, starting with ``initial`` where the lists have one) or a surname from the
-    locale's Faker lists, none of ``avoid`` (case-folded) where possible."""
+    locale's Faker lists, neither one of ``avoid`` (case-folded) nor holding one as a word where possible
+    (pt_BR's "João Guilherme" for a "Guilherme")."""
     if role == "first" and gender is None:
         gender = rng.choice(("female", "male"))
     names, weights = _pool(locale, role, gender or "", initial if role == "first" else "")
     for _ in range(50):
         value = rng.choices(names, weights)[0]
-        if value.casefold() not in avoid:
+        folded = value.casefold()
+        if folded not in avoid and avoid.isdisjoint(_NAME_PARTS.split(folded)):
             return value
     return value
 

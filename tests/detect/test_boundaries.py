@@ -184,3 +184,18 @@ def test_a_long_blank_run_inside_a_name_costs_linear_time(hang_guard):
     text = "Patient John" + " " * LONG_RUN + "Smith's chart"
     span = Span(8, len(text) - len(" chart"), "PERSON")
     assert trim_common_words(text, span) == Span(8, len(text) - len("'s chart"), "PERSON")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "As Smith et al. report, it holds.",
+        "as smith et al. report, it holds.",  # where casing says nothing too
+        "As Smith et al. today the",  # a lower-case word after "al." (careless casing)
+    ],
+)
+def test_et_of_et_al_is_no_part_of_a_name(text):
+    start = text.lower().index("smith")
+    assert trim_common_words(text, Span(start, start + len("Smith et"), "PERSON")) == Span(
+        start, start + len("Smith"), "PERSON"
+    )

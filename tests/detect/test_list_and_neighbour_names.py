@@ -81,6 +81,18 @@ NEIGHBOUR_CASES = [
         "Ann Lee",
     ),
     ("saw smith ostkampel today, i think", "smith", "PERSON", "smith"),
+    # a person's given name of any culture before it, however frequent its word is in English up to a point
+    ("RE: Agathe Rey - discharge summary", "Rey", "PERSON", "Agathe Rey"),
+    ("The patient, Thiago Costa, is 54.", "Costa", "PERSON", "Thiago Costa"),
+    ("Then Will Smith and Mark Rey left.", "Rey", "PERSON", "Rey"),  # everyday English words
+    ("The Agathe Hotel", "Hotel", "ORG", "Hotel"),  # only before a person
+    # a surname after its particles after a person's name; not an organisation's, not after "et"
+    ("cc: Sven van den Brink; Ann Lee", "Sven", "PERSON", "Sven van den Brink"),
+    ("Dr. Ana da Silva saw him.", "Ana", "PERSON", "Ana da Silva"),
+    ("Bank of America de Mexico", "Bank of America", "ORG", "Bank of America"),
+    ("Smith et Jones", "Smith", "PERSON", "Smith"),
+    # a copy line is written in lower case by custom: casing still tells names there
+    ("cc: Saost Wright; Ann Lee", "Wright", "PERSON", "Saost Wright"),
 ]
 
 
@@ -95,3 +107,19 @@ def test_a_neighbour_inside_another_span_is_not_taken():
     text = "I met Saost Wright."
     out = add_name_neighbours(text, [_span(text, "Saost", "LOCATION"), _span(text, "Wright")])
     assert [s.text(text) for s in out] == ["Saost", "Wright"]
+
+
+def test_a_persons_first_name_read_as_untyped_is_the_persons():
+    text = "cc: Wulf Hofig; Eldortes Dorwindost"
+    out = add_name_neighbours(text, [_span(text, "Eldortes", "OTHER"), _span(text, "Dorwindost")])
+    assert {(s.text(text), s.label) for s in out} == {
+        ("Eldortes", "OTHER"),
+        ("Dorwindost", "PERSON"),
+        ("Eldortes Dorwindost", "PERSON"),
+    }
+    # an organisation's word is not (only an untyped one), nor is an untyped word before another label
+    text = "I met Saost Wright at Elmwick Kamport."
+    spans = [_span(text, "Saost", "ORG"), _span(text, "Wright"), _span(text, "Elmwick", "OTHER")]
+    spans.append(_span(text, "Kamport", "LOCATION"))
+    found = {s.text(text) for s in add_name_neighbours(text, spans)}
+    assert found == {"Saost", "Wright", "Elmwick", "Kamport"}

@@ -188,6 +188,14 @@ def test_find_family_counts(text, found):
                 "master's in law",
             },
         ),
+        # dotted medical and law degrees, nursing and pharmacy; "MD" and "JD" after an article only
+        # ("Baltimore, MD" is a state)
+        (
+            "Mark Olsen, M.D., and Ann Ruiz, J.D.; Kim Lee, BSN; a PharmD; an MD from Yale; her JD in tax"
+            " law",
+            {"M.D.", "J.D.", "BSN", "PharmD", "MD", "JD in tax law"},
+        ),
+        ("He lives in Baltimore, MD. The MD said so; he is a DO. Chat on MSN; a DDS file.", set()),
         (
             "an associate degree in nursing; an MS in biology; a PhD in molecular and cellular biology",
             {
@@ -302,3 +310,42 @@ def _at(text, piece, label, score):
 def test_a_group_or_occupation_found_whole_keeps_its_label(text, found, labels):
     spans = [_at(text, piece, label, score) for piece, label, score in found]
     assert [s.label for s in quasi_labels_win(text, spans)] == labels
+
+
+@pytest.mark.parametrize(
+    ("text", "found", "kept"),
+    [
+        # a place where the field starts is no field: the degree ends before "in"
+        (
+            "She earned a PhD in Paris.",
+            [("PhD in Paris", "OCCUPATION"), ("Paris", "LOCATION")],
+            [("PhD", "OCCUPATION"), ("Paris", "LOCATION")],
+        ),
+        # a field that is no place; a degree that is one only with its field keeps it
+        (
+            "a PhD in physics",
+            [("PhD in physics", "OCCUPATION"), ("physics", "ORG")],
+            [("PhD in physics", "OCCUPATION")],
+        ),
+        (
+            "a BA in Georgia studies",
+            [("BA in Georgia studies", "OCCUPATION"), ("Georgia", "LOCATION")],
+            [("BA in Georgia studies", "OCCUPATION")],
+        ),
+        # a name read over the degree after it ends before the degree
+        (
+            "Anna Nowak, PhD, said",
+            [("Anna Nowak, PhD", "PERSON"), ("PhD", "OCCUPATION")],
+            [("Anna Nowak", "PERSON"), ("PhD", "OCCUPATION")],
+        ),
+        # a degree's letters inside a name are the name's
+        (
+            "Dr. Phd Okafor said",
+            [("Dr. Phd Okafor", "PERSON"), ("Phd", "OCCUPATION")],
+            [("Dr. Phd Okafor", "PERSON")],
+        ),
+    ],
+)
+def test_a_degree_is_told_apart_from_a_place_and_a_name(text, found, kept):
+    spans = [_at(text, piece, label, 0.5) for piece, label in found]
+    assert [(s.text(text), s.label) for s in quasi_labels_win(text, spans)] == kept

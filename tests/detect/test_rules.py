@@ -569,6 +569,26 @@ CONTEXT_CASES = [
         set(),
     ),  # English words alone on their lines
     ("context.name-field", "Seen by the patient: Marrowind", set()),  # not a field at a line's start
+    (
+        "context.name-field",
+        "Patient: Black, Gavin\nPatient: Seven, Gülenay\nName: Stable, Maria Lopez",
+        {"Black, Gavin", "Seven, Gülenay"},
+    ),  # an everyday surname before a comma and a given name alone on its line
+    (
+        "context.name-field",
+        "Patient: Stable, Alert\nPatient: Somnolent, Arousable\nPatient: Awake, Will\nPatient: the, Ann",
+        set(),
+    ),  # no given name, a frequent word, a stop word
+    (
+        "context.name-field",
+        "Emergency contact: Brinrowvos Rowrik (sister)\nNOK: Ilsabet Marrowind\nHCP: Maria",
+        {"Brinrowvos Rowrik", "Ilsabet Marrowind", "Maria"},
+    ),  # a contact's, a next of kin's and a proxy's name
+    (
+        "context.name-field",
+        "Emergency contact: 617-555-0143\nNext of kin: unknown\nProxy: Declined\nContact: Marrowind",
+        set(),
+    ),  # a number, English words; "Contact:" alone is no name field
     ("context.after-kinship-word", "her son Teodor visited", {"Teodor"}),
     (
         "context.after-kinship-word",
@@ -635,9 +655,9 @@ CONTEXT_CASES = [
     ("context.after-sign-off", "Thanks, Marrowind Ostkamp", {"Marrowind Ostkamp"}),  # the text's end
     (
         "context.after-sign-off",
-        "Thanks, Brinqubrin\nThanks,\nKeflex\nBest,\nBestwick\nRegards,\nAssessment",
-        set(),
-    ),  # one rare word alone: a drug or a product as often as a name; a frequent word
+        "Thanks, Brinqubrin\nThanks,\nHeparin\nBest,\nBestwick\nRegards,\nAssessment\nThanks, Lasix",
+        {"Brinqubrin", "Bestwick"},
+    ),  # one rare word alone is a name; not a drug nor a frequent word
     (
         "context.after-sign-off",
         "Best regards,\nWiktor\n\nBest wishes, Agnieszka\nThanks,\n\nMehmet\nThanks - Bestwick Ostkamp\n",

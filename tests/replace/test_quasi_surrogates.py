@@ -86,6 +86,8 @@ def test_a_degree_becomes_another_degree_with_its_article_and_field(seed):
     assert caps in {d.upper() for d in DEGREES_IN} and caps_field in {f.upper() for f in FIELDS}
     _, _, other = occupation_like("degree in law and economics", rng).partition(" in ")
     assert other in FIELDS and other not in ("law", "economics")
+    # a dotted degree whose last full stop ends the sentence ("a J.D."), a nursing degree after a name
+    assert occupation_like("J.D", rng) in DEGREES and occupation_like("BSN", rng) in DEGREES
 
 
 @pytest.mark.parametrize(

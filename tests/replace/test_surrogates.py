@@ -335,3 +335,15 @@ def test_a_drawn_surname_holds_no_particle():
     assert not [name for name in drawn if any(w[:1].islower() for w in name.split())]
     # names of a script without case are drawn as before
     assert draw_name(random.Random(0), "first", "female", set(), "", "ar_AA")
+
+
+def test_a_drawn_given_name_holds_no_avoided_name_as_a_word():
+    from deid_hf.replace.names import draw_name, locale_lists
+
+    # pt_BR's given names include compounds of a listed name ("João Guilherme" beside "Guilherme")
+    males = locale_lists("pt_BR")[1]
+    assert "Guilherme" in males and any("Guilherme" in name.split()[1:] for name in males)
+    rng = random.Random(0)
+    drawn = {draw_name(rng, "first", "male", {"guilherme"}, "", "pt_BR") for _ in range(3000)}
+    assert not [name for name in drawn if "guilherme" in name.casefold().replace("-", " ").split()]
+    assert any(" " in name for name in drawn)  # compounds are still drawn

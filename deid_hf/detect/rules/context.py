@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ..casing import in_caps_line
 from ..lexicon import (
     Vocabulary,
+    drug_names,
     folded,
     given_names,
     is_abbreviation,
@@ -30,6 +31,7 @@ from ..text_shape import (
     CLITIC,
     COMMON_WORD_ZIPF,
     FACILITY_NAME_MAX_ZIPF,
+    NAME_IS_COMMON_WORD_ZIPF,
     RARE_NAME_ZIPF,
     SIGNATURE_NAME_MAX_ZIPF,
     WORD_ANY_SCRIPT,
@@ -130,10 +132,12 @@ LONE_NAME_ZIPF = RARE_NAME_ZIPF
 _COMMA = re.compile(r",[ \t]*")
 #: the end of a line, after blanks
 _LINE_END = re.compile(r"[ \t]*(?:\r?\n|$)")
-#: a form's field for a person's name, at a line's start ("PATIENT: ", "Name: ", "Patient name: ")
+#: a form's field for a person's name, at a line's start ("PATIENT: ", "Name: ", "Patient name: ",
+#: "Emergency contact: ", "Next of kin: ")
 _NAME_FIELD_RX = re.compile(
     r"(?im)^[ \t]*(?:(?:patient|pt|client|customer|caller|applicant|full)(?:['’]s)?[ \t]+name|patient|name|"
-    r"client|customer|caller|applicant)[ \t]*:[ \t]*"
+    r"client|customer|caller|applicant|emergency[ \t]+contact(?:[ \t]+name)?|contact[ \t]+person|"
+    r"next[ \t]+of[ \t]+kin|nok|guardian|(?:health[ \t]*care[ \t]+)?proxy|hcp)[ \t]*:[ \t]*"
 )
 _KIN_RX = re.compile(rf"\b{_KIN}\b[ \t]*[,:\-]?[ \t]*\(?(?:named[ \t]+)?", _I)
 _CALL_RX = re.compile(rf"\b{_CALL}\b[ \t]*(?:dr\.?[ \t]*|np[ \t]+|rn[ \t]+)?", _I)
@@ -256,8 +260,9 @@ def _signature(text, vocabulary, bounds):
 def _in_name_field(text, vocabulary, bounds):
     """The name written in a form's name field, after its label at a line's start: two or three name words
     (also capitalised ones after a surname's comma, each rare or a known name: "Patient: Marrowind,
-    Ilsabet"), one known name, or one name word alone on its line ("PATIENT: MARROWIND";
-    "Patient: Nauseous, vomited", "Customer: Thx." hold one rare word followed by more)."""
+    Ilsabet"), one known name, one name word alone on its line ("PATIENT: MARROWIND"), or an everyday
+    surname before a comma and a given name (`_surname_then_given`: "Patient: Black, Gavin"; "Patient:
+    Nauseous, vomited", "Customer: Thx." hold one rare word followed by more)."""
     for m in _NAME_FIELD_RX.finditer(text):
         run = name_run(text, m.end(), bounds.max_zipf, limit=3, any_known=True, vocabulary=vocabulary)
         words = text[run[0] : run[1]].split() if run else []
@@ -272,7 +277,35 @@ def _in_name_field(text, vocabulary, bounds):
         alone = (
             run is not None and _LINE_END.match(text, run[1]) is not None and zipf(words[0]) < LONE_NAME_ZIPF
         )
-        yield run if len(words) >= 2 or alone or any(is_name_word(w) for w in words) else None
+        if len(words) >= 2 or alone or any(is_name_word(w) for w in words):
+            yield run
+        else:
+            yield _surname_then_given(text, m.end())
+
+
+#: a surname, a comma and one given name ending its line ("Black, Gavin")
+_SURNAME_COMMA_GIVEN = re.compile(
+    rf"({WORD_ANY_SCRIPT.pattern}),[ \t]*({WORD_ANY_SCRIPT.pattern})[ \t]*(?=\r?\n|$)"
+)
+
+
+def _surname_then_given(text: str, start: int) -> tuple[int, int] | None:
+    """A name field's "Surname, Given" where the surname is an everyday word that no name run takes ("Black,
+    Gavin", "Seven, Gülenay"): the given name one of Faker's given names, not a very frequent English word,
+    alone after the comma on its line; the surname capitalised, no stop word nor clinical term."""
+    m = _SURNAME_COMMA_GIVEN.match(text, start)
+    if m is None:
+        return None
+    surname, given = m.group(1), m.group(2)
+    return (
+        (m.start(1), m.end(2))
+        if all(w[:1].isupper() and not w.isupper() for w in (surname, given))
+        and surname.lower() not in stop_words()
+        and not is_clinical_term(surname.lower())
+        and folded(given) in given_names()
+        and zipf(given) < NAME_IS_COMMON_WORD_ZIPF
+        else None
+    )
 
 
 def _given_after_comma(text, start, surname, bounds, vocabulary):
@@ -348,11 +381,13 @@ def _after_call_word(text, vocabulary, bounds):
 
 
 def _after_sign_off(text, vocabulary, bounds):
-    """The name after a message's closing words, alone on its line: one known name, or two or three words
-    each a known name or rare (`lexicon.rare_or_known`); no abbreviation, and in capitals only on an
-    ALL-CAPS line ("Thanks, Wiktor", "Kind regards,\nIlsabet Marrowind", "Thanks,\nJohn Smith"; not
-    "Thanks, Team", "Thanks,\nUrology", "Thanks,\nKeflex", "Best,\nOkta", "Thanks, PACU", "Thanks, see you
-    Monday", nor "Best" of "Thank you!\nBest\nWiktor", itself closing words)."""
+    """The name after a message's closing words, alone on its line: one to three words, each a known name
+    or rare (`lexicon.rare_or_known`); no abbreviation, no drug's name, and in capitals only on an ALL-CAPS
+    line ("Thanks, Wiktor", "Thanks, Brinvos", "Kind regards,\nIlsabet Marrowind", "Thanks,\nJohn Smith";
+    not "Thanks, Team", "Thanks,\nUrology", "Thanks,\nHeparin", "Thanks, PACU", "THANKS,\nKEFLEX",
+    "Thanks, see you Monday", nor "Best" of "Thank you!\nBest\nWiktor", itself closing words). A rare
+    word alone (`_rare_word_alone`) is a name there far more often than a product's ("Best,\nOkta" is
+    masked too)."""
     for m in _SIGN_OFF_RX.finditer(text):
         if _SIGN_OFF_RX.match(text, m.end()):
             continue  # closing words after closing words: the name is after the last
@@ -363,11 +398,8 @@ def _after_sign_off(text, vocabulary, bounds):
             if words
             and _LINE_END.match(text, run[1])
             and all(_written_as_name(text, run[0], w) for w in words)
-            and (
-                is_known_name(words[0])
-                if len(words) == 1
-                else all(is_known_name(w) or rare_or_known(w, bounds.title_zipf) for w in words)
-            )
+            and all(is_known_name(w) or rare_or_known(w, bounds.title_zipf) for w in words)
+            and (len(words) > 1 or is_known_name(words[0]) or _rare_word_alone(words[0]))
             else None
         )
 
@@ -386,6 +418,12 @@ def _subject_name(text, vocabulary, bounds):
             and _SUBJECT_NAME_END.match(text, run[1])
             else None
         )
+
+
+def _rare_word_alone(word: str) -> bool:
+    """A rare word that stands alone where a name may: not in capitals (an ALL-CAPS note's "KEFLEX"), no
+    drug's name (`lexicon.drug_names`)."""
+    return not word.isupper() and word.lower() not in drug_names()
 
 
 def _written_as_name(text: str, start: int, word: str) -> bool:
@@ -558,9 +596,14 @@ _context_rule(
     "context.name-field",
     "PERSON",
     0.9,
-    "the name in a form's name field, after 'Patient:', 'Name:', 'Patient name:' at a line's start, where a "
-    "model may not know a rare name written in capitals; a frequent word ends it ('Patient: stable')",
-    ("PATIENT: ILSABET MARROWIND", "Name: Quenby Harrowgate"),
+    "the name in a form's name field, after 'Patient:', 'Name:', 'Patient name:', 'Emergency contact:', "
+    "'Next of kin:' at a line's start, where a model may not know a rare name written in capitals; a "
+    "frequent word ends it ('Patient: stable')",
+    (
+        "PATIENT: ILSABET MARROWIND",
+        "Name: Quenby Harrowgate",
+        "Emergency contact: Brinrowvos Rowrik (sister)",
+    ),
     _in_name_field,
 )
 _context_rule(
@@ -606,9 +649,10 @@ _context_rule(
     "PERSON",
     0.8,
     "the name after a message's closing words (thanks, regards, cheers, best wishes...) at a line's start, "
-    "alone on its line or one of the next two: one known name, or two or three words each a known name or "
-    "rare; no abbreviation ('Thanks, Team', 'Thanks, Urology', 'Thanks, Keflex', 'Thanks, PACU' are none)",
-    ("Thanks, Wiktor", "Kind regards,\nAnna Kowalska"),
+    "alone on its line or one of the next two: one to three words, each a known name or rare; no "
+    "abbreviation, no drug, one rare word not in capitals ('Thanks, Team', 'Thanks, Urology', 'Thanks, "
+    "Heparin', 'Thanks, PACU', 'THANKS, KEFLEX' are none)",
+    ("Thanks, Wiktor", "Thanks, Brinvos", "Kind regards,\nAnna Kowalska"),
     _after_sign_off,
 )
 _context_rule(
