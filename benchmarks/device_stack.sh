@@ -31,7 +31,7 @@ find "$SITE/spacy/lang" -mindepth 1 -maxdepth 1 -type d ! -name en ! -name xx -e
 rm -rf "$SITE"/{spacy,thinc,blis,srsly}/tests "$SITE"/phonenumbers/{geodata,carrierdata,tzdata}
 find "$SITE/wordfreq/data" -type f ! -name '*_en.*' -delete
 # babel: English and the languages of deid_hf.replace.dates.MONTH_LANGUAGES
-KEEP=" root $("$PY" -c 'from deid_hf.replace.dates import MONTH_LANGUAGES as m; print(" ".join(m))') "
+KEEP=" root $(cd "$ROOT" && "$PY" -c 'from deid_hf.replace.dates import MONTH_LANGUAGES as m; print(" ".join(m))') "
 for f in "$SITE"/babel/locale-data/*.dat; do
   b=$(basename "$f" .dat)
   [[ $KEEP == *" $b "* || $b == en || $b == en_* ]] || rm -f "$f"

@@ -15,7 +15,7 @@ measured). tokens/s and P/R: whitespace tokens, label-agnostic (shared/EVALUATIO
 With ``--device cuda`` (or ``0``) the learned model of `learned` and `default` runs on that GPU (Presidio
 and the other detectors stay on the CPU), and a row ``learned forward alone`` gives the docs/s of that
 model's forward pass alone over the same documents' windows, in the detector's batches and shapes (inputs
-prepared and on the GPU beforehand); ``x_forward`` is each deid-hf row's docs/s against it.
+prepared and on the GPU beforehand); ``x_forward`` is the docs/s of `learned` and `default` against it.
 
 Usage: python benchmarks/throughput.py [--docs 100] [--long-docs 2] [--long-chars 50000]
     [--tools presidio,fast,learned,default] [--batch-size 16] [--device DEVICE]
@@ -210,7 +210,7 @@ def main() -> None:
         peer = next((r for r in corpus_rows if r["tool"] == "presidio"), None)
         for row in corpus_rows:
             row["x_presidio"] = peer and row["docs_per_s"] / peer["docs_per_s"]
-            if forward and row["tool"] != "presidio":
+            if forward and row["tool"] in ("learned", "default"):
                 row["x_forward"] = row["docs_per_s"] / forward["docs_per_s"]
         rows += corpus_rows + ([forward] if forward else [])
     load = {"start": load_before, "end": os.getloadavg()[0]}

@@ -82,7 +82,7 @@ NEVER_NAME_WORDS = frozenset(("et", "etc"))
 
 
 def _never_a_name_word(written: str) -> bool:
-    return written.strip(NAME_EDGE_PUNCTUATION) in NEVER_NAME_WORDS
+    return written.strip(NAME_EDGE_PUNCTUATION).casefold() in NEVER_NAME_WORDS
 
 
 def _is_common_edge_word(written: str) -> bool:
@@ -91,7 +91,7 @@ def _is_common_edge_word(written: str) -> bool:
     if _APART_POSSESSIVE.fullmatch(written):
         return False
     word = CLITIC.sub("", written.strip(NAME_EDGE_PUNCTUATION))
-    return word in NEVER_NAME_WORDS or (
+    return word.casefold() in NEVER_NAME_WORDS or (
         word.isalpha()
         and word.islower()
         and zipf(word) >= COMMON_WORD_ZIPF

@@ -442,11 +442,23 @@ _SURNAME_AFTER_PARTICLES = regex.compile(
 NEIGHBOUR_REACH = 40
 
 
+#: honorifics of other languages that Faker's given-name lists hold or that read as one ("Doña", "Hazrat")
+HONORIFICS = frozenset(
+    ("don", "dona", "doña", "bibi", "hazrat", "sri", "shri", "smt", "herr", "frau", "senor", "señor")
+    + ("senora", "señora", "signor", "signora", "monsieur", "madame", "sheikh", "haji")
+)
+
+
 def _given_name_before(word: str) -> bool:
-    """A given name of Faker's many cultures, rarer in English than `text_shape.COMMON_WORD_ZIPF` and no
-    clinical term: before a detected person's name, its first name ("Agathe" of "Agathe Rey", "Thiago";
-    not "Will", "Mark")."""
-    return folded(word) in given_names() and zipf(word) < COMMON_WORD_ZIPF and not is_clinical_term(word)
+    """A given name of Faker's many cultures, rarer in English than `text_shape.COMMON_WORD_ZIPF`, no
+    clinical term nor honorific (`HONORIFICS`): before a detected person's name, its first name ("Agathe"
+    of "Agathe Rey", "Thiago"; not "Will", "Mark", "Doña")."""
+    return (
+        folded(word) in given_names()
+        and word.casefold() not in HONORIFICS
+        and zipf(word) < COMMON_WORD_ZIPF
+        and not is_clinical_term(word)
+    )
 
 
 def add_name_neighbours(text: str, spans: list[Span]) -> list[Span]:
@@ -464,27 +476,30 @@ def add_name_neighbours(text: str, spans: list[Span]) -> list[Span]:
     for span in spans:
         if span.label not in ("PERSON", "ORG", "LOCATION", "OTHER"):
             continue
-        start, end = span.start, span.end
+        start, end, person = span.start, span.end, span.label == "PERSON"
         before = _WORD_BEFORE_NAME.search(text, max(0, start - NEIGHBOUR_REACH), start)
-        person = span.label == "PERSON"
-        name = before and (
-            rare_name_word(before.group("word")) or (person and _given_name_before(before.group("word")))
-        )
-        # a person's first name read as untyped is the person's ("Eldortes" of "Eldortes Dorwindost")
-        free = name and (
-            not detected(before.start("word"), start - 1) or (person and before.span("word") in untyped)
-        )
-        if free:
+        if before and _name_before(before, person, detected, untyped):
             start = before.start("word")
         after = _WORD_AFTER_NAME.match(text, end)
-        name = after and rare_name_word(after.group("word"))
-        if not name and person:
-            name = after = _SURNAME_AFTER_PARTICLES.match(text, end)
-        if name and not detected(end + 1, after.end("word")):
+        if not (after and rare_name_word(after.group("word"))):
+            after = _SURNAME_AFTER_PARTICLES.match(text, end) if person else None
+        if after and not detected(end + 1, after.end("word")):
             end = after.end("word")
         if (start, end) != (span.start, span.end):  # beside the span as found, which is searched again
             found.append(Span(start, end, span.label, span.score, span.source))
     return found
+
+
+def _name_before(before: regex.Match, person: bool, detected: Overlaps, untyped: set) -> bool:
+    """Whether the capitalised word ``before`` a detected name is a part of it: rare, or before a person a
+    given name (`_given_name_before`), and in no other span but, before a person, a word read as untyped
+    (``OTHER``: "Eldortes" of "Eldortes Dorwindost")."""
+    word = before.group("word")
+    if not (rare_name_word(word) or (person and _given_name_before(word))):
+        return False
+    return not detected(before.start("word"), before.end("word")) or (
+        person and before.span("word") in untyped
+    )
 
 
 #: a word of a listed name: capitalised, then lower case, of any cased script ("Kowalska", "McDonald",

@@ -67,9 +67,8 @@ NAME_EDGE_PUNCTUATION = ".,;:!?\"'’()[]"
 
 # --- casing helpers ------------------------------------------------------------------------------------
 _TITLE_END = re.compile(r"(?i)\b(?:dr|drs|mr|mrs|ms|prof|st)\.$")
-#: a lower-case letter after a full stop, "!" or "?" (or at the start), or a lone "i"; not a message's
-#: copy line, written in lower case by custom ("cc: Wulf Höfig; ...")
-_CARELESS = re.compile(r"(?:^|[.!?]\s+)(?!b?cc:)[a-z]|\bi\b")
+#: a lower-case letter after a full stop, "!" or "?" (or at the start), or a lone "i"
+_CARELESS = re.compile(r"(?:^|[.!?]\s+)[a-z]|\bi\b")
 
 
 def caps_share(text: str) -> float:

@@ -184,7 +184,7 @@ def _pool(locale: str, role: str, gender: str, initial: str) -> tuple[list[str],
     return names, [float(source[n]) for n in names]
 
 
-#: what parts the words of a compound name ("João Guilherme", "Anne-Marie")
+#: what separates the words of a compound name ("João Guilherme", "Anne-Marie")
 _NAME_PARTS = re.compile(r"[\s-]+")
 
 

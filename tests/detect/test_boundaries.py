@@ -192,6 +192,7 @@ def test_a_long_blank_run_inside_a_name_costs_linear_time(hang_guard):
         "As Smith et al. report, it holds.",
         "as smith et al. report, it holds.",  # where casing says nothing too
         "As Smith et al. today the",  # a lower-case word after "al." (careless casing)
+        "AS SMITH ET AL. REPORTED",  # in capitals
     ],
 )
 def test_et_of_et_al_is_no_part_of_a_name(text):

@@ -11,10 +11,13 @@ from deid_hf.detect.quasi import (
     NOT_OCCUPATIONS,
     QuasiIdentifierDetector,
     find_degrees,
+    find_disabilities,
     find_family_counts,
     find_health_conditions,
     find_languages,
     find_occupations,
+    find_orientations,
+    find_origins,
     health_conditions,
     job_titles,
     occupations,
@@ -188,13 +191,14 @@ def test_find_family_counts(text, found):
                 "master's in law",
             },
         ),
-        # dotted medical and law degrees, nursing and pharmacy; "MD" and "JD" after an article only
-        # ("Baltimore, MD" is a state)
+        # dotted medical and law degrees, nursing and pharmacy; "MD" and "JD" after "a"/"an" only, ending
+        # there or before "from", "in" ("Baltimore, MD" is a state)
         (
-            "Mark Olsen, M.D., and Ann Ruiz, J.D.; Kim Lee, BSN; a PharmD; an MD from Yale; her JD in tax"
-            " law",
+            "Mark Olsen, M.D., and Ann Ruiz, J.D.; Kim Lee, BSN; a PharmD; an MD from Yale; a JD in tax law",
             {"M.D.", "J.D.", "BSN", "PharmD", "MD", "JD in tax law"},
         ),
+        # "my MD" is a physician, "an MD appointment" no degree
+        ("My MD told me to rest. Ask your MD. I have an MD appointment; her JD office", set()),
         ("He lives in Baltimore, MD. The MD said so; he is a DO. Chat on MSN; a DDS file.", set()),
         (
             "an associate degree in nursing; an MS in biology; a PhD in molecular and cellular biology",
@@ -349,3 +353,61 @@ def test_a_group_or_occupation_found_whole_keeps_its_label(text, found, labels):
 def test_a_degree_is_told_apart_from_a_place_and_a_name(text, found, kept):
     spans = [_at(text, piece, label, 0.5) for piece, label in found]
     assert [(s.text(text), s.label) for s in quasi_labels_win(text, spans)] == kept
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (
+            "He is gay and lived openly; a lesbian couple; transgender women",
+            {"gay", "lesbian", "transgender"},
+        ),
+        ("two bisexuals and a non-binary pupil", {"bisexuals", "non-binary"}),
+        # "Gay" capitalised may be a name; a hyphenated word is another word
+        ("Gay Thompson said so; a gay-friendly bar", set()),
+    ],
+)
+def test_find_orientations(text, found):
+    assert {s.text(text) for s in find_orientations(text)} == found
+    assert {s.label for s in find_orientations(text)} <= {"DEMOGRAPHIC"}
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (
+            "The applicant is blind. She was born deaf. He is partially sighted.",
+            {"blind", "deaf", "partially sighted"},
+        ),
+        (
+            "a deaf man; blind applicants; a wheelchair user; two amputees",
+            {"deaf", "blind", "wheelchair user", "amputees"},
+        ),
+        ("he is legally blind; she became profoundly deaf", {"blind", "deaf"}),
+        # another sense: a blind spot, deaf ears, a double-blind trial, blind drunk, a window blind
+        (
+            "a blind spot; fell on deaf ears; a double-blind trial; he was blind drunk; the blind was down",
+            set(),
+        ),
+    ],
+)
+def test_find_disabilities(text, found):
+    assert {s.text(text) for s in find_disabilities(text)} == found
+    assert {s.label for s in find_disabilities(text)} <= {"HEALTH"}
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("a Serbian national of Roma origin; of Yoruba descent", {"Roma", "Yoruba"}),
+        (
+            "an ethnic Chechen, ethnically Uzbek, of Crimean Tatar heritage",
+            {"Chechen", "Uzbek", "Crimean Tatar"},
+        ),
+        # no capitalised people: "of unknown origin", "of the origin", "ethnic minorities"
+        ("a fever of unknown origin; the point of origin; ethnic minorities", set()),
+    ],
+)
+def test_find_origins(text, found):
+    assert {s.text(text) for s in find_origins(text)} == found
+    assert {s.label for s in find_origins(text)} <= {"DEMOGRAPHIC"}

@@ -581,6 +581,16 @@ CONTEXT_CASES = [
     ),  # no given name, a frequent word, a stop word
     (
         "context.name-field",
+        "NOK: Daughter, Jane\nEmergency contact: Wife, Linda\nPatient: Calm, Grace\nHCP: Son, Kevin",
+        set(),
+    ),  # a relation or an adjective is no surname
+    (
+        "context.name-field",
+        "Guardian: DCFS\nNOK: DPOA\nProxy: MOLST\nNext of kin: Grandniece\nEmergency contact: Aphasic",
+        set(),
+    ),  # a contact's field: one rare word alone is an agency, a document or a relation as often
+    (
+        "context.name-field",
         "Emergency contact: Brinrowvos Rowrik (sister)\nNOK: Ilsabet Marrowind\nHCP: Maria",
         {"Brinrowvos Rowrik", "Ilsabet Marrowind", "Maria"},
     ),  # a contact's, a next of kin's and a proxy's name

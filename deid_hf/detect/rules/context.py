@@ -14,6 +14,7 @@ from ..casing import in_caps_line
 from ..lexicon import (
     Vocabulary,
     drug_names,
+    family_names,
     folded,
     given_names,
     is_abbreviation,
@@ -136,8 +137,8 @@ _LINE_END = re.compile(r"[ \t]*(?:\r?\n|$)")
 #: "Emergency contact: ", "Next of kin: ")
 _NAME_FIELD_RX = re.compile(
     r"(?im)^[ \t]*(?:(?:patient|pt|client|customer|caller|applicant|full)(?:['’]s)?[ \t]+name|patient|name|"
-    r"client|customer|caller|applicant|emergency[ \t]+contact(?:[ \t]+name)?|contact[ \t]+person|"
-    r"next[ \t]+of[ \t]+kin|nok|guardian|(?:health[ \t]*care[ \t]+)?proxy|hcp)[ \t]*:[ \t]*"
+    r"client|customer|caller|applicant|(?P<contact>emergency[ \t]+contact(?:[ \t]+name)?|contact[ \t]+person|"
+    r"next[ \t]+of[ \t]+kin|nok|guardian|(?:health[ \t]*care[ \t]+)?proxy|hcp))[ \t]*:[ \t]*"
 )
 _KIN_RX = re.compile(rf"\b{_KIN}\b[ \t]*[,:\-]?[ \t]*\(?(?:named[ \t]+)?", _I)
 _CALL_RX = re.compile(rf"\b{_CALL}\b[ \t]*(?:dr\.?[ \t]*|np[ \t]+|rn[ \t]+)?", _I)
@@ -274,8 +275,11 @@ def _in_name_field(text, vocabulary, bounds):
         )
         if given:
             run, words = (run[0], given[1]), words + text[given[0] : given[1]].split()
-        alone = (
-            run is not None and _LINE_END.match(text, run[1]) is not None and zipf(words[0]) < LONE_NAME_ZIPF
+        alone = (  # a contact's field holds agencies and documents as often ("Guardian: DCFS", "NOK: DPOA")
+            run is not None
+            and m.group("contact") is None
+            and _LINE_END.match(text, run[1]) is not None
+            and zipf(words[0]) < LONE_NAME_ZIPF
         )
         if len(words) >= 2 or alone or any(is_name_word(w) for w in words):
             yield run
@@ -291,8 +295,9 @@ _SURNAME_COMMA_GIVEN = re.compile(
 
 def _surname_then_given(text: str, start: int) -> tuple[int, int] | None:
     """A name field's "Surname, Given" where the surname is an everyday word that no name run takes ("Black,
-    Gavin", "Seven, Gülenay"): the given name one of Faker's given names, not a very frequent English word,
-    alone after the comma on its line; the surname capitalised, no stop word nor clinical term."""
+    Gavin", "Seven, Gülenay"): the surname one of Faker's surnames, the given name one of its given names
+    and no very frequent English word, alone after the comma on its line, both capitalised ("NOK: Daughter,
+    Jane" and "Patient: Calm, Grace" hold no surname)."""
     m = _SURNAME_COMMA_GIVEN.match(text, start)
     if m is None:
         return None
@@ -300,8 +305,7 @@ def _surname_then_given(text: str, start: int) -> tuple[int, int] | None:
     return (
         (m.start(1), m.end(2))
         if all(w[:1].isupper() and not w.isupper() for w in (surname, given))
-        and surname.lower() not in stop_words()
-        and not is_clinical_term(surname.lower())
+        and folded(surname) in family_names()
         and folded(given) in given_names()
         and zipf(given) < NAME_IS_COMMON_WORD_ZIPF
         else None
