@@ -315,8 +315,8 @@ _FIELD = (
     rf"(?:[ \t]+(?i:and)[ \t]+{_FIELD_WORD}(?:[ \t]+{_FIELD_HEAD})?(?![ \t]+{_FIELD_WORD}))?"
 )
 #: a degree's abbreviation as written ("PhD", "Ph.D.", "MBA", "M.B.A.", "M.Sc.", "LLB", "LL.M.", "M.D.",
-#: "J.D.", "PharmD", "DVM", "BSN"; not "LLM", a language model, "MS", an illness, nor "MD", "DO", "MSN" or
-#: "DDS" without their dots: a state, a verb, a messenger, a file format; `DEGREE` takes "an MD" alone)
+#: "J.D.", "PharmD", "DVM", "BSN"; not "LLM", a language model, "MS", an illness, nor "MD", "JD", "DO",
+#: "MSN" or "DDS" without their dots: a state or a physician, a verb, a messenger, a file format)
 _DEGREE_ACRONYM = (
     r"(?:Ph\.?[ ]?D\.?|Ph[Dd]s|PHD[Ss]?|[Pp]hd|D\.?Phil\.?|M\.?Phil\.?|MBAs?|M\.B\.A\.?|MPH|M\.?Sc\.?|"
     r"B\.?Sc\.?|LLB|LL\.[BM]\.?|B\.?Eng\.?|M\.?Eng\.?|Ed\.?D\.?|M\.D\.|J\.D\.|Pharm\.?D\.?|Psy\.?D\.?|"
@@ -336,11 +336,6 @@ _AFTER_ARTICLE = (
     r"(?<=\b[Yy]our )|(?<=\b[Oo]ur )|(?<=\bA )|(?<=\bAN )|(?<=\bHIS )|(?<=\bHER )|(?<=\bTHEIR )|"
     r"(?<=\bMY )|(?<=\bYOUR )|(?<=\bOUR ))"
 )
-#: "a" or "an" right before a degree that is one only there ("an MD from Yale"; "my MD" is a physician)
-_AFTER_A = r"(?:(?<=\b[Aa] )|(?<=\b[Aa]n )|(?<=\bA )|(?<=\bAN ))"
-#: what may follow such a degree: punctuation, the line's end, or "from", "in", "at", "degree" ("an MD from
-#: Yale"; not "an MD appointment")
-_DEGREE_ENDS = r"(?=[ \t]*(?:$|[,.;:)\n]|(?i:from|in|at|degree)\b))"
 #: what is a degree only with its field: an abbreviation ("a BA in history", "an M.S. in biology"; "MS" and
 #: "BS" after an article), a word after an article ("a degree in law", "a master's in law")
 _DEGREE_WITH_FIELD = (
@@ -348,11 +343,9 @@ _DEGREE_WITH_FIELD = (
     r"(?:bachelor|master)['’]?s)))"
 )
 #: a person's degree and its field (education singles a person out): "a PhD in physics", "an MBA", "a
-#: master's degree in economics", "a BA in English literature", "an MD" and "a JD" after "a"/"an" where
-#: the degree ends there or reads "from", "in", "at" ("an MD from Yale"); not "the degree of the burn", "an MD
-#: appointment", "my MD"
+#: master's degree in economics", "a BA in English literature"; not "the degree of the burn"
 DEGREE = re.compile(
-    rf"\b(?:(?:{_DEGREE_ACRONYM}|{_DEGREE_WORDS}|{_AFTER_A}(?:MD|JD){_DEGREE_ENDS})(?:{_FIELD})?"
+    rf"\b(?:(?:{_DEGREE_ACRONYM}|{_DEGREE_WORDS})(?:{_FIELD})?"
     rf"|{_DEGREE_WITH_FIELD}{_FIELD})(?![\w])"
 )
 #: after a full stop, what shows it ends a sentence: blanks and a capital, a line's end or the text's end
@@ -423,44 +416,13 @@ def find_degrees(text: str, source: str = "degrees") -> list[Span]:
     return spans
 
 
-#: a person's sexual orientation or gender identity (special category data under the GDPR), in lower case
-#: ("he is gay", "a lesbian couple", "transgender women"); "Gay" capitalised may be a name
-SEXUAL_ORIENTATIONS = (
-    "gay",
-    "lesbian",
-    "bisexual",
-    "homosexual",
-    "heterosexual",
-    "asexual",
-    "pansexual",
-    "transgender",
-    "transsexual",
-    "queer",
-    "intersex",
-    "non-binary",
-)
-ORIENTATION = re.compile(rf"(?<![\w-])(?:{'|'.join(SEXUAL_ORIENTATIONS)})s?(?![\w-])")
-#: a disability written as what a person is: after a word that says so ("is blind", "was born deaf",
-#: "registered partially sighted"), or before a person ("a deaf man", "blind applicants"); not "a blind
-#: spot", "fell on deaf ears", "double-blind"
-DISABILITY = regex.compile(
-    r"(?:(?<=\b(?:is|was|are|were|be|been|became|become|born|being|went|gone|registered)[ \t])"
-    r"(?:(?:partially|totally|completely|legally|profoundly|severely|almost|nearly)[ \t]+)?"
-    r"(?P<state>blind|deaf|deafblind|partially[ \t]+sighted|paraplegic|quadriplegic|tetraplegic|autistic|"
-    r"dyslexic|epileptic|mute)\b(?![ \t]+drunk)"
-    r"|(?<![\w-])(?P<kind>blind|deaf|deafblind|paraplegic|quadriplegic|tetraplegic|autistic)(?=[ \t]+"
-    r"(?:man|men|woman|women|person|people|child|children|boy|boys|girl|girls|son|daughter|applicants?|"
-    r"patients?|pupils?|students?|adults?|prisoners?|mother|father|wife|husband)\b)"
-    r"|(?<![\w-])(?P<noun>wheelchair[ \t-]+(?:users?|bound)|amputees?|paraplegics|quadriplegics))"
-)
-
-
 #: a people named before a word of origin ("of Roma origin", "of Kurdish descent", "of Yoruba heritage")
-#: or after "ethnic" ("an ethnic Chechen", "ethnically Uzbek")
+#: or after "ethnic" in lower case ("an ethnic Chechen", "ethnically Uzbek"); no acronym ("of EU origin",
+#: "of UNESCO heritage") nor a title's "Ethnic Conflict"
 ORIGIN = regex.compile(
-    r"\bof[ \t]+(?P<of>\p{Lu}[\p{L}’'-]+(?:[ \t]+\p{Lu}[\p{L}’'-]+)?)[ \t]+"
+    r"\bof[ \t]+(?P<of>\p{Lu}\p{Ll}[\p{L}’'-]*(?:[ \t]+\p{Lu}\p{Ll}[\p{L}’'-]*)?)[ \t]+"
     r"(?:origin|descent|ethnicity|heritage|extraction|ancestry)\b"
-    r"|\b(?i:ethnic(?:ally)?)[ \t]+(?P<ethnic>\p{Lu}[\p{L}’'-]+)"
+    r"|\bethnic(?:ally)?[ \t]+(?P<ethnic>\p{Lu}\p{Ll}[\p{L}’'-]*)"
 )
 
 
@@ -472,25 +434,6 @@ def find_origins(text: str, source: str = "origins") -> list[Span]:
         Span(m.start(g), m.end(g), "DEMOGRAPHIC", OCCUPATION_SCORE, source)
         for m in ORIGIN.finditer(text)
         for g in ("of", "ethnic")
-        if m.group(g)
-    ]
-
-
-def find_orientations(text: str, source: str = "orientations") -> list[Span]:
-    """A sexual orientation or gender identity (`ORIENTATION`) as a ``DEMOGRAPHIC``: "he is [gay]", "a
-    [lesbian] couple", "[transgender] women"; in lower case ("Gay" may be a name)."""
-    return [
-        Span(m.start(), m.end(), "DEMOGRAPHIC", OCCUPATION_SCORE, source) for m in ORIENTATION.finditer(text)
-    ]
-
-
-def find_disabilities(text: str, source: str = "disabilities") -> list[Span]:
-    """A disability written as what a person is (`DISABILITY`) as ``HEALTH``: "the applicant is [blind]",
-    "born [deaf]", "a [deaf] man", "a [wheelchair user]"; not "a blind spot", "fell on deaf ears"."""
-    return [
-        Span(m.start(g), m.end(g), "HEALTH", HEALTH_SCORE, source)
-        for m in DISABILITY.finditer(text)
-        for g in ("state", "kind", "noun")
         if m.group(g)
     ]
 
@@ -510,8 +453,7 @@ def find_family_counts(text: str, source: str = "family") -> list[Span]:
 class QuasiIdentifierDetector(Detector):
     """spaCy's quasi-identifier entities (`QUASI_LABELS`), occupations (`find_occupations`), degrees
     (`find_degrees`), the languages a person speaks (`find_languages`), health conditions
-    (`find_health_conditions`) and disabilities (`find_disabilities`), sexual orientations
-    (`find_orientations`), a person's people (`find_origins`) and the size of a family
+    (`find_health_conditions`), a person's people (`find_origins`) and the size of a family
     (`find_family_counts`)."""
 
     name = "quasi"
@@ -538,9 +480,7 @@ class QuasiIdentifierDetector(Detector):
                 *find_family_counts(text, self.name),
                 *find_degrees(text, self.name),
                 *find_languages(text, self.name),
-                *find_orientations(text, self.name),
                 *find_origins(text, self.name),
-                *find_disabilities(text, self.name),
             ]
             for text, doc in zip(texts, docs)
         ]

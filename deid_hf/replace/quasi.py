@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 import re
 
-from ..detect.quasi import SEXUAL_ORIENTATIONS, is_degree, job_titles, languages, occupations
+from ..detect.quasi import is_degree, job_titles, languages, occupations
 from ..detect.text_shape import COUNT_WORDS
 from .shape import cased_like, fresh_digits
 
@@ -95,10 +95,6 @@ COUNTED = frozenset(
 COUNTED_CONDITIONS = ("migraine", "seizure", "infection", "ulcer")
 #: conditions written as adjectives, for a test's result ("HIV-positive")
 CONDITION_ADJECTIVES = ("anaemic", "asthmatic", "diabetic", "epileptic")
-#: disabilities written as what a person is ("is blind"), and their surrogates
-DISABILITY_ADJECTIVES = ("blind", "deaf", "paraplegic", "autistic", "dyslexic", "epileptic")
-#: disabilities written as what a person is, as nouns ("a wheelchair user"), and their surrogates
-DISABILITY_NOUNS = ("wheelchair user", "crutch user", "amputee", "ostomate")
 #: an eponym's possessive ("Parkinson's", "Graves'")
 _APOSTROPHE_S = re.compile("[\u2019'](?:s\\b|$)")
 #: the longest condition in capitals read as an acronym ("HIV", "COPD"; "ASTHMA" is a word in capitals)
@@ -125,8 +121,7 @@ def _takes_s(word: str) -> bool:
 
 
 def demographic_like(original: str, rng: random.Random) -> str:
-    """Another religion for a religion ("Muslims" -> "Sikhs", "a Roman Catholic" -> "a Hindu"), another sexual
-    orientation for one ("gay" -> "bisexual"; never "lesbian", which says the person is a woman), a language
+    """Another religion for a religion ("Muslims" -> "Sikhs", "a Roman Catholic" -> "a Hindu"), a language
     that is also a nationality for a language ("speaks Kurdish" -> "speaks Finnish", "a Polish national" ->
     "a Danish national"; `SPOKEN_NATIONALITIES`), else another nationality ("Peruvian" -> "Chilean"),
     starting with a vowel where the original does (an article before it still reads; an article inside the
@@ -138,10 +133,6 @@ def demographic_like(original: str, rng: random.Random) -> str:
     last = core.split()[-1].casefold() if core.split() else ""
     religion = core.casefold() in _RELIGIONS or written.casefold() in _RELIGIONS or last in _RELIGIONS
     language = written in languages() or written.title() in languages()
-    if core.casefold() in SEXUAL_ORIENTATIONS:  # "he is gay" -> "he is bisexual"; "lesbian" only for one
-        vowel = core[:1].casefold() in "aeiou"  # "a gay man" -> "a queer man", "an asexual man"
-        others = [o for o in SEXUAL_ORIENTATIONS if o not in (core.casefold(), "lesbian")]
-        return cased_like(written, rng.choice([o for o in others if (o[:1] in "aeiou") == vowel]) + plural)
     pool = RELIGIONS if religion else SPOKEN_NATIONALITIES if language else NATIONALITIES
     vowel = written[:1].casefold() in "aeiou"  # "a Turkish" stays "a ...", "an Irish" "an ..."
     others = [
@@ -289,21 +280,15 @@ def occupation_like(original: str, rng: random.Random) -> str:
 def health_like(original: str, rng: random.Random) -> str:
     """Another common health condition (`CONDITIONS`), starting with a vowel where the original does (so
     "an" before it still reads), a counted one for a counted one ("a stroke" -> "a migraine", `COUNTED`),
-    or an adjective for a test's result ("HIV-positive" -> "diabetic"), a disability for a disability ("is
-    blind" -> "is deaf", "a wheelchair user" -> "an amputee"); cased
+    or an adjective for a test's result ("HIV-positive" -> "diabetic"); cased
     as the original, but in lower case for an acronym or an eponym ("HIV", "Parkinson's disease" ->
     "asthma")."""
     written = original.strip() or "illness"
     folded = written.casefold()
     head, plural = _singular(folded.split()[-1])
     pool = CONDITIONS
-    nouns = [n for n in DISABILITY_NOUNS if head.endswith(n.split()[-1]) or folded.startswith("wheelchair")]
     if folded.endswith(("-positive", "-negative")):
         pool = CONDITION_ADJECTIVES
-    elif folded.split()[-1] in DISABILITY_ADJECTIVES or folded.endswith("sighted"):
-        pool = DISABILITY_ADJECTIVES
-    elif nouns or head in ("paraplegic", "quadriplegic"):
-        pool = tuple(n + plural for n in DISABILITY_NOUNS)
     elif head in COUNTED:  # "a stroke", "two heart attacks": one that reads with "a" or a number
         pool = tuple(c + plural for c in COUNTED_CONDITIONS)
     vowel = folded[:1] in "aeiou"

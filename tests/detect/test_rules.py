@@ -581,7 +581,7 @@ CONTEXT_CASES = [
     ),  # no given name, a frequent word, a stop word
     (
         "context.name-field",
-        "NOK: Daughter, Jane\nEmergency contact: Wife, Linda\nPatient: Calm, Grace\nHCP: Son, Kevin",
+        "NOK: Daughter, Jane\nEmergency contact: Wife, Linda\nPatient: Calm, Grace\nNOK: Cousin, Maria",
         set(),
     ),  # a relation or an adjective is no surname
     (

@@ -287,6 +287,8 @@ def _in_name_field(text, vocabulary, bounds):
             yield _surname_then_given(text, m.end())
 
 
+#: a kinship or proxy word alone ("Cousin" of "NOK: Cousin, Maria" is one of Faker's surnames too)
+_KIN_WORD = re.compile(_KIN, _I)
 #: a surname, a comma and one given name ending its line ("Black, Gavin")
 _SURNAME_COMMA_GIVEN = re.compile(
     rf"({WORD_ANY_SCRIPT.pattern}),[ \t]*({WORD_ANY_SCRIPT.pattern})[ \t]*(?=\r?\n|$)"
@@ -296,8 +298,8 @@ _SURNAME_COMMA_GIVEN = re.compile(
 def _surname_then_given(text: str, start: int) -> tuple[int, int] | None:
     """A name field's "Surname, Given" where the surname is an everyday word that no name run takes ("Black,
     Gavin", "Seven, Gülenay"): the surname one of Faker's surnames, the given name one of its given names
-    and no very frequent English word, alone after the comma on its line, both capitalised ("NOK: Daughter,
-    Jane" and "Patient: Calm, Grace" hold no surname)."""
+    and no very frequent English word, alone after the comma on its line, both capitalised; no kinship word
+    ("NOK: Daughter, Jane", "NOK: Cousin, Maria" and "Patient: Calm, Grace" hold no surname)."""
     m = _SURNAME_COMMA_GIVEN.match(text, start)
     if m is None:
         return None
@@ -305,6 +307,7 @@ def _surname_then_given(text: str, start: int) -> tuple[int, int] | None:
     return (
         (m.start(1), m.end(2))
         if all(w[:1].isupper() and not w.isupper() for w in (surname, given))
+        and not _KIN_WORD.fullmatch(surname)
         and folded(surname) in family_names()
         and folded(given) in given_names()
         and zipf(given) < NAME_IS_COMMON_WORD_ZIPF
