@@ -501,9 +501,11 @@ def quasi_labels_win(text: str, spans: Sequence[Span]) -> list[Span]:
     for span in spans:
         i = bisect.bisect_right(starts, span.start) - 1
         whole = merged[i]
+        piece = text[span.start : span.end]
+        if _degree_before_full_stop(text, span, whole):  # "Mark Olsen, M.D." read by a model as a name
+            whole = merged[i] = dataclasses.replace(whole, end=span.end)
         if (span.start, span.end) != (whole.start, whole.end):
             continue
-        piece = text[span.start : span.end]
         if span.label == "OCCUPATION" and is_degree(piece):  # over a group read in its field
             label[i] = span.label
             continue
@@ -545,6 +547,17 @@ def degrees_apart(text: str, spans: Sequence[Span]) -> list[Span]:
                 span = dataclasses.replace(span, end=span.start + len(name))
         apart.append(span)
     return apart
+
+
+def _degree_before_full_stop(text: str, span: Span, whole: Span) -> bool:
+    """Whether ``span`` is a degree whose merged span ``whole`` only adds the full stop after it, a sentence's
+    that another detector read as the degree's ("M.D." at a text's end: `find_degrees` leaves it out)."""
+    return (
+        span.label == "OCCUPATION"
+        and (whole.start, whole.end) == (span.start, span.end + 1)
+        and text[span.end] == "."
+        and is_degree(text[span.start : span.end])
+    )
 
 
 def _capitalised_word(piece: str) -> bool:

@@ -339,6 +339,12 @@ def test_a_group_or_occupation_found_whole_keeps_its_label(text, found, labels):
             [("Anna Nowak, PhD", "PERSON"), ("PhD", "OCCUPATION")],
             [("Anna Nowak", "PERSON"), ("PhD", "OCCUPATION")],
         ),
+        # a degree at a text's end that a model read with the sentence's full stop as a name
+        (
+            "He works with Mark Olsen, M.D.",
+            [("Mark Olsen", "PERSON"), ("M.D.", "PERSON"), ("M.D", "OCCUPATION")],
+            [("Mark Olsen", "PERSON"), ("M.D", "OCCUPATION")],
+        ),
         # a degree's letters inside a name are the name's
         (
             "Dr. Phd Okafor said",
