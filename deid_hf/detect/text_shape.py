@@ -67,8 +67,12 @@ NAME_EDGE_PUNCTUATION = ".,;:!?\"'’()[]"
 
 # --- casing helpers ------------------------------------------------------------------------------------
 _TITLE_END = re.compile(r"(?i)\b(?:dr|drs|mr|mrs|ms|prof|st)\.$")
-#: a lower-case letter after a full stop, "!" or "?" (or at the start), or a lone "i"
-_CARELESS = re.compile(r"(?:^|[.!?]\s+)[a-z]|\bi\b")
+#: a lower-case letter after a full stop, "!" or "?" (or at the start), or a lone "i"; not after the full
+#: stop of "et al.", "e.g.", "i.e.", "etc.", "vs." or "cf.", which a carefully cased text writes before
+#: lower case ("Smith et al. found")
+_CARELESS = re.compile(
+    r"(?:^|(?<!\bet al)(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bcf)\.\s+|[!?]\s+)[a-z]|\bi\b"
+)
 
 
 def caps_share(text: str) -> float:
@@ -99,7 +103,8 @@ def lowercase_style(text: str) -> bool:
 @functools.lru_cache(maxsize=8)  # asked once per span of a document: computed once per document
 def careless_casing(text: str) -> bool:
     """``text`` may write names in lower case: a sentence begun in lower case, the pronoun "i", or a
-    lower-case word after an abbreviation's full stop (chats, tweets; "e.g. the", "b.i.d.")."""
+    lower-case word after an abbreviation's full stop (chats, tweets; "b.i.d. then"; not after "et al.",
+    "e.g.", "i.e.", "etc.", "vs.", "cf.")."""
     return _CARELESS.search(text) is not None
 
 

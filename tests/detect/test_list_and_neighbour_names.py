@@ -92,6 +92,9 @@ NEIGHBOUR_CASES = [
     ("Bank of America de Mexico", "Bank of America", "ORG", "Bank of America"),
     # where casing says nothing (a text begun in lower case), no given name is taken either
     ("cc: agathe rey; Agathe Rey", "Rey", "PERSON", "Rey"),
+    # a lower-case word after "et al." or "e.g." says nothing of the text's casing
+    ("RE: Agathe Rey. Per Smith et al. the plan, e.g. the dose, stands.", "Rey", "PERSON", "Agathe Rey"),
+    ("RE: Agathe Rey. Give 5 mg b.i.d. then stop.", "Rey", "PERSON", "Rey"),  # "b.i.d. then": careless
 ]
 
 
