@@ -571,8 +571,8 @@ CONTEXT_CASES = [
     ("context.name-field", "Seen by the patient: Marrowind", set()),  # not a field at a line's start
     (
         "context.name-field",
-        "Patient: Black, Gavin\nPatient: Seven, Gülenay\nName: Stable, Maria Lopez",
-        {"Black, Gavin", "Seven, Gülenay"},
+        "Patient: Black, Gavin\nPatient: Seven, Gülenay\nName: Stable, Maria Lopez\nPatient: Cousin, Noémi",
+        {"Black, Gavin", "Seven, Gülenay", "Cousin, Noémi"},
     ),  # an everyday surname before a comma and a given name alone on its line
     (
         "context.name-field",

@@ -284,7 +284,7 @@ def _in_name_field(text, vocabulary, bounds):
         if len(words) >= 2 or alone or any(is_name_word(w) for w in words):
             yield run
         else:
-            yield _surname_then_given(text, m.end())
+            yield _surname_then_given(text, m.end(), contact=m.group("contact") is not None)
 
 
 #: a kinship or proxy word alone ("Cousin" of "NOK: Cousin, Maria" is one of Faker's surnames too)
@@ -295,11 +295,12 @@ _SURNAME_COMMA_GIVEN = re.compile(
 )
 
 
-def _surname_then_given(text: str, start: int) -> tuple[int, int] | None:
+def _surname_then_given(text: str, start: int, contact: bool = False) -> tuple[int, int] | None:
     """A name field's "Surname, Given" where the surname is an everyday word that no name run takes ("Black,
     Gavin", "Seven, Gülenay"): the surname one of Faker's surnames, the given name one of its given names
-    and no very frequent English word, alone after the comma on its line, both capitalised; no kinship word
-    ("NOK: Daughter, Jane", "NOK: Cousin, Maria" and "Patient: Calm, Grace" hold no surname)."""
+    and no very frequent English word, alone after the comma on its line, both capitalised; in a contact's
+    field (``contact``) no kinship word ("NOK: Daughter, Jane", "NOK: Cousin, Maria" and "Patient: Calm,
+    Grace" hold no surname; "Patient: Cousin, Noémi" does)."""
     m = _SURNAME_COMMA_GIVEN.match(text, start)
     if m is None:
         return None
@@ -307,7 +308,7 @@ def _surname_then_given(text: str, start: int) -> tuple[int, int] | None:
     return (
         (m.start(1), m.end(2))
         if all(w[:1].isupper() and not w.isupper() for w in (surname, given))
-        and not _KIN_WORD.fullmatch(surname)
+        and not (contact and _KIN_WORD.fullmatch(surname))
         and folded(surname) in family_names()
         and folded(given) in given_names()
         and zipf(given) < NAME_IS_COMMON_WORD_ZIPF
