@@ -91,7 +91,7 @@ def _is_common_edge_word(written: str) -> bool:
     if _APART_POSSESSIVE.fullmatch(written):
         return False
     word = CLITIC.sub("", written.strip(NAME_EDGE_PUNCTUATION))
-    return word.casefold() in NEVER_NAME_WORDS or (
+    return _never_a_name_word(word) or (
         word.isalpha()
         and word.islower()
         and zipf(word) >= COMMON_WORD_ZIPF

@@ -430,23 +430,23 @@ def find_origins(text: str, source: str = "origins") -> list[Span]:
     """The people a person comes from, named before a word of origin or after "ethnic" (`ORIGIN`), as a
     ``DEMOGRAPHIC``: "of [Roma] origin", "of [Yoruba] descent", "an ethnic [Chechen]"; a model may read
     such a name as a place or an organisation."""
-    return [
-        Span(m.start(g), m.end(g), "DEMOGRAPHIC", OCCUPATION_SCORE, source)
-        for m in ORIGIN.finditer(text)
-        for g in ("of", "ethnic")
-        if m.group(g)
-    ]
+    return _matched_groups(ORIGIN, text, ("of", "ethnic"), "DEMOGRAPHIC", source)
 
 
 def find_family_counts(text: str, source: str = "family") -> list[Span]:
     """The count of a person's children or siblings as a QUANTITY (`FAMILY_COUNT`): "a father of
     [five]", "the youngest of [seven] children", "[three] children"; not "one of the children", "a mother
     of 30 years", "one of two men"."""
+    return _matched_groups(FAMILY_COUNT, text, ("of", "among", "count"), "QUANTITY", source)
+
+
+def _matched_groups(pattern, text: str, groups: Sequence[str], label: str, source: str) -> list[Span]:
+    """A ``label`` span for each of ``groups`` that a match of ``pattern`` in ``text`` fills."""
     return [
-        Span(m.start(group), m.end(group), "QUANTITY", OCCUPATION_SCORE, source)
-        for m in FAMILY_COUNT.finditer(text)
-        for group in ("of", "among", "count")
-        if m.group(group)
+        Span(m.start(g), m.end(g), label, OCCUPATION_SCORE, source)
+        for m in pattern.finditer(text)
+        for g in groups
+        if m.group(g)
     ]
 
 
@@ -501,11 +501,9 @@ def quasi_labels_win(text: str, spans: Sequence[Span]) -> list[Span]:
     for span in spans:
         i = bisect.bisect_right(starts, span.start) - 1
         whole = merged[i]
-        piece = text[span.start : span.end]
-        if _degree_before_full_stop(text, span, whole):  # "Mark Olsen, M.D." read by a model as a name
-            whole = merged[i] = dataclasses.replace(whole, end=span.end)
         if (span.start, span.end) != (whole.start, whole.end):
             continue
+        piece = text[span.start : span.end]
         if span.label == "OCCUPATION" and is_degree(piece):  # over a group read in its field
             label[i] = span.label
             continue
@@ -526,8 +524,10 @@ _FIELD_IN = re.compile(r"[ \t]+in[ \t]+", re.IGNORECASE)
 def degrees_apart(text: str, spans: Sequence[Span]) -> list[Span]:
     """``spans`` with each degree (`is_degree`) told apart from a place read as its field and from the name
     it follows: a degree whose field starts where a place does ends before "in" ("a PhD in Paris": "PhD" and
-    "Paris"), and a person's span that ends with a degree ends before it ("Anna Nowak PhD": "Anna Nowak" and
-    "PhD"); a degree that is one only with its field keeps it ("a BA in English")."""
+    "Paris"), a person's span that ends with a degree ends before it ("Anna Nowak PhD": "Anna Nowak" and
+    "PhD"), and another span that is the degree and the sentence's full stop after it ("M.D." at a text's
+    end, read by a model as a name) leaves the full stop out; a degree that is one only with its field
+    keeps it ("a BA in English")."""
     degrees = {s for s in spans if s.label == "OCCUPATION" and is_degree(text[s.start : s.end])}
     if not degrees:
         return list(spans)
@@ -535,29 +535,21 @@ def degrees_apart(text: str, spans: Sequence[Span]) -> list[Span]:
     last_start = {}  # each end -> the latest start of a degree ending there
     for d in degrees:
         last_start[d.end] = max(last_start.get(d.end, d.start), d.start)
+    ends = {(d.start, d.end + 1) for d in degrees if text[d.end : d.end + 1] == "."}
     apart = []
     for span in spans:
         piece = text[span.start : span.end]
         field = _FIELD_IN.search(piece) if span in degrees else None
         if field and span.start + field.end() in places and is_degree(piece[: field.start()]):
             span = dataclasses.replace(span, end=span.start + field.start())
+        elif (span.start, span.end) in ends and span not in degrees:
+            span = dataclasses.replace(span, end=span.end - 1)  # the sentence's full stop, read with it
         elif span.label == "PERSON" and span.start < last_start.get(span.end, span.start):
             name = text[span.start : last_start[span.end]].rstrip(" \t,")
             if name:
                 span = dataclasses.replace(span, end=span.start + len(name))
         apart.append(span)
     return apart
-
-
-def _degree_before_full_stop(text: str, span: Span, whole: Span) -> bool:
-    """Whether ``span`` is a degree whose merged span ``whole`` only adds the full stop after it, a sentence's
-    that another detector read as the degree's ("M.D." at a text's end: `find_degrees` leaves it out)."""
-    return (
-        span.label == "OCCUPATION"
-        and (whole.start, whole.end) == (span.start, span.end + 1)
-        and text[span.end] == "."
-        and is_degree(text[span.start : span.end])
-    )
 
 
 def _capitalised_word(piece: str) -> bool:
